@@ -1,0 +1,76 @@
+/// Parses decimal numbers from ASCII bytes without allocating, exactly as `Double(String)` would.
+///
+/// Fast path (Clinger): at most 15 significant digits and a decimal exponent within ±22 give an exactly rounded
+/// result from one multiplication or division. Anything else goes to the standard library's parser.
+enum DecimalParser {
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// The value of `bytes`, or nil when they are not a number. NaN and infinity come back as such.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        var index = 0
+        let count = bytes.count
+        guard count > 0 else { return nil }
+        var negative = false
+        if bytes[0] == UInt8(ascii: "-") || bytes[0] == UInt8(ascii: "+") {
+            negative = bytes[0] == UInt8(ascii: "-")
+            index = 1
+        }
+        var mantissa: UInt64 = 0
+        var significant = 0
+        var digits = 0
+        var exponent = 0
+        while index < count, let d = digit(bytes[index]) {
+            if mantissa != 0 || d != 0 { significant += 1 }
+            if significant <= 19 { mantissa = mantissa &* 10 &+ UInt64(d) } else { exponent += 1 }
+            digits += 1
+            index += 1
+        }
+        if index < count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < count, let d = digit(bytes[index]) {
+                if mantissa != 0 || d != 0 { significant += 1 }
+                if significant <= 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    exponent -= 1
+                }
+                digits += 1
+                index += 1
+            }
+        }
+        guard digits > 0 else { return slowPath(bytes) }
+        if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            var exponentNegative = false
+            if index < count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                exponentNegative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var value = 0
+            var exponentDigits = 0
+            while index < count, let d = digit(bytes[index]) {
+                if value < 100_000 { value = value * 10 + d }
+                exponentDigits += 1
+                index += 1
+            }
+            guard exponentDigits > 0 else { return nil }
+            exponent += exponentNegative ? -value : value
+        }
+        guard index == count else { return slowPath(bytes) }
+        guard significant <= 15, abs(exponent) <= 22 else { return slowPath(bytes) }
+        var result = Double(mantissa)
+        if exponent < 0 { result /= powersOfTen[-exponent] } else { result *= powersOfTen[exponent] }
+        return negative ? -result : result
+    }
+
+    @inline(__always) private static func digit(_ byte: UInt8) -> Int? {
+        byte >= 0x30 && byte <= 0x39 ? Int(byte &- 0x30) : nil
+    }
+
+    private static func slowPath(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        Double(String(decoding: bytes, as: UTF8.self))
+    }
+}

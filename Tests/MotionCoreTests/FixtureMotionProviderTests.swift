@@ -1,0 +1,129 @@
+import MotionCore
+import Testing
+
+@Suite("FixtureMotionProvider")
+struct FixtureMotionProviderTests {
+    @Test("replayAll delivers batches of batchSize in order, the last one partial", arguments: [1, 3, 4, 10, 25])
+    func batchesInOrder(batchSize: Int) {
+        let samples = rampSamples(count: 10)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: batchSize)
+        let recorder = BatchRecorder(provider)
+        provider.replayAll()
+        let sizes = recorder.batches.map(\.count)
+        let expected = stride(from: 0, to: 10, by: batchSize).map { min(batchSize, 10 - $0) }
+        #expect(sizes == expected)
+        #expect(recorder.samples == samples)
+    }
+
+    @Test("replayAll is synchronous: every batch and the completion have arrived when it returns")
+    func replayAllIsSynchronous() {
+        let provider = FixtureMotionProvider(samples: rampSamples(count: 1000, interval: 1), batchSize: 7)
+        let recorder = BatchRecorder(provider)
+        provider.replayAll()
+        #expect(recorder.samples.count == 1000)
+        #expect(recorder.completed)
+        #expect(recorder.states.last == .finished)
+    }
+
+    @Test("the default batch size is 1 and the default speed is 1")
+    func defaults() {
+        let provider = FixtureMotionProvider(samples: rampSamples(count: 3))
+        #expect(provider.batchSize == 1)
+        #expect(provider.speedMultiplier == 1.0)
+    }
+
+    @Test("speed is clamped to at least 0.1", arguments: [(0.01, 0.1), (0.0, 0.1), (-3.0, 0.1), (0.1, 0.1), (2.5, 2.5)])
+    func speedClamp(requested: Double, effective: Double) {
+        let provider = FixtureMotionProvider(samples: [], speedMultiplier: requested)
+        #expect(provider.speedMultiplier == effective)
+    }
+
+    @Test("timed replay delivers each batch when its last sample is due, divided by the speed", arguments: [1.0, 4.0])
+    func timedReplayHonoursIntervalsAndSpeed(speed: Double) async {
+        // 0.6 s of samples at 20 ms, in batches of 5 (one batch per 100 ms of sample time).
+        let samples = rampSamples(count: 31, interval: 0.02)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: 5, speedMultiplier: speed)
+        let recorder = BatchRecorder(provider)
+        let started = ContinuousClock.now
+        provider.start()
+        #expect(await waitUntil { recorder.completed })
+        let deliveries = recorder.deliveries
+        #expect(deliveries.flatMap(\.batch) == samples)
+        for delivery in deliveries {
+            let due = (delivery.batch.last!.timestamp - samples[0].timestamp) / speed
+            let actual = Double((delivery.at - started).components.attoseconds) / 1e18
+                + Double((delivery.at - started).components.seconds)
+            // Never early; late by at most 50 ms (timer slack and a busy CI machine).
+            #expect(actual >= due - 0.002, "batch ending at \(delivery.batch.last!.timestamp) came early")
+            #expect(actual <= due + 0.05, "batch ending at \(delivery.batch.last!.timestamp) came \(actual - due) s late")
+        }
+    }
+
+    @Test("stop cancels timed replay, and start resumes with the next undelivered sample")
+    func stopCancelsAndStartResumes() async {
+        let samples = rampSamples(count: 200, interval: 0.01)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: 2)
+        let recorder = BatchRecorder(provider)
+        provider.start()
+        #expect(await waitUntil { recorder.samples.count >= 10 })
+        provider.stop()
+        let atStop = recorder.samples.count
+        #expect(provider.deliveredCount == atStop)
+        #expect(recorder.states.last == .stopped)
+        // 150 ms of sample time would deliver 15 more batches if the timer still ran.
+        try? await Task.sleep(for: .milliseconds(150))
+        #expect(recorder.samples.count == atStop)
+        #expect(!recorder.completed)
+
+        provider.start()
+        #expect(await waitUntil { recorder.completed })
+        #expect(recorder.samples == samples, "resumed where it stopped: nothing lost, nothing repeated")
+    }
+
+    @Test("the end of the data completes the publisher and reports finished; start afterwards does nothing")
+    func endOfDataIsVisible() async {
+        let provider = FixtureMotionProvider(samples: rampSamples(count: 5, interval: 0.001))
+        let recorder = BatchRecorder(provider)
+        provider.start()
+        #expect(await waitUntil { recorder.completed })
+        #expect(recorder.states == [.idle, .running, .finished])
+        provider.start()
+        provider.replayAll()
+        #expect(recorder.samples.count == 5)
+    }
+
+    @Test("loop starts over with timestamps that keep increasing")
+    func loopKeepsTimeIncreasing() async {
+        let samples = rampSamples(count: 4, interval: 0.01)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: 1, speedMultiplier: 10, loop: true)
+        let recorder = BatchRecorder(provider)
+        provider.start()
+        #expect(await waitUntil { recorder.samples.count >= 10 })
+        provider.stop()
+        let times = recorder.samples.map(\.timestamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(recorder.samples[4].ax == 0 && abs(recorder.samples[4].timestamp - 0.04) < 1e-9)
+        #expect(!recorder.completed)
+    }
+
+    @Test("the AsyncSequence view yields the same batches and ends with the data")
+    func asyncSequenceView() async {
+        let samples = rampSamples(count: 50, interval: 0.001)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: 8)
+        let batches = provider.sampleBatches
+        provider.start()
+        var received: [[MotionSample]] = []
+        for await batch in batches { received.append(batch) }
+        #expect(received.flatMap { $0 } == samples)
+        #expect(received.map(\.count) == [8, 8, 8, 8, 8, 8, 2])
+    }
+
+    @Test("an empty fixture finishes at once")
+    func emptyFixtureFinishes() {
+        let provider = FixtureMotionProvider(samples: [])
+        let recorder = BatchRecorder(provider)
+        provider.start()
+        #expect(recorder.completed)
+        #expect(recorder.samples.isEmpty)
+    }
+}
