@@ -8,7 +8,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "repd", targets: ["repd"]),
+        .executable(name: "repctl", targets: ["repctl"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
+        .library(name: "RepDetection", targets: ["RepDetection"]),
     ],
     dependencies: [
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
@@ -23,6 +25,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        .target(name: "RepDetection", dependencies: ["MotionCore"]),
+        .target(name: "RepTools", dependencies: ["MotionCore", "RepDetection"]),
         .systemLibrary(
             name: "CUdev",
             pkgConfig: "libudev",
@@ -35,7 +39,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "repctl",
+            dependencies: [
+                "MotionCore", "RepDetection", "RepTools",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
+        .testTarget(name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

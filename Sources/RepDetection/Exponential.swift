@@ -1,0 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(ucrt)
+import ucrt
+#endif
+
+/// e^x from the platform's C library (no Foundation).
+@inline(__always) func exponential(_ x: Double) -> Double { exp(x) }

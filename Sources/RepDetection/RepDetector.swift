@@ -1,0 +1,318 @@
+import MotionCore
+
+/// A streaming, causal rep counter. Feed it samples in time order; it appends events as they happen.
+///
+/// How it counts (all time constants in sample time, so the sample rate does not matter):
+/// 1. **Motion signal.** Gravity is tracked by a slow low-pass filter and subtracted; two fast low-pass stages
+///    smooth what is left. The 3-axis motion is projected onto its principal axis (the dominant eigenvector of its
+///    recent covariance, followed by power iteration), so the sensor may sit in any orientation on any body part.
+/// 2. **Swings.** The projected signal swings to one side and then the other. A swing counts when it passes a
+///    threshold: `sensitivity` × the recent RMS level (outside a set) or `setThresholdFraction` × the set's typical
+///    half swing (inside a set), never less than `minimumAmplitude`. Two opposite swings make one rep cycle,
+///    whichever side comes first.
+/// 3. **Rhythm.** Rest and fidgets also swing, but not in rhythm. A set starts when `repsToStartSet` cycles in a
+///    row have periods within `rhythmTolerance` of each other; those reps are counted then, with their own
+///    timestamps, and the last `lookbackPeriods` periods of the signal are searched again with the set's own
+///    threshold for earlier reps of the same rhythm. Inside a set a cycle counts as a rep unless it comes too soon
+///    (`harmonicFactor`: a second bump of the same rep) or after too long a pause (`maximumPauseFactor`).
+/// 4. **Sets** end after `restToEndSet` seconds without a rep, or at `finish()`.
+///
+/// Delay: a rep inside a set is announced when its second swing passes the threshold (the smoothing adds about
+/// 0.15 s); the first reps of a set are announced together when the set is established, at most
+/// `repsToStartSet` rep periods after the first one. Every event carries the sample time it belongs to.
+///
+/// The detector reads no clock and allocates nothing per sample. Samples whose time does not advance are
+/// ignored; a gap longer than `gapToReset` restarts the filters without ending the set.
+public struct RepDetector: Sendable {
+    /// The configuration in use.
+    public let configuration: RepDetectorConfiguration
+
+    /// The motion signal along the principal axis after the last sample, in g (for plots and diagnostics).
+    public private(set) var signal = 0.0
+    /// The swing threshold after the last sample, in g (for plots and diagnostics).
+    public private(set) var threshold = 0.0
+    /// Samples ignored because their time did not advance.
+    public private(set) var ignoredSamples = 0
+    /// Reps counted since the start or the last reset.
+    public private(set) var totalReps = 0
+    /// The number of the current or last set (0 before the first).
+    public private(set) var setNumber = 0
+    /// Whether a set is in progress.
+    public var inSet: Bool { setActive }
+
+    // Signal chain state.
+    private var lastTime = 0.0
+    private var started = false
+    private var gravity = (0.0, 0.0, 0.0)
+    private var smooth1 = (0.0, 0.0, 0.0)
+    private var smooth2 = (0.0, 0.0, 0.0)
+    private var cxx = 1e-6, cyy = 1e-6, czz = 1e-6, cxy = 0.0, cxz = 0.0, cyz = 0.0
+    private var axis = (0.57735026918962573, 0.57735026918962573, 0.57735026918962573)
+    private var meanSquare = 0.0
+    private var cachedStep = -1.0
+    private var alphaGravity = 0.0, alphaSmooth = 0.0, alphaAxis = 0.0, alphaLevel = 0.0
+
+    // Swing state.
+    private var side = 0  // +1, −1, or 0 before the first swing
+    private var swings = 0
+    private var lastSwingTime = -Double.infinity
+    private var swingPeak = 0.0
+    private var previousSwingPeak = 0.0
+
+    // Rhythm and set state.
+    private var pendingTimes: [Double] = []
+    private var pendingAmplitudes: [Double] = []
+    private var setActive = false
+    private var repInSet = 0
+    private var lastRepTime = 0.0
+    private var periods = RecentValues()
+    private var amplitudes = RecentValues()
+    private var setThreshold = 0.0
+    private var history: SignalHistory
+
+    /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
+    public init(configuration: RepDetectorConfiguration = .init()) {
+        precondition((try? configuration.validate()) != nil, "invalid RepDetectorConfiguration")
+        self.configuration = configuration
+        let span = configuration.maximumRepPeriod * (Double(configuration.repsToStartSet) + configuration.lookbackPeriods)
+        history = SignalHistory(capacity: Int(span / 0.005) + 16, spacing: 0.005)
+        pendingTimes.reserveCapacity(configuration.repsToStartSet + 1)
+        pendingAmplitudes.reserveCapacity(configuration.repsToStartSet + 1)
+    }
+
+    /// Forgets everything: a new workout starts with set 1 and rep 1.
+    public mutating func reset() {
+        self = RepDetector(configuration: configuration)
+    }
+
+    /// Processes one sample, appending any events it completes to `events`.
+    public mutating func process(_ sample: MotionSample, into events: inout [WorkoutEvent]) {
+        let t = sample.timestamp
+        guard started else {
+            started = true
+            lastTime = t
+            gravity = (sample.ax, sample.ay, sample.az)
+            return
+        }
+        let dt = t - lastTime
+        guard dt > 0 else {
+            ignoredSamples += 1
+            return
+        }
+        lastTime = t
+        if setActive, t - lastRepTime > configuration.restToEndSet { endSet(into: &events) }
+        if dt > configuration.gapToReset {
+            gravity = (sample.ax, sample.ay, sample.az)
+            smooth1 = (0, 0, 0)
+            smooth2 = (0, 0, 0)
+            side = 0
+            history.removeAll()
+            return
+        }
+        if dt != cachedStep { updateAlphas(dt) }
+
+        // 1. Gravity removal and smoothing, the same on every axis.
+        gravity.0 += alphaGravity * (sample.ax - gravity.0)
+        gravity.1 += alphaGravity * (sample.ay - gravity.1)
+        gravity.2 += alphaGravity * (sample.az - gravity.2)
+        smooth1.0 += alphaSmooth * ((sample.ax - gravity.0) - smooth1.0)
+        smooth1.1 += alphaSmooth * ((sample.ay - gravity.1) - smooth1.1)
+        smooth1.2 += alphaSmooth * ((sample.az - gravity.2) - smooth1.2)
+        smooth2.0 += alphaSmooth * (smooth1.0 - smooth2.0)
+        smooth2.1 += alphaSmooth * (smooth1.1 - smooth2.1)
+        smooth2.2 += alphaSmooth * (smooth1.2 - smooth2.2)
+        let (x, y, z) = smooth2
+
+        // Principal axis: exponentially weighted covariance, one power-iteration step per sample.
+        cxx += alphaAxis * (x * x - cxx)
+        cyy += alphaAxis * (y * y - cyy)
+        czz += alphaAxis * (z * z - czz)
+        cxy += alphaAxis * (x * y - cxy)
+        cxz += alphaAxis * (x * z - cxz)
+        cyz += alphaAxis * (y * z - cyz)
+        let wx = cxx * axis.0 + cxy * axis.1 + cxz * axis.2
+        let wy = cxy * axis.0 + cyy * axis.1 + cyz * axis.2
+        let wz = cxz * axis.0 + cyz * axis.1 + czz * axis.2
+        let norm = (wx * wx + wy * wy + wz * wz).squareRoot()
+        if norm > 0 { axis = (wx / norm, wy / norm, wz / norm) }
+        let value = axis.0 * x + axis.1 * y + axis.2 * z
+        meanSquare += alphaLevel * (value * value - meanSquare)
+        signal = value
+
+        // 2. Swings against the threshold.
+        let h = setActive
+            ? setThreshold
+            : max(configuration.minimumAmplitude, configuration.sensitivity * meanSquare.squareRoot())
+        threshold = h
+        history.append(time: t, value: value)
+        let sign = value > h ? 1 : (value < -h ? -1 : 0)
+        if sign == 0 {
+            if side != 0, t - lastSwingTime > configuration.maximumRepPeriod {
+                side = 0
+                swings = 0
+            }
+        } else if sign != side {
+            side = sign
+            swings += 1
+            lastSwingTime = t
+            previousSwingPeak = swingPeak
+            swingPeak = abs(value)
+            if swings % 2 == 0 { cycleCompleted(at: t, amplitude: previousSwingPeak + swingPeak, into: &events) }
+        } else {
+            swingPeak = max(swingPeak, abs(value))
+            lastSwingTime = t
+        }
+    }
+
+    /// Processes samples in order.
+    public mutating func process(_ samples: some Sequence<MotionSample>, into events: inout [WorkoutEvent]) {
+        for sample in samples { process(sample, into: &events) }
+    }
+
+    /// Ends the stream: an open set is closed and its `setEnded` appended.
+    public mutating func finish(into events: inout [WorkoutEvent]) {
+        if setActive { endSet(into: &events) }
+    }
+
+    // MARK: - Rhythm and sets
+
+    private mutating func cycleCompleted(at t: Double, amplitude: Double, into events: inout [WorkoutEvent]) {
+        let c = configuration
+        if setActive {
+            let sinceLast = t - lastRepTime
+            let typical = periods.median
+            if sinceLast < c.harmonicFactor * typical { return }
+            if sinceLast <= c.maximumPauseFactor * typical, sinceLast <= c.maximumRepPeriod {
+                periods.append(sinceLast)
+                amplitudes.append(amplitude)
+                updateSetThreshold()
+                countRep(at: t, duration: sinceLast, amplitude: amplitude, into: &events)
+                return
+            }
+            endSet(into: &events)
+        }
+        // Outside a set: keep the recent cycles that could still form a rhythm with this one.
+        let horizon = c.maximumRepPeriod * Double(c.repsToStartSet - 1)
+        var keep = 0
+        for index in pendingTimes.indices where t - pendingTimes[index] <= horizon {
+            pendingTimes[keep] = pendingTimes[index]
+            pendingAmplitudes[keep] = pendingAmplitudes[index]
+            keep += 1
+        }
+        pendingTimes.removeLast(pendingTimes.count - keep)
+        pendingAmplitudes.removeLast(pendingAmplitudes.count - keep)
+        if pendingTimes.count == c.repsToStartSet {
+            pendingTimes.removeFirst()
+            pendingAmplitudes.removeFirst()
+        }
+        pendingTimes.append(t)
+        pendingAmplitudes.append(amplitude)
+        guard pendingTimes.count == c.repsToStartSet else { return }
+
+        var shortest = Double.infinity
+        var longest = 0.0
+        for index in 1..<pendingTimes.count {
+            let period = pendingTimes[index] - pendingTimes[index - 1]
+            shortest = min(shortest, period)
+            longest = max(longest, period)
+        }
+        guard shortest >= c.minimumRepPeriod, longest <= c.maximumRepPeriod, longest <= c.rhythmTolerance * shortest
+        else { return }
+        startSet(into: &events)
+    }
+
+    private mutating func startSet(into events: inout [WorkoutEvent]) {
+        periods.removeAll()
+        amplitudes.removeAll()
+        for index in 1..<pendingTimes.count { periods.append(pendingTimes[index] - pendingTimes[index - 1]) }
+        for amplitude in pendingAmplitudes { amplitudes.append(amplitude) }
+        let typical = periods.median
+        updateSetThreshold()
+        let earlier = earlierReps(before: pendingTimes[0], period: typical)
+
+        setActive = true
+        setNumber += 1
+        repInSet = 0
+        let firstTime = earlier.first?.time ?? pendingTimes[0]
+        let count = earlier.count + pendingTimes.count
+        events.append(.setStarted(SetEvent(setNumber: setNumber, timestamp: firstTime - typical, repCount: count)))
+        var previous = firstTime - typical
+        for rep in earlier {
+            countRep(at: rep.time, duration: rep.time - previous, amplitude: rep.amplitude, into: &events)
+            previous = rep.time
+        }
+        for (time, amplitude) in zip(pendingTimes, pendingAmplitudes) {
+            countRep(at: time, duration: time - previous, amplitude: amplitude, into: &events)
+            previous = time
+        }
+        pendingTimes.removeAll(keepingCapacity: true)
+        pendingAmplitudes.removeAll(keepingCapacity: true)
+    }
+
+    /// Searches the recent signal, with the new set's own threshold, for reps of its rhythm before `first`.
+    private func earlierReps(before first: Double, period: Double) -> [(time: Double, amplitude: Double)] {
+        let c = configuration
+        var from = first - c.lookbackPeriods * period
+        if totalReps > 0 { from = max(from, lastRepTime + c.harmonicFactor * period) }
+        guard from < first else { return [] }
+        let h = setThreshold
+        var swingTimes: [Double] = []
+        var swingPeaks: [Double] = []
+        var side = 0
+        history.forEach(in: from..<first) { time, value in
+            let sign = value > h ? 1 : (value < -h ? -1 : 0)
+            if sign != 0, sign != side {
+                side = sign
+                swingTimes.append(time)
+                swingPeaks.append(abs(value))
+            } else if sign != 0, let last = swingPeaks.indices.last {
+                swingPeaks[last] = max(swingPeaks[last], abs(value))
+            }
+        }
+        // The last swing found is the first half of `first`'s cycle; reps complete every second swing before it.
+        var found: [(time: Double, amplitude: Double)] = []
+        var next = first
+        var index = swingTimes.count - 3
+        while index >= 0 {
+            let gap = next - swingTimes[index]
+            if gap > 1.6 * period { break }
+            if gap >= c.harmonicFactor * period {
+                let amplitude = swingPeaks[index] + (index > 0 ? swingPeaks[index - 1] : swingPeaks[index])
+                found.append((swingTimes[index], amplitude))
+                next = swingTimes[index]
+            }
+            index -= 2
+        }
+        return found.reversed()
+    }
+
+    private mutating func countRep(at t: Double, duration: Double, amplitude: Double, into events: inout [WorkoutEvent]) {
+        repInSet += 1
+        totalReps += 1
+        lastRepTime = t
+        events.append(
+            .rep(
+                RepEvent(
+                    setNumber: setNumber, repInSet: repInSet, totalReps: totalReps, timestamp: t,
+                    duration: duration, amplitude: amplitude)))
+    }
+
+    private mutating func endSet(into events: inout [WorkoutEvent]) {
+        setActive = false
+        events.append(.setEnded(SetEvent(setNumber: setNumber, timestamp: lastRepTime, repCount: repInSet)))
+        pendingTimes.removeAll(keepingCapacity: true)
+        pendingAmplitudes.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func updateSetThreshold() {
+        setThreshold = max(configuration.minimumAmplitude, configuration.setThresholdFraction * amplitudes.median / 2)
+    }
+
+    private mutating func updateAlphas(_ dt: Double) {
+        cachedStep = dt
+        alphaGravity = 1 - exponential(-dt / configuration.gravityTimeConstant)
+        alphaSmooth = 1 - exponential(-dt / configuration.smoothingTimeConstant)
+        alphaAxis = 1 - exponential(-dt / configuration.axisTimeConstant)
+        alphaLevel = 1 - exponential(-dt / configuration.levelTimeConstant)
+    }
+}

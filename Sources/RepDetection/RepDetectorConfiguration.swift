@@ -1,0 +1,96 @@
+/// The rep detector's settings. One configuration serves every exercise; the defaults are the documented ones.
+///
+/// Time constants are in seconds of sample time, so the detector behaves the same at 12.5 Hz and at 1.6 kHz.
+public struct RepDetectorConfiguration: Sendable, Equatable {
+    /// Gravity is tracked by a low-pass filter with this time constant and subtracted (default 1.0 s).
+    public var gravityTimeConstant: Double = 1.0
+    /// Two cascaded low-pass stages with this time constant smooth the motion (default 0.08 s, about 2 Hz).
+    public var smoothingTimeConstant: Double = 0.08
+    /// The axis of motion is the principal axis of the last few seconds of motion (default 1.5 s).
+    public var axisTimeConstant: Double = 1.5
+    /// The signal level that scales the threshold is averaged over this time (default 0.7 s).
+    public var levelTimeConstant: Double = 0.7
+    /// Outside a set, a swing counts when it passes `sensitivity` × the signal's RMS level (default 0.8; lower
+    /// counts smaller movements).
+    public var sensitivity: Double = 0.8
+    /// Inside a set, a swing counts when it passes this fraction of the set's typical half swing (default 0.5).
+    public var setThresholdFraction: Double = 0.5
+    /// Swings smaller than this, in g, never count: the noise floor (default 0.02 g).
+    public var minimumAmplitude: Double = 0.02
+    /// The shortest rep period (default 0.25 s, 4 reps per second).
+    public var minimumRepPeriod: Double = 0.25
+    /// The longest rep period (default 6 s).
+    public var maximumRepPeriod: Double = 6
+    /// A set starts when this many reps in a row are rhythmic (default 3); they are counted then, with their own
+    /// timestamps, and earlier reps of the same rhythm found in the recent signal are counted too.
+    public var repsToStartSet: Int = 3
+    /// The longest of those reps may last at most this many times the shortest (default 1.3).
+    public var rhythmTolerance: Double = 1.3
+    /// Inside a set, a rep may take up to this many times the set's typical period (default 1.6); a longer pause
+    /// ends the rhythm and a new set must start.
+    public var maximumPauseFactor: Double = 1.6
+    /// Inside a set, a swing that comes sooner than this fraction of the typical period is part of the same rep
+    /// (a second bump of one rep), not a new rep (default 0.55).
+    public var harmonicFactor: Double = 0.55
+    /// A set ends after this much time without a rep (default 8 s).
+    public var restToEndSet: Double = 8
+    /// A gap in the samples longer than this restarts the filters (default 1 s); the set goes on.
+    public var gapToReset: Double = 1
+    /// When a set starts, the recent signal is searched this many periods back for its earlier reps (default 2.5).
+    public var lookbackPeriods: Double = 2.5
+
+    /// The defaults.
+    public init() {}
+
+    /// Checks every value and says which one is wrong and what is allowed.
+    public func validate() throws(RepDetectorConfigurationError) {
+        func positive(_ value: Double, _ name: String) throws(RepDetectorConfigurationError) {
+            guard value.isFinite, value > 0 else { throw .init(key: name, value: value, allowed: "a number > 0") }
+        }
+        try positive(gravityTimeConstant, "gravityTimeConstant")
+        try positive(smoothingTimeConstant, "smoothingTimeConstant")
+        try positive(axisTimeConstant, "axisTimeConstant")
+        try positive(levelTimeConstant, "levelTimeConstant")
+        try positive(sensitivity, "sensitivity")
+        try positive(minimumAmplitude, "minimumAmplitude")
+        try positive(minimumRepPeriod, "minimumRepPeriod")
+        try positive(restToEndSet, "restToEndSet")
+        try positive(gapToReset, "gapToReset")
+        guard setThresholdFraction.isFinite, setThresholdFraction > 0, setThresholdFraction <= 1 else {
+            throw .init(key: "setThresholdFraction", value: setThresholdFraction, allowed: "a number in (0, 1]")
+        }
+        guard maximumRepPeriod.isFinite, maximumRepPeriod > minimumRepPeriod else {
+            throw .init(key: "maximumRepPeriod", value: maximumRepPeriod, allowed: "a number > minimumRepPeriod")
+        }
+        guard (2...8).contains(repsToStartSet) else {
+            throw .init(key: "repsToStartSet", value: Double(repsToStartSet), allowed: "a whole number from 2 to 8")
+        }
+        guard rhythmTolerance.isFinite, rhythmTolerance >= 1 else {
+            throw .init(key: "rhythmTolerance", value: rhythmTolerance, allowed: "a number ≥ 1")
+        }
+        guard maximumPauseFactor.isFinite, maximumPauseFactor >= 1 else {
+            throw .init(key: "maximumPauseFactor", value: maximumPauseFactor, allowed: "a number ≥ 1")
+        }
+        guard harmonicFactor.isFinite, harmonicFactor >= 0, harmonicFactor < 1 else {
+            throw .init(key: "harmonicFactor", value: harmonicFactor, allowed: "a number in [0, 1)")
+        }
+        guard lookbackPeriods.isFinite, lookbackPeriods >= 0, lookbackPeriods <= 10 else {
+            throw .init(key: "lookbackPeriods", value: lookbackPeriods, allowed: "a number from 0 to 10")
+        }
+        guard restToEndSet >= maximumRepPeriod else {
+            throw .init(key: "restToEndSet", value: restToEndSet, allowed: "a number ≥ maximumRepPeriod")
+        }
+    }
+}
+
+/// A detector setting that is out of range.
+public struct RepDetectorConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The setting's name.
+    public var key: String
+    /// The value given.
+    public var value: Double
+    /// What is allowed.
+    public var allowed: String
+
+    public var description: String { "\(key) = \(value) is not allowed: expected \(allowed)" }
+}

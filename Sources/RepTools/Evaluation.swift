@@ -1,0 +1,158 @@
+import MotionCore
+import RepDetection
+
+/// Error statistics over a group of sets.
+public struct ErrorStatistics: Sendable, Equatable {
+    /// Sets in the group.
+    public var count: Int
+    /// Mean absolute error, in reps.
+    public var meanAbsoluteError: Double
+    /// Mean signed error (counted − true), in reps.
+    public var bias: Double
+    /// Percent of sets counted exactly.
+    public var exactPercent: Double
+    /// Percent of sets counted within ±1.
+    public var withinOnePercent: Double
+
+    /// Statistics of the signed errors (counted − true) of a group.
+    public init(errors: [Int]) {
+        count = errors.count
+        let n = Double(max(errors.count, 1))
+        meanAbsoluteError = Double(errors.reduce(0) { $0 + abs($1) }) / n
+        bias = Double(errors.reduce(0, +)) / n
+        exactPercent = 100 * Double(errors.filter { $0 == 0 }.count) / n
+        withinOnePercent = 100 * Double(errors.filter { abs($0) <= 1 }.count) / n
+    }
+
+    var json: JSONWriter.Value {
+        .object([
+            ("n", .integer(count)), ("mae", .number(meanAbsoluteError)), ("bias", .number(bias)),
+            ("exact_pct", .number(exactPercent)), ("within1_pct", .number(withinOnePercent)),
+        ])
+    }
+}
+
+/// The outcome of one set.
+public struct SetResult: Sendable, Equatable {
+    /// The manifest entry.
+    public var entry: ManifestEntry
+    /// Reps the detector counted, or nil when the set could not be evaluated.
+    public var counted: Int?
+    /// Why the set could not be evaluated.
+    public var failure: String?
+}
+
+/// The result of evaluating a manifest.
+public struct EvaluationReport: Sendable {
+    /// Every set, in manifest order.
+    public var results: [SetResult]
+
+    /// Sets that could not be evaluated.
+    public var failures: [SetResult] { results.filter { $0.counted == nil } }
+
+    /// Statistics over every evaluated set.
+    public var overall: ErrorStatistics { statistics(results) }
+
+    /// Statistics per exercise, by name.
+    public var byExercise: [(String, ErrorStatistics)] { grouped { $0.exercise } }
+
+    /// Statistics per folder (the first component of each file's path).
+    public var byFolder: [(String, ErrorStatistics)] {
+        grouped { entry in entry.file.split(separator: "/").count > 1 ? String(entry.file.split(separator: "/")[0]) : "." }
+    }
+
+    private func grouped(by key: (ManifestEntry) -> String) -> [(String, ErrorStatistics)] {
+        var groups: [String: [SetResult]] = [:]
+        for result in results { groups[key(result.entry), default: []].append(result) }
+        return groups.keys.sorted().map { ($0, statistics(groups[$0]!)) }
+    }
+
+    private func statistics(_ results: [SetResult]) -> ErrorStatistics {
+        ErrorStatistics(errors: results.compactMap { result in result.counted.map { $0 - result.entry.trueReps } })
+    }
+
+    /// The report as one JSON object (see `repctl eval --help`).
+    public var json: String {
+        let sets: [JSONWriter.Value] = results.map { result in
+            var members: [(String, JSONWriter.Value)] = [
+                ("file", .string(result.entry.file)), ("exercise", .string(result.entry.exercise)),
+                ("true_reps", .integer(result.entry.trueReps)),
+                ("counted", result.counted.map { .integer($0) } ?? .null),
+            ]
+            if let failure = result.failure { members.append(("error", .string(failure))) }
+            return .object(members)
+        }
+        return JSONWriter.Value.object([
+            ("overall", overall.json),
+            ("by_exercise", .object(byExercise.map { ($0.0, $0.1.json) })),
+            ("by_folder", .object(byFolder.map { ($0.0, $0.1.json) })),
+            ("sets", .array(sets)),
+        ]).text
+    }
+
+    /// The report as a table for people.
+    public var table: String {
+        var lines: [String] = []
+        func row(_ name: String, _ s: ErrorStatistics) -> String {
+            let cells = [
+                pad(name, 20), pad(String(s.count), 4, right: true), pad(format(s.meanAbsoluteError, decimals: 2), 6, right: true),
+                pad(format(s.bias, decimals: 2), 6, right: true), pad(format(s.exactPercent, decimals: 0), 7, right: true),
+                pad(format(s.withinOnePercent, decimals: 0), 8, right: true),
+            ]
+            return cells.joined(separator: "  ")
+        }
+        let header = [pad("group", 20), pad("n", 4, right: true), pad("MAE", 6, right: true), pad("bias", 6, right: true),
+                      pad("exact%", 7, right: true), pad("±1%", 8, right: true)].joined(separator: "  ")
+        lines.append(header)
+        for (name, stats) in byExercise { lines.append(row(name, stats)) }
+        lines.append("")
+        for (name, stats) in byFolder { lines.append(row(name + "/", stats)) }
+        lines.append(row("overall", overall))
+        for failure in failures {
+            lines.append("FAILED \(failure.entry.file): \(failure.failure ?? "unknown error")")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - s.count))
+        return right ? fill + s : s + fill
+    }
+}
+
+/// Replays recorded sets through the fixture provider into the rep detector, exactly as the daemon does.
+public enum Evaluator {
+    /// Counts the reps in `samples`: `FixtureMotionProvider.replayAll()` in batches of `batchSize` into a
+    /// `RepDetectionService`, with the stream finished at the end.
+    public static func countReps(
+        in samples: [MotionSample], batchSize: Int = 10, configuration: RepDetectorConfiguration = .init()
+    ) -> Int {
+        let provider = FixtureMotionProvider(samples: samples, batchSize: batchSize)
+        let service = RepDetectionService(configuration: configuration)
+        let subscription = provider.samplePublisher.sink { service.processBatch($0) }
+        provider.replayAll()
+        service.finish()
+        subscription.cancel()
+        return service.totalReps
+    }
+
+    /// Evaluates every entry; files are relative to `root`. A set whose file is missing or malformed is listed as
+    /// failed with the reason; the others are still evaluated.
+    public static func evaluate(
+        _ entries: [ManifestEntry], root: String, batchSize: Int = 10,
+        configuration: RepDetectorConfiguration = .init()
+    ) -> EvaluationReport {
+        var results: [SetResult] = []
+        for entry in entries {
+            let path = entry.file.hasPrefix("/") ? entry.file : root + "/" + entry.file
+            do {
+                let samples = try FixtureFileReader.read(path: path)
+                let counted = countReps(in: samples, batchSize: batchSize, configuration: configuration)
+                results.append(SetResult(entry: entry, counted: counted, failure: nil))
+            } catch {
+                results.append(SetResult(entry: entry, counted: nil, failure: error.description))
+            }
+        }
+        return EvaluationReport(results: results)
+    }
+}

@@ -1,0 +1,83 @@
+/// One recorded set to evaluate: a fixture file and its true rep count.
+public struct ManifestEntry: Sendable, Equatable {
+    /// The fixture path, relative to the manifest's folder.
+    public var file: String
+    /// The exercise's name (the grouping of the report).
+    public var exercise: String
+    /// Who performed it.
+    public var participant: String
+    /// The true number of reps.
+    public var trueReps: Int
+    /// The 1-based line of the manifest this entry came from.
+    public var line: Int
+}
+
+/// Why a manifest could not be read.
+public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The manifest's path.
+    public var file: String
+    /// 1-based line (0 for the whole file).
+    public var line: Int
+    /// What was wrong.
+    public var reason: String
+
+    public var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
+}
+
+/// Reads evaluation manifests: CSV with the columns
+/// `file,exercise,participant,true_reps,sample_rate_hz,duration_s,source` (any order; extra columns ignored).
+public enum EvaluationManifest {
+    /// The columns a manifest must have.
+    public static let requiredColumns = ["file", "exercise", "participant", "true_reps"]
+
+    /// Parses manifest text; errors name `file` and the line.
+    public static func parse(_ text: String, file: String) throws(ManifestError) -> [ManifestEntry] {
+        var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+        if lines.last == "" { lines.removeLast() }
+        guard let header = lines.first else { throw ManifestError(file: file, line: 0, reason: "the file is empty") }
+        let names = fields(header)
+        var index: [String: Int] = [:]
+        for (position, name) in names.enumerated() { index[name] = position }
+        for column in requiredColumns where index[column] == nil {
+            throw ManifestError(file: file, line: 1, reason: "the header lacks column '\(column)'")
+        }
+        var entries: [ManifestEntry] = []
+        for (offset, line) in lines.enumerated().dropFirst() {
+            let lineNumber = offset + 1
+            if line.allSatisfy({ $0 == " " || $0 == "\r" }) { continue }
+            let values = fields(line)
+            guard values.count == names.count else {
+                throw ManifestError(
+                    file: file, line: lineNumber, reason: "expected \(names.count) fields, found \(values.count)")
+            }
+            let repsText = values[index["true_reps"]!]
+            guard let reps = Int(repsText), reps >= 0 else {
+                throw ManifestError(
+                    file: file, line: lineNumber, reason: "true_reps: '\(repsText)' is not a whole number ≥ 0")
+            }
+            let path = values[index["file"]!]
+            guard !path.isEmpty else { throw ManifestError(file: file, line: lineNumber, reason: "file is empty") }
+            entries.append(
+                ManifestEntry(
+                    file: path, exercise: values[index["exercise"]!], participant: values[index["participant"]!],
+                    trueReps: reps, line: lineNumber))
+        }
+        return entries
+    }
+
+    private static func fields(_ line: String) -> [String] {
+        line.split(separator: ",", omittingEmptySubsequences: false).map {
+            String($0).trimmingCharacters(in: [" ", "\r", "\t"])
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
+        var slice = Substring(self)
+        while let first = slice.first, set.contains(first) { slice.removeFirst() }
+        while let last = slice.last, set.contains(last) { slice.removeLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import MotionCore
+import RepDetection
+import RepTools
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+@preconcurrency import Darwin
+#endif
+
+/// repctl: tools around repd — evaluate the detector on recordings, plot a recording.
+@main
+struct Repctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repctl",
+        abstract: "Tools for repd: evaluate rep counting on recordings, plot a recording.",
+        subcommands: [Evaluate.self, Plot.self])
+}
+
+struct Evaluate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Replay recorded sets through the rep detector and report how well it counts.",
+        discussion: """
+            MANIFEST is a CSV with the columns file,exercise,participant,true_reps,sample_rate_hz,duration_s,source
+            (file relative to the manifest's folder; each file a fixture CSV t,ax,ay,az in seconds and g). Every set
+            is replayed through FixtureMotionProvider.replayAll() in batches of --batch samples into
+            RepDetectionService, exactly as the daemon does, with the default detector configuration.
+
+            The table lists, per exercise, per folder and overall: n, mean absolute error (MAE), bias (counted − true),
+            % counted exactly, % within ±1. --json prints one object:
+              {"overall":{"n":..,"mae":..,"bias":..,"exact_pct":..,"within1_pct":..},
+               "by_exercise":{NAME:{same keys}}, "by_folder":{FOLDER:{same keys}},
+               "sets":[{"file":..,"exercise":..,"true_reps":..,"counted":..}]}
+            A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, and
+            makes the exit code 1; the other sets are still evaluated.
+
+            Example: repctl eval ../shared/datasets/reps/manifest.csv --json
+            """)
+
+    @Argument(help: "The manifest CSV.")
+    var manifest: String
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+
+    @Option(help: "Samples per batch in the replay (≥ 1).")
+    var batch = 10
+
+    func validate() throws {
+        guard batch >= 1 else { throw ValidationError("--batch must be at least 1.") }
+    }
+
+    func run() throws {
+        let text: String
+        do { text = try readTextFile(manifest) } catch { throw CleanExit.message("repctl: \(error)") }
+        let entries: [ManifestEntry]
+        do { entries = try EvaluationManifest.parse(text, file: manifest) } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(2)
+        }
+        let root = manifest.contains("/") ? String(manifest[..<manifest.lastIndex(of: "/")!]) : "."
+        let report = Evaluator.evaluate(entries, root: root, batchSize: batch)
+        print(json ? report.json : report.table)
+        for failure in report.failures where json {
+            printError("repctl: \(failure.entry.file): \(failure.failure ?? "failed")")
+        }
+        if !report.failures.isEmpty { throw ExitCode(1) }
+    }
+}
+
+struct Plot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw a recording with the detector's signal, its reps and sets, as SVG.",
+        discussion: "Example: repctl plot set.csv --out set.svg --true-reps 10")
+
+    @Argument(help: "A fixture CSV (t,ax,ay,az in seconds and g).")
+    var file: String
+
+    @Option(help: "Where to write the SVG.")
+    var out: String
+
+    @Option(help: "The true rep count, shown in the title.")
+    var trueReps: Int?
+
+    func run() throws {
+        let samples: [MotionSample]
+        do { samples = try FixtureFileReader.read(path: file) } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(1)
+        }
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        let (svg, events) = DetectorPlot.render(samples: samples, title: name, trueReps: trueReps)
+        do { try writeTextFile(svg, to: out) } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(1)
+        }
+        let reps = events.filter { if case .rep = $0 { return true } else { return false } }.count
+        print("\(out): \(reps) reps in \(samples.count) samples")
+    }
+}
+
+struct FileError: Error, CustomStringConvertible {
+    var description: String
+}
+
+func readTextFile(_ path: String) throws -> String {
+    guard let file = fopen(path, "r") else { throw FileError(description: "\(path): \(String(cString: strerror(errno)))") }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let got = fread(&buffer, 1, buffer.count, file)
+        if got == 0 { break }
+        bytes.append(contentsOf: buffer[0..<got])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func writeTextFile(_ text: String, to path: String) throws {
+    guard let file = fopen(path, "w") else { throw FileError(description: "\(path): \(String(cString: strerror(errno)))") }
+    defer { fclose(file) }
+    var copy = text
+    copy.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+}
+
+func printError(_ message: String) {
+    fputs(message + "\n", stderr)
+}
