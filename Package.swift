@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(
             name: "repd",
             dependencies: [
-                "MotionCore",
+                "MotionCore", "RepDetection",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -48,6 +48,7 @@ let package = Package(
         ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore"]),
+        .testTarget(name: "RepToolsTests", dependencies: ["RepTools", "RepDetection", "MotionCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

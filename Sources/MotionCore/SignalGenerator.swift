@@ -52,4 +52,31 @@ public enum SignalGenerator {
             t < active ? sine.sample(at: t) : MotionSample(timestamp: t, ax: 0, ay: 0, az: 1)
         }
     }
+
+    /// A set of sine "reps" framed by stillness: `leadSeconds` still, `count` cycles of `motion`, `extraSeconds`
+    /// still, with white noise of `noise` g (standard deviation) on every axis from a seeded generator.
+    public static func repetitions(
+        count: Int,
+        of motion: SineMotion,
+        sampleRate: Double = 50,
+        noise: Double = 0,
+        leadSeconds: Double = 2,
+        extraSeconds: Double = 6,
+        seed: UInt64 = 1
+    ) -> [MotionSample] {
+        var random = SeededGenerator(seed: seed)
+        let active = Double(count) / motion.frequency
+        let g = motion.gravity
+        return samples(duration: leadSeconds + active + extraSeconds, sampleRate: sampleRate) { t in
+            let local = t - leadSeconds
+            var s = local >= 0 && local < active
+                ? motion.sample(at: local) : MotionSample(timestamp: t, ax: g.x, ay: g.y, az: g.z)
+            if noise > 0 {
+                s.ax += random.nextGaussian(standardDeviation: noise)
+                s.ay += random.nextGaussian(standardDeviation: noise)
+                s.az += random.nextGaussian(standardDeviation: noise)
+            }
+            return s
+        }
+    }
 }

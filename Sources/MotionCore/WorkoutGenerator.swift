@@ -1,8 +1,9 @@
 /// Generates a realistic, reproducible workout: sets of reps with rests between them, tempo variation, sensor noise
 /// and gravity in any direction. The demo and the tests use it; a fixed seed gives the same samples every run.
 ///
-/// Each rep moves the sensor along gravity (down and back up, like a squat or a press) with a displacement profile
-/// `d(t) = depth · (1 − cos 2πt/T) / 2`, so its acceleration is a smooth cosine of `depth·(2π/T)²/2` m/s². The
+/// Each rep moves the sensor along gravity (down and back up, like a squat or a press) with a smooth displacement
+/// profile `d(t) = depth · (1 − cos u)² / 4`, `u = 2πt/T`, which starts and ends at rest with zero acceleration;
+/// its acceleration `depth·ω²/2 · (sin²u + cos u − cos²u)` peaks at `depth·ω²` at the bottom of the rep. The
 /// wrist also tilts a few degrees with each rep, which swings part of gravity onto another axis, as real wrist
 /// sensors see. Rests hold still with small fidgets.
 public struct WorkoutGenerator: Sendable {
@@ -114,7 +115,9 @@ public struct WorkoutGenerator: Sendable {
                 let rep = plan[repIndex]
                 let phase = 2 * Double.pi * (time - rep.start) / rep.period
                 let omega = 2 * Double.pi / rep.period
-                along = depth * omega * omega / 2 * _cos(phase) / MotionSample.standardGravity
+                let c = _cos(phase)
+                let s = _sin(phase)
+                along = depth * omega * omega / 2 * (s * s + c - c * c) / MotionSample.standardGravity
                 swing = tilt * (1 - _cos(phase)) / 2
             }
             while fidgetIndex + 1 < fidgets.count, fidgets[fidgetIndex + 1].time <= time { fidgetIndex += 1 }

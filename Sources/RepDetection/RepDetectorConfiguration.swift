@@ -92,5 +92,12 @@ public struct RepDetectorConfigurationError: Error, Sendable, Equatable, CustomS
     /// What is allowed.
     public var allowed: String
 
+    /// Creates the error for `key` = `value`, saying what is allowed.
+    public init(key: String, value: Double, allowed: String) {
+        self.key = key
+        self.value = value
+        self.allowed = allowed
+    }
+
     public var description: String { "\(key) = \(value) is not allowed: expected \(allowed)" }
 }

@@ -21,6 +21,13 @@ public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible
     /// What was wrong.
     public var reason: String
 
+    /// Creates the error at `file:line`.
+    public init(file: String, line: Int, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+
     public var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import MotionCore
+import RepDetection
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -10,8 +11,9 @@ import MotionCore
 
 /// repd: counts exercise repetitions from an accelerometer and publishes them.
 ///
-/// This early version replays the built-in demo workout or a fixture file through the fixture provider in real
-/// time and prints what flows; rep detection, the IIO sensor and the socket arrive with their issues.
+/// This version replays the built-in demo workout or a fixture file through the fixture provider in real time,
+/// counts reps with RepDetectionService and prints each set and rep; the IIO sensor and the socket arrive with
+/// their issues.
 @main
 struct Repd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +21,8 @@ struct Repd: AsyncParsableCommand {
         abstract: "Count exercise repetitions from an accelerometer.",
         discussion: """
             Without a sensor: --demo replays a generated workout (3 sets of 8, 10 and 12 reps) in real time;
-            --fixture FILE.csv replays a recording (header t,ax,ay,az; seconds and g).
+            --fixture FILE.csv replays a recording (header t,ax,ay,az; seconds and g). Each set and rep is printed
+            as it is counted, with the sample time it belongs to.
             """)
 
     @Flag(help: "Replay the built-in demo workout in real time (no sensor needed).")
@@ -49,21 +52,30 @@ struct Repd: AsyncParsableCommand {
         } else {
             samples = WorkoutGenerator.demo.generate().samples
         }
-        let provider = FixtureMotionProvider(samples: samples, batchSize: 25, speedMultiplier: speed, loop: loop)
-        print("repd: replaying \(samples.count) samples (\(fixture ?? "demo workout")) at \(provider.speedMultiplier)×")
-        print("repd: rep detection is not built yet: this shows the samples flowing through the provider")
+        let provider = FixtureMotionProvider(samples: samples, batchSize: 5, speedMultiplier: speed, loop: loop)
+        let duration = (samples.last?.timestamp ?? 0) - (samples.first?.timestamp ?? 0)
+        print("repd: replaying \(fixture ?? "the demo workout"): \(samples.count) samples, \(format(duration)) s, at \(format(provider.speedMultiplier))×")
+        let detector = RepDetectionService()
         let batches = provider.sampleBatches
         provider.start()
         for await batch in batches {
-            guard let last = batch.last else { continue }
-            let magnitude = batch.map(\.magnitude).max() ?? 0
-            print("t=\(format(last.timestamp)) s  batch=\(batch.count)  peak |a|=\(format(magnitude)) g")
+            for event in detector.processBatch(batch) { print(describe(event)) }
         }
-        print("repd: end of data")
+        for event in detector.finish() { print(describe(event)) }
+        print("repd: end of data: \(detector.totalReps) reps in \(detector.setNumber) sets")
+    }
+
+    private func describe(_ event: WorkoutEvent) -> String {
+        switch event {
+        case .setStarted(let s): "t=\(format(s.timestamp)) s  set \(s.setNumber) started"
+        case .rep(let r):
+            "t=\(format(r.timestamp)) s  set \(r.setNumber) · rep \(r.repInSet) · total \(r.totalReps) · \(format(r.duration)) s · \(format(r.amplitude)) g"
+        case .setEnded(let s): "t=\(format(s.timestamp)) s  set \(s.setNumber) ended: \(s.repCount) reps"
+        }
     }
 
     private func format(_ value: Double) -> String {
-        let scaled = (value * 100).rounded() / 100
+        let scaled = (value * 10).rounded() / 10
         return "\(scaled)"
     }
 }

@@ -1,0 +1,101 @@
+import ArgumentParser
+import MotionCore
+
+struct Generate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a generated fixture CSV: a workout or a set of sine reps.",
+        discussion: """
+            Examples:
+              repctl generate workout --out demo.csv                 (the built-in demo workout)
+              repctl generate workout --reps 5,5,5 --rest 30 --gravity 0,-1,0 --seed 7 --out w.csv
+              repctl generate sine --count 10 --frequency 1.5 --amplitude 0.5 --out sine.csv
+            """)
+
+    enum Kind: String, ExpressibleByArgument { case workout, sine }
+
+    @Argument(help: "What to generate: workout or sine.")
+    var kind: Kind
+
+    @Option(help: "Where to write the CSV (t,ax,ay,az in seconds and g).")
+    var out: String
+
+    @Option(help: "Samples per second.")
+    var rate: Double = 50
+
+    @Option(help: "Gravity in the sensor frame, as x,y,z (normalized).")
+    var gravity: String = "0,0,1"
+
+    @Option(help: "workout: reps per set, comma-separated (default: the demo's 8,10,12).")
+    var reps: String?
+
+    @Option(help: "workout: seconds of rest between sets (default: the demo's 15).")
+    var rest: Double?
+
+    @Option(help: "workout or sine: random seed.")
+    var seed: UInt64 = 42
+
+    @Option(help: "sine: number of cycles.")
+    var count = 10
+
+    @Option(help: "sine: cycles per second.")
+    var frequency = 1.5
+
+    @Option(help: "sine: peak acceleration in g.")
+    var amplitude = 0.5
+
+    @Option(help: "sine: phase in radians.")
+    var phase = 0.0
+
+    @Option(help: "sine: direction of the motion, as x,y,z.")
+    var direction = "0,1,0"
+
+    @Option(help: "sine: white noise on every axis, in g.")
+    var noise = 0.0
+
+    func validate() throws {
+        guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be a positive number.") }
+        _ = try vector(gravity, "--gravity")
+        _ = try vector(direction, "--direction")
+        if let reps { _ = try repList(reps) }
+    }
+
+    func run() throws {
+        let samples: [MotionSample]
+        switch kind {
+        case .workout:
+            var generator = WorkoutGenerator.demo
+            generator.sampleRate = rate
+            generator.gravityDirection = try vector(gravity, "--gravity")
+            generator.seed = seed
+            if let reps { generator.repsPerSet = try repList(reps); generator.sets = generator.repsPerSet.count }
+            if let rest { generator.restSeconds = rest }
+            samples = generator.generate().samples
+        case .sine:
+            let motion = SineMotion(
+                frequency: frequency, amplitude: amplitude, phase: phase, direction: try vector(direction, "--direction"),
+                gravity: try vector(gravity, "--gravity").normalized)
+            samples = SignalGenerator.repetitions(count: count, of: motion, sampleRate: rate, noise: noise, seed: seed)
+        }
+        do { try FixtureFileWriter.write(samples, to: out) } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(1)
+        }
+        print("\(out): \(samples.count) samples")
+    }
+
+    private func vector(_ text: String, _ name: String) throws -> Vector3 {
+        let parts = text.split(separator: ",").compactMap { Double($0) }
+        guard parts.count == 3, parts.contains(where: { $0 != 0 }) else {
+            throw ValidationError("\(name) must be three numbers x,y,z, not all zero (got '\(text)').")
+        }
+        return Vector3(parts[0], parts[1], parts[2])
+    }
+
+    private func repList(_ text: String) throws -> [Int] {
+        let parts = text.split(separator: ",").map { Int($0) }
+        guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? 0) > 0 }) else {
+            throw ValidationError("--reps must be positive whole numbers separated by commas (got '\(text)').")
+        }
+        return parts.map { $0! }
+    }
+}

@@ -1,0 +1,133 @@
+import MotionCore
+import RepDetection
+import Testing
+
+@Suite("RepDetector on synthetic motion")
+struct RepDetectorTests {
+    @Test("makeSamples(repCount: 10) counts exactly 10")
+    func familiarTest() {
+        #expect(repCount(SignalGenerator.makeSamples(repCount: 10)) == 10)
+    }
+
+    @Test("the count is exact for any rep count", arguments: [3, 4, 5, 8, 12, 25])
+    func anyRepCount(count: Int) {
+        #expect(repCount(SignalGenerator.makeSamples(repCount: count)) == count)
+    }
+
+    static let directions: [Vector3] = [.x, .y, .z, Vector3(1, 1, 1), Vector3(0.3, -1, 0.5)]
+
+    // The sine starts and ends at zero acceleration (phase 0 or π), as motion from rest does. A sine that jumps
+    // to its peak (phase π/2) at 0.2 Hz leaves a filter transient after its end that can add one rep.
+    @Test(
+        "exact counts from 0.2 to 1.5 Hz and 0.05 to 2 g, in any direction, with noise",
+        arguments: [0.2, 0.3, 0.5, 1.0, 1.5], [0.05, 0.1, 0.5, 1.0, 2.0])
+    func slowAndMediumReps(frequency: Double, amplitude: Double) {
+        for direction in Self.directions {
+            for phase in [0.0, Double.pi] {
+                let samples = sineSet(repCount: 10, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
+                #expect(repCount(samples) == 10, "\(frequency) Hz, \(amplitude) g along \(direction), phase \(phase)")
+            }
+        }
+    }
+
+    // At 2–3 Hz the smoothing (two 0.08 s stages) passes 50 % and 28 % of the swing; a 0.05 g swing then sits at
+    // the 0.02 g noise floor. Fast reps move the sensor hard, so the documented envelope there starts at 0.1 g.
+    @Test("exact counts at 2 and 3 Hz from 0.1 to 2 g, in any direction, with noise", arguments: [2.0, 3.0], [0.1, 0.5, 1.0, 2.0])
+    func fastReps(frequency: Double, amplitude: Double) {
+        for direction in Self.directions {
+            for phase in [0.0, Double.pi] {
+                let samples = sineSet(repCount: 10, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
+                #expect(repCount(samples) == 10, "\(frequency) Hz, \(amplitude) g along \(direction), phase \(phase)")
+            }
+        }
+    }
+
+    @Test("gravity along any axis changes nothing", arguments: [Vector3.x, .y, .z, Vector3(0, -1, 0), Vector3(0.5, 0.5, -0.7)])
+    func gravityAnywhere(gravity: Vector3) {
+        let samples = sineSet(repCount: 10, frequency: 0.8, amplitude: 0.3, direction: Vector3(1, 0.2, 0), gravity: gravity.normalized)
+        #expect(repCount(samples) == 10)
+    }
+
+    @Test("the sample rate does not matter, from 12.5 Hz to 1.6 kHz", arguments: [12.5, 25, 50, 100, 400, 1600])
+    func sampleRateIndependent(rate: Double) {
+        let samples = sineSet(repCount: 10, frequency: 0.7, amplitude: 0.3, direction: Vector3(1, 1, 0), sampleRate: rate)
+        #expect(repCount(samples) == 10)
+    }
+
+    @Test("irregular timestamps (±40 % jitter) do not create or swallow reps")
+    func irregularTimestamps() {
+        var random = SeededGenerator(seed: 9)
+        let regular = sineSet(repCount: 12, frequency: 0.8, amplitude: 0.4, sampleRate: 50)
+        var t = 0.0
+        let jittered = regular.map { sample -> MotionSample in
+            var s = sample
+            t += 0.02 * Double.random(in: 0.6...1.4, using: &random)
+            s.timestamp = t
+            return s
+        }
+        // The signal is the same function of the index, so time stretches a little; the count must not change.
+        #expect(repCount(jittered) == 12)
+    }
+
+    @Test("a dropout of several seconds inside a set does not create reps or lose the ones after it")
+    func dropout() {
+        let samples = sineSet(repCount: 20, frequency: 1, amplitude: 0.4)
+        let withGap = samples.filter { $0.timestamp < 10.0 || $0.timestamp >= 13.0 }
+        let counted = reps(detect(withGap))
+        let times = counted.map(\.timestamp)
+        #expect(counted.count >= 16 && counted.count <= 17, "3 of 20 cycles fall in the gap: counted \(counted.count)")
+        #expect(times.filter { $0 > 13 }.count >= 8, "reps after the gap are counted")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 0.55 }, "no rep is counted twice")
+    }
+
+    @Test("a still sensor counts nothing, in any orientation", arguments: [Vector3.z, .x, Vector3(0.6, -0.8, 0)])
+    func stillSensor(gravity: Vector3) {
+        let still = SignalGenerator.samples(duration: 120, sampleRate: 50) { t in
+            MotionSample(timestamp: t, ax: gravity.x, ay: gravity.y, az: gravity.z)
+        }
+        #expect(detect(still).isEmpty)
+    }
+
+    @Test("pure noise counts nothing", arguments: [0.005, 0.01, 0.02], [UInt64(1), 2, 3])
+    func pureNoise(level: Double, seed: UInt64) {
+        let noise = sineSet(repCount: 0, frequency: 1, amplitude: 0, noise: level, extraSeconds: 120, seed: seed)
+        #expect(repCount(noise) == 0)
+    }
+
+    @Test("samples whose time does not advance are ignored")
+    func duplicateTimestamps() {
+        var samples = SignalGenerator.makeSamples(repCount: 10)
+        samples.insert(samples[100], at: 101)
+        samples.insert(MotionSample(timestamp: 0, ax: 5, ay: 5, az: 5), at: 300)
+        var detector = RepDetector()
+        var events: [WorkoutEvent] = []
+        detector.process(samples, into: &events)
+        #expect(detector.ignoredSamples == 2)
+        #expect(reps(events).count == 10)
+    }
+
+    @Test("rep events number reps within the set and in total, in time order")
+    func repNumbering() {
+        let counted = reps(detect(SignalGenerator.makeSamples(repCount: 10)))
+        #expect(counted.map(\.repInSet) == Array(1...10))
+        #expect(counted.map(\.totalReps) == Array(1...10))
+        #expect(counted.allSatisfy { $0.setNumber == 1 })
+        let times = counted.map(\.timestamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        let durations = counted.dropFirst().map(\.duration)
+        #expect(durations.allSatisfy { abs($0 - 1 / 1.5) < 0.1 }, "\(durations)")
+        #expect(counted.allSatisfy { $0.amplitude > 0.3 && $0.amplitude < 1.2 })
+    }
+
+    @Test("reset starts a new workout at set 1, rep 1")
+    func reset() {
+        var detector = RepDetector()
+        var events: [WorkoutEvent] = []
+        detector.process(SignalGenerator.makeSamples(repCount: 5), into: &events)
+        detector.reset()
+        #expect(detector.totalReps == 0 && detector.setNumber == 0)
+        events.removeAll()
+        detector.process(SignalGenerator.makeSamples(repCount: 6), into: &events)
+        #expect(reps(events).map(\.totalReps) == Array(1...6))
+    }
+}

@@ -1,0 +1,134 @@
+import MotionCore
+import RepDetection
+import Testing
+
+@Suite("Sets on the workout generator")
+struct WorkoutSegmentationTests {
+    @Test("every set of a generated workout is found, with its reps, in any orientation", arguments: [
+        Vector3.z, Vector3(0, -1, 0), Vector3(1, 0, 0), Vector3(0.3, 0.9, -0.3),
+    ])
+    func setsAndReps(gravity: Vector3) {
+        var generator = WorkoutGenerator()
+        generator.repsPerSet = [8, 10, 12]
+        generator.gravityDirection = gravity
+        let workout = generator.generate()
+        let events = detect(workout.samples)
+        let starts = events.compactMap { if case .setStarted(let s) = $0 { s } else { nil } }
+        let ends = events.compactMap { if case .setEnded(let s) = $0 { s } else { nil } }
+        #expect(starts.count == 3)
+        #expect(ends.map(\.repCount) == [8, 10, 12])
+        for (set, truth) in zip(ends, workout.sets) {
+            let counted = reps(events).filter { $0.setNumber == set.setNumber }
+            #expect(counted.count == truth.repCompletionTimes.count)
+            // Each counted rep lies inside its set's true span (start of the first rep to the end of the last).
+            #expect(counted.allSatisfy { $0.timestamp >= truth.start && $0.timestamp <= truth.end + 0.5 })
+        }
+        // Sets are announced in order: start, its reps, end.
+        var open = false
+        for event in events {
+            switch event {
+            case .setStarted: #expect(!open); open = true
+            case .rep: #expect(open)
+            case .setEnded: #expect(open); open = false
+            }
+        }
+    }
+
+    @Test("a set ends after the configured rest without reps")
+    func setEndsAfterRest() {
+        var configuration = RepDetectorConfiguration()
+        configuration.restToEndSet = 10
+        var detector = RepDetector(configuration: configuration)
+        var events: [WorkoutEvent] = []
+        let set = sineSet(repCount: 6, frequency: 1, amplitude: 0.4, extraSeconds: 20)
+        detector.process(set.filter { $0.timestamp < 8 + 9 }, into: &events)
+        #expect(!events.contains { if case .setEnded = $0 { true } else { false } })
+        detector.process(set.filter { $0.timestamp >= 8 + 9 }, into: &events)
+        let ends = events.compactMap { if case .setEnded(let s) = $0 { s } else { nil } }
+        #expect(ends.count == 1 && ends[0].repCount == 6)
+    }
+
+    @Test("the same samples give the same events whatever the batch size", arguments: [1, 7, 50, 100_000])
+    func batchSizeIndependent(batchSize: Int) {
+        let workout = WorkoutGenerator.demo.generate()
+        let reference = detect(workout.samples)
+        let service = RepDetectionService()
+        var events: [WorkoutEvent] = []
+        var index = 0
+        while index < workout.samples.count {
+            let end = min(index + batchSize, workout.samples.count)
+            events += service.processBatch(Array(workout.samples[index..<end]))
+            index = end
+        }
+        events += service.finish()
+        #expect(events == reference)
+        #expect(reps(reference).count == workout.totalReps)
+    }
+}
+
+@Suite("RepDetectionService")
+struct RepDetectionServiceTests {
+    @Test("repPublisher delivers each rep once, in order, as batches are processed")
+    func repPublisher() {
+        let service = RepDetectionService()
+        var received: [RepEvent] = []
+        let subscription = service.repPublisher.sink { received.append($0) }
+        let provider = FixtureMotionProvider(samples: SignalGenerator.makeSamples(repCount: 10), batchSize: 10)
+        let feed = provider.samplePublisher.sink { service.processBatch($0) }
+        provider.replayAll()
+        #expect(received.map(\.totalReps) == Array(1...10))
+        subscription.cancel()
+        feed.cancel()
+    }
+
+    @Test("the AsyncSequence view yields the same events")
+    func asyncEvents() async {
+        let service = RepDetectionService()
+        let stream = service.events
+        let published = service.processBatch(SignalGenerator.makeSamples(repCount: 4)) + service.finish()
+        var received: [WorkoutEvent] = []
+        for await event in stream {
+            received.append(event)
+            if received.count == published.count { break }
+        }
+        #expect(received == published)
+    }
+
+    @Test("finish closes and announces the open set")
+    func finishClosesSet() {
+        let service = RepDetectionService()
+        service.processBatch(sineSet(repCount: 5, frequency: 1, amplitude: 0.5, extraSeconds: 1))
+        #expect(service.inSet)
+        let closing = service.finish()
+        #expect(closing == [.setEnded(SetEvent(setNumber: 1, timestamp: closing.first.map { if case .setEnded(let s) = $0 { s.timestamp } else { 0 } } ?? 0, repCount: 5))])
+        #expect(!service.inSet)
+    }
+}
+
+@Suite("RepDetectorConfiguration")
+struct RepDetectorConfigurationTests {
+    @Test("the defaults are valid")
+    func defaultsValid() throws {
+        try RepDetectorConfiguration().validate()
+    }
+
+    @Test("an invalid value names the key and what is allowed")
+    func invalidValues() {
+        var c = RepDetectorConfiguration()
+        c.minimumRepPeriod = 7
+        #expect(throws: RepDetectorConfigurationError(key: "maximumRepPeriod", value: 6, allowed: "a number > minimumRepPeriod")) {
+            try c.validate()
+        }
+        c = RepDetectorConfiguration()
+        c.sensitivity = -1
+        #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
+        c = RepDetectorConfiguration()
+        c.repsToStartSet = 1
+        #expect(throws: RepDetectorConfigurationError(key: "repsToStartSet", value: 1, allowed: "a whole number from 2 to 8")) {
+            try c.validate()
+        }
+        c = RepDetectorConfiguration()
+        c.gravityTimeConstant = .nan
+        #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import MotionCore
+import RepDetection
+import RepTools
+import Testing
+
+private func makeDirectory() -> String {
+    let path = NSTemporaryDirectory() + "repd-eval-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+@Suite("repctl eval")
+struct EvaluationTests {
+    @Test("a manifest lacking a required column is refused, naming it")
+    func missingColumn() {
+        #expect(throws: ManifestError(file: "m.csv", line: 1, reason: "the header lacks column 'true_reps'")) {
+            try EvaluationManifest.parse("file,exercise,participant\na.csv,squat,p1\n", file: "m.csv")
+        }
+    }
+
+    @Test("a bad true_reps value is refused with its line")
+    func badTrueReps() {
+        let text = "file,exercise,participant,true_reps\na.csv,squat,p1,5\nb.csv,squat,p1,five\n"
+        #expect(throws: ManifestError(file: "m.csv", line: 3, reason: "true_reps: 'five' is not a whole number ≥ 0")) {
+            try EvaluationManifest.parse(text, file: "m.csv")
+        }
+    }
+
+    @Test("missing and malformed sets are listed as failed with their reason; the others are evaluated")
+    func failuresDoNotStopTheRest() throws {
+        let dir = makeDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/sets", withIntermediateDirectories: true)
+        let sine = SineMotion(frequency: 1, amplitude: 0.4, direction: .x)
+        try FixtureFileWriter.write(SignalGenerator.repetitions(count: 8, of: sine, noise: 0.005), to: dir + "/sets/a.csv")
+        try FixtureFileWriter.write(SignalGenerator.repetitions(count: 5, of: sine, noise: 0.005), to: dir + "/sets/b.csv")
+        try "t,ax,ay,az\n0,0,0,1\n0.1,zero,0,1\n".write(toFile: dir + "/sets/bad.csv", atomically: true, encoding: .utf8)
+        let manifest = """
+            file,exercise,participant,true_reps,sample_rate_hz,duration_s,source
+            sets/a.csv,squat,p1,8,50,16,generated
+            sets/b.csv,press,p1,6,50,11,generated
+            sets/missing.csv,squat,p2,5,50,10,generated
+            sets/bad.csv,press,p2,5,50,10,generated
+            """
+        let entries = try EvaluationManifest.parse(manifest, file: "manifest.csv")
+        let report = Evaluator.evaluate(entries, root: dir)
+        #expect(report.results.map(\.counted) == [8, 5, nil, nil])
+        #expect(report.failures.count == 2)
+        #expect(report.failures[0].failure?.contains("cannot open") == true)
+        #expect(report.failures[1].failure?.contains("bad.csv:3: ax: 'zero' is not a number") == true)
+        let overall = report.overall
+        #expect(overall.count == 2)
+        #expect(overall.meanAbsoluteError == 0.5)
+        #expect(overall.bias == -0.5)
+        #expect(overall.exactPercent == 50)
+        #expect(overall.withinOnePercent == 100)
+
+        let json = try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as! [String: Any]
+        let overallJSON = json["overall"] as! [String: Any]
+        #expect(overallJSON["n"] as? Int == 2)
+        #expect(overallJSON["mae"] as? Double == 0.5)
+        #expect(Set((overallJSON as NSDictionary).allKeys as! [String]) == ["n", "mae", "bias", "exact_pct", "within1_pct"])
+        let byExercise = json["by_exercise"] as! [String: [String: Any]]
+        #expect(Set(byExercise.keys) == ["press", "squat"])
+        let sets = json["sets"] as! [[String: Any]]
+        #expect(sets.count == 4)
+        #expect(sets[0]["counted"] as? Int == 8)
+        #expect(sets[2]["counted"] is NSNull)
+        #expect((sets[2]["error"] as? String)?.contains("missing.csv") == true)
+    }
+
+    @Test("the replay goes through the fixture provider in batches and counts the same at any batch size", arguments: [1, 10, 64])
+    func countRepsThroughProvider(batch: Int) {
+        let workout = WorkoutGenerator.demo.generate()
+        #expect(Evaluator.countReps(in: workout.samples, batchSize: batch) == workout.totalReps)
+    }
+}
+
+@Suite("JSON and number formatting")
+struct JSONWriterTests {
+    @Test("strings are escaped and numbers read back as they were")
+    func escaping() throws {
+        let value = JSONWriter.Value.object([
+            ("s", .string("a\"b\\c\n\u{1}é")), ("n", .number(0.1)), ("i", .integer(-3)), ("nan", .number(.nan)),
+            ("a", .array([.bool(true), .null])),
+        ])
+        let parsed = try JSONSerialization.jsonObject(with: Data(value.text.utf8)) as! [String: Any]
+        #expect(parsed["s"] as? String == "a\"b\\c\n\u{1}é")
+        #expect(parsed["n"] as? Double == 0.1)
+        #expect(parsed["i"] as? Int == -3)
+        #expect(parsed["nan"] is NSNull)
+    }
+
+    @Test("fixed decimals", arguments: [(3.14159, 2, "3.14"), (-0.004, 2, "0.00"), (-1.5, 0, "-2"), (2.0, 1, "2.0"), (0.999, 2, "1.00")])
+    func decimals(value: Double, decimals: Int, text: String) {
+        #expect(format(value, decimals: decimals) == text)
+    }
+}
+
+@Suite("repctl plot")
+struct DetectorPlotTests {
+    @Test("the picture is SVG with the count in its title and one marker per rep")
+    func svg() {
+        let samples = SignalGenerator.makeSamples(repCount: 7)
+        let (svg, events) = DetectorPlot.render(samples: samples, title: "seven", trueReps: 7)
+        #expect(svg.hasPrefix("<svg"))
+        #expect(svg.contains("seven — counted 7 reps (true 7)"))
+        #expect(svg.components(separatedBy: "stroke=\"#e377c2\"").count - 1 == 7)
+        #expect(events.count == 9)  // set started, 7 reps, set ended
+    }
+}
