@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "repd", targets: ["repd"]),
         .executable(name: "repctl", targets: ["repctl"]),
+        .executable(name: "repd-bench", targets: ["repd-bench"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "RepDetection", targets: ["RepDetection"]),
     ],
@@ -41,6 +42,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "repctl",
+            dependencies: [
+                "MotionCore", "RepDetection", "RepTools",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "repd-bench",
             dependencies: [
                 "MotionCore", "RepDetection", "RepTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

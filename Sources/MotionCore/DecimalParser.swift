@@ -1,7 +1,7 @@
 /// Parses decimal numbers from ASCII bytes without allocating, exactly as `Double(String)` would.
 ///
 /// Fast path (Clinger): at most 15 significant digits and a decimal exponent within ±22 give an exactly rounded
-/// result from one multiplication or division. Anything else goes to the standard library's parser.
+/// result from one multiplication or division. Up to 19 digits: Eisel–Lemire. Anything else: `strtod`.
 enum DecimalParser {
     private static let powersOfTen: [Double] = (0...22).map { exponent in
         var value = 1.0
@@ -60,7 +60,12 @@ enum DecimalParser {
             exponent += exponentNegative ? -value : value
         }
         guard index == count else { return slowPath(bytes) }
-        guard significant <= 15, abs(exponent) <= 22 else { return slowPath(bytes) }
+        guard significant <= 15, abs(exponent) <= 22 else {
+            if significant <= 19, let value = EiselLemire.convert(mantissa: mantissa, exponent: exponent, negative: negative) {
+                return value
+            }
+            return slowPath(bytes)
+        }
         var result = Double(mantissa)
         if exponent < 0 { result /= powersOfTen[-exponent] } else { result *= powersOfTen[exponent] }
         return negative ? -result : result
@@ -70,7 +75,21 @@ enum DecimalParser {
         byte >= 0x30 && byte <= 0x39 ? Int(byte &- 0x30) : nil
     }
 
+    /// Numbers the fast path cannot do exactly (more than 15 significant digits, large exponents, `nan`, `inf`):
+    /// the C library's `strtod` on a NUL-terminated copy on the stack, so nothing is allocated. repd never calls
+    /// `setlocale`, so `strtod` runs in the "C" locale and the decimal point is always `.`.
     private static func slowPath(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        Double(String(decoding: bytes, as: UTF8.self))
+        guard bytes.count < 64 else { return Double(String(decoding: bytes, as: UTF8.self)) }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
+            let base = buffer.baseAddress!
+            UnsafeMutableRawPointer(base).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            base[bytes.count] = 0
+            var end: UnsafeMutablePointer<CChar>? = nil
+            let value = _strtod(base, &end)
+            guard let end, end == base + bytes.count, bytes.count > 0 else { return nil }
+            // strtod also takes forms Swift's Double(String) takes: hex floats, "nan", "inf"; and leading spaces,
+            // which the CSV parser has trimmed already.
+            return value
+        }
     }
 }

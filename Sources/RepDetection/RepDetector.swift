@@ -30,7 +30,11 @@ public struct RepDetector: Sendable {
     /// The motion signal along the principal axis after the last sample, in g (for plots and diagnostics).
     public private(set) var signal = 0.0
     /// The swing threshold after the last sample, in g (for plots and diagnostics).
-    public private(set) var threshold = 0.0
+    public var threshold: Double {
+        setActive
+            ? setThreshold
+            : max(configuration.minimumAmplitude, configuration.sensitivity * meanSquare.squareRoot())
+    }
     /// Samples ignored because their time did not advance.
     public private(set) var ignoredSamples = 0
     /// Reps counted since the start or the last reset.
@@ -49,6 +53,8 @@ public struct RepDetector: Sendable {
     private var cxx = 1e-6, cyy = 1e-6, czz = 1e-6, cxy = 0.0, cxz = 0.0, cyz = 0.0
     private var axis = (0.57735026918962573, 0.57735026918962573, 0.57735026918962573)
     private var meanSquare = 0.0
+    private var nextAxisUpdate = -Double.infinity
+    private static let axisUpdateInterval = 0.02
     private var cachedStep = -1.0
     private var alphaGravity = 0.0, alphaSmooth = 0.0, alphaAxis = 0.0, alphaLevel = 0.0
 
@@ -68,12 +74,14 @@ public struct RepDetector: Sendable {
     private var periods = RecentValues()
     private var amplitudes = RecentValues()
     private var setThreshold = 0.0
+    private let sensitivitySquared: Double
     private var history: SignalHistory
 
     /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
     public init(configuration: RepDetectorConfiguration = .init()) {
         precondition((try? configuration.validate()) != nil, "invalid RepDetectorConfiguration")
         self.configuration = configuration
+        sensitivitySquared = configuration.sensitivity * configuration.sensitivity
         let span = configuration.maximumRepPeriod * (Double(configuration.repsToStartSet) + configuration.lookbackPeriods)
         history = SignalHistory(capacity: Int(span / 0.005) + 16, spacing: 0.005)
         pendingTimes.reserveCapacity(configuration.repsToStartSet + 1)
@@ -130,22 +138,30 @@ public struct RepDetector: Sendable {
         cxy += alphaAxis * (x * y - cxy)
         cxz += alphaAxis * (x * z - cxz)
         cyz += alphaAxis * (y * z - cyz)
-        let wx = cxx * axis.0 + cxy * axis.1 + cxz * axis.2
-        let wy = cxy * axis.0 + cyy * axis.1 + cyz * axis.2
-        let wz = cxz * axis.0 + cyz * axis.1 + czz * axis.2
-        let norm = (wx * wx + wy * wy + wz * wz).squareRoot()
-        if norm > 0 { axis = (wx / norm, wy / norm, wz / norm) }
+        // The axis moves slowly (axisTimeConstant), so one power-iteration step every 20 ms of sample time is
+        // plenty; at high sample rates this skips the square root and division on most samples.
+        if t >= nextAxisUpdate {
+            nextAxisUpdate = t + Self.axisUpdateInterval
+            let wx = cxx * axis.0 + cxy * axis.1 + cxz * axis.2
+            let wy = cxy * axis.0 + cyy * axis.1 + cyz * axis.2
+            let wz = cxz * axis.0 + cyz * axis.1 + czz * axis.2
+            let norm = (wx * wx + wy * wy + wz * wz).squareRoot()
+            if norm > 0 {
+                let inverse = 1 / norm
+                axis = (wx * inverse, wy * inverse, wz * inverse)
+            }
+        }
         let value = axis.0 * x + axis.1 * y + axis.2 * z
         meanSquare += alphaLevel * (value * value - meanSquare)
         signal = value
 
-        // 2. Swings against the threshold.
-        let h = setActive
-            ? setThreshold
-            : max(configuration.minimumAmplitude, configuration.sensitivity * meanSquare.squareRoot())
-        threshold = h
+        // 2. Swings against the threshold (compared squared: no square root per sample).
+        let floor = configuration.minimumAmplitude
+        let squaredThreshold = setActive
+            ? setThreshold * setThreshold
+            : max(floor * floor, sensitivitySquared * meanSquare)
         history.append(time: t, value: value)
-        let sign = value > h ? 1 : (value < -h ? -1 : 0)
+        let sign = value * value > squaredThreshold ? (value > 0 ? 1 : -1) : 0
         if sign == 0 {
             if side != 0, t - lastSwingTime > configuration.maximumRepPeriod {
                 side = 0

@@ -23,7 +23,7 @@ public enum DetectorPlot {
         let t1 = max(samples.last?.timestamp ?? 1, t0 + 1e-3)
         let left = 60.0, right = 20.0, panel = 220.0, gap = 50.0, top = 50.0
         let height = top + 2 * panel + gap + 40
-        func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * (width - left - right) }
+        func x(_ t: Double) -> Double { left + (min(max(t, t0), t1) - t0) / (t1 - t0) * (width - left - right) }
 
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(n(width))" height="\(n(height))" \

@@ -25,6 +25,35 @@ struct DecimalParsingTests {
         }
     }
 
+    @Test("16 to 19 significant digits at every exponent fixtures use parse exactly as the standard library does")
+    func longMantissas() throws {
+        var random = SeededGenerator(seed: 11)
+        var lines = ["t,ax,ay,az"]
+        var expected: [Double] = []
+        for index in 0..<60_000 {
+            let text: String
+            if index % 2 == 0 {
+                // Shortest round-trip text of random doubles between 1e-12 and 1e12 (mostly 16-17 digits).
+                let exponent = Double.random(in: -12...12, using: &random)
+                var value = Double.random(in: 1..<10, using: &random)
+                for _ in 0..<Int(abs(exponent)) { value = exponent < 0 ? value / 10 : value * 10 }
+                text = "\(index % 4 == 0 ? -value : value)"
+            } else {
+                // Random 16-19 digit mantissas with a random decimal point and exponent.
+                let digits = (0..<Int.random(in: 16...19, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }
+                let point = Int.random(in: 1..<digits.count, using: &random)
+                text = "1" + digits[..<point].joined() + "." + digits[point...].joined() + "e" + String(Int.random(in: -30...20, using: &random))
+            }
+            lines.append("\(index),\(text),0,0")
+            expected.append(Double(text)!)
+        }
+        let samples = try FixtureFileReader.parse(lines.joined(separator: "\n"), name: "long")
+        #expect(samples.count == expected.count)
+        var mismatches = 0
+        for (sample, value) in zip(samples, expected) where sample.ax.bitPattern != value.bitPattern { mismatches += 1 }
+        #expect(mismatches == 0)
+    }
+
     @Test("malformed numbers are refused", arguments: ["", "-", ".", "1e", "1e+", "1.2.3", "0x", "1,5", "1 2", "e5", "--1"])
     func malformed(text: String) {
         #expect(throws: FixtureError.self) { try parseOne(text) }

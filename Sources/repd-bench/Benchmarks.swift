@@ -1,0 +1,75 @@
+import MotionCore
+import RepDetection
+
+/// One measured figure.
+struct Figure {
+    var key: String
+    var value: Double
+    var unit: String
+    var goal: String
+    var note: String
+}
+
+/// Wall-clock seconds of `body`, best of `repeats` (the least disturbed run).
+func bestTime(repeats: Int, _ body: () -> Void) -> Double {
+    var best = Double.infinity
+    for _ in 0..<repeats {
+        let start = ContinuousClock.now
+        body()
+        let elapsed = ContinuousClock.now - start
+        best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+    return best
+}
+
+/// Prevents the optimizer from removing work whose result is otherwise unused.
+@inline(never) func blackHole<T>(_ value: T) { _ = value }
+
+enum DetectorBenchmark {
+    /// Samples per second through `RepDetector.process` on a long generated workout (one core).
+    static func run(quick: Bool) -> [Figure] {
+        var generator = WorkoutGenerator()
+        generator.sets = quick ? 20 : 100
+        generator.repsPerSet = [10]
+        generator.sampleRate = 100
+        let samples = generator.generate().samples
+        var events: [WorkoutEvent] = []
+        events.reserveCapacity(4096)
+        var reps = 0
+        let seconds = bestTime(repeats: quick ? 3 : 5) {
+            var detector = RepDetector()
+            events.removeAll(keepingCapacity: true)
+            detector.process(samples, into: &events)
+            reps = detector.totalReps
+        }
+        blackHole(reps)
+        let rate = Double(samples.count) / seconds / 1e6
+        return [
+            Figure(key: "detector_msamples_per_s", value: rate, unit: "M samples/s", goal: "≥ 20",
+                   note: "\(samples.count) samples of a \(generator.sets)-set workout at 100 Hz, \(reps) reps counted")
+        ]
+    }
+}
+
+enum FixtureBenchmark {
+    /// Seconds to read a 1-million-row fixture file, against reading the same bytes without parsing.
+    static func run(quick: Bool, directory: String) -> [Figure] {
+        let rows = quick ? 200_000 : 1_000_000
+        var generator = WorkoutGenerator()
+        generator.sets = 1 + rows / 5000
+        generator.sampleRate = 100
+        let samples = Array(generator.generate().samples.prefix(rows))
+        let path = directory + "/repd-bench-fixture.csv"
+        try! FixtureFileWriter.write(samples, to: path)
+        var count = 0
+        let parse = bestTime(repeats: 3) {
+            count = (try? FixtureFileReader.read(path: path).count) ?? -1
+        }
+        precondition(count == samples.count, "fixture read back \(count) of \(samples.count) rows")
+        let perMillion = parse * 1_000_000 / Double(count)
+        return [
+            Figure(key: "fixture_load_s_per_1m_rows", value: perMillion, unit: "s", goal: "well under 1",
+                   note: "\(count) rows read and parsed (streamed in 256 KiB chunks), scaled to 1 M")
+        ]
+    }
+}
