@@ -17,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         .target(
@@ -27,7 +31,19 @@ let package = Package(
             ]
         ),
         .target(name: "RepDetection", dependencies: ["MotionCore"]),
-        .target(name: "RepTools", dependencies: ["MotionCore", "RepDetection"]),
+        .target(name: "RepProtocol", dependencies: ["MotionCore", "RepDetection"]),
+        .target(name: "RepTools", dependencies: ["MotionCore", "RepDetection", "RepProtocol"]),
+        .target(
+            name: "RepDaemon",
+            dependencies: [
+                "MotionCore", "RepDetection", "RepProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
         .systemLibrary(
             name: "CUdev",
             pkgConfig: "libudev",
@@ -36,27 +52,28 @@ let package = Package(
         .executableTarget(
             name: "repd",
             dependencies: [
-                "MotionCore", "RepDetection",
+                "MotionCore", "RepDetection", "RepDaemon", "RepProtocol",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "repctl",
             dependencies: [
-                "MotionCore", "RepDetection", "RepTools",
+                "MotionCore", "RepDetection", "RepTools", "RepProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "repd-bench",
             dependencies: [
-                "MotionCore", "RepDetection", "RepTools",
+                "MotionCore", "RepDetection", "RepTools", "RepProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore"]),
-        .testTarget(name: "RepToolsTests", dependencies: ["RepTools", "RepDetection", "MotionCore"]),
+        .testTarget(name: "RepToolsTests", dependencies: ["RepTools", "RepProtocol", "RepDetection", "MotionCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

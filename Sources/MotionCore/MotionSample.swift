@@ -1,7 +1,7 @@
 /// One accelerometer reading: time in seconds, acceleration in g (1 g = 9.80665 m/s²), gravity included.
 ///
 /// The shape is the one Core Motion test code uses, so fixtures written for `CMAccelerometerData` mocks carry over.
-public struct MotionSample: Sendable, Hashable {
+public struct MotionSample: Sendable, Hashable, BitwiseCopyable {
     /// Seconds on the provider's clock. Monotonic within one stream; the origin is the provider's choice.
     public var timestamp: Double
     /// Acceleration along x, in g.

@@ -1,5 +1,6 @@
 import MotionCore
 import RepDetection
+import RepProtocol
 
 /// Draws a recording as an SVG picture: the three axes, the detector's signal with its threshold, every counted
 /// rep, and the sets — what an engineer looks at to see why a set was miscounted.

@@ -1,5 +1,6 @@
 import MotionCore
 import RepDetection
+import RepProtocol
 
 /// Error statistics over a group of sets.
 public struct ErrorStatistics: Sendable, Equatable {

@@ -2,6 +2,7 @@ import ArgumentParser
 import MotionCore
 import RepDetection
 import RepTools
+import RepProtocol
 
 #if canImport(Glibc)
 @preconcurrency import Glibc

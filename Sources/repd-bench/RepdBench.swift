@@ -1,5 +1,6 @@
 import ArgumentParser
 import RepTools
+import RepProtocol
 
 #if canImport(Glibc)
 @preconcurrency import Glibc

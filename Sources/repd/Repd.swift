@@ -1,7 +1,9 @@
 import ArgumentParser
-import Dispatch
+import Logging
 import MotionCore
+import RepDaemon
 import RepDetection
+import RepProtocol
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -9,21 +11,32 @@ import RepDetection
 @preconcurrency import Darwin
 #endif
 
-/// repd: counts exercise repetitions from an accelerometer and publishes them.
-///
-/// This version replays the built-in demo workout or a fixture file through the fixture provider in real time,
-/// counts reps with RepDetectionService and prints each set and rep; the IIO sensor and the socket arrive with
-/// their issues.
+/// repd: counts exercise repetitions from an accelerometer and publishes them on a Unix socket.
 @main
 struct Repd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repd",
-        abstract: "Count exercise repetitions from an accelerometer.",
+        abstract: "Count exercise repetitions from an accelerometer and publish them on a Unix socket.",
         discussion: """
-            Without a sensor: --demo replays a generated workout (3 sets of 8, 10 and 12 reps) in real time;
-            --fixture FILE.csv replays a recording (header t,ax,ay,az; seconds and g). Each set and rep is printed
-            as it is counted, with the sample time it belongs to.
+            repd reads samples from a provider, counts reps, and sends every set and rep as one JSON line to each
+            client of its socket (protocol: docs/PROTOCOL.md). Without a sensor:
+              repd --demo                      the built-in demo workout (3 sets of 8, 10 and 12 reps), real time
+              repd --fixture set.csv --speed 4 a recording (t,ax,ay,az in seconds and g), 4x faster
+            With --demo or --fixture, each set and rep is also printed here (--quiet turns that off).
+
+            Configuration: --config FILE (default /etc/repd/repd.toml if it exists; every key is documented in
+            config/repd.toml). Flags override the file. --check-config validates and exits.
+            Socket: --socket PATH, else socket.path, else $RUNTIME_DIRECTORY/events.sock (systemd),
+            $XDG_RUNTIME_DIR/repd/events.sock, or /tmp/repd-UID/events.sock.
+            Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0.
+            Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration; 1 cannot start (e.g. socket in use).
             """)
+
+    @Option(help: "The configuration file (TOML).")
+    var config: String?
+
+    @Flag(help: "Validate the configuration and exit.")
+    var checkConfig = false
 
     @Flag(help: "Replay the built-in demo workout in real time (no sensor needed).")
     var demo = false
@@ -31,51 +44,108 @@ struct Repd: AsyncParsableCommand {
     @Option(help: "Replay a fixture CSV file (t,ax,ay,az in seconds and g).")
     var fixture: String?
 
-    @Option(help: "Replay speed for --demo and --fixture (≥ 0.1; 1 is real time).")
-    var speed: Double = 1
+    @Option(help: "Replay speed for --demo and --fixture (values below 0.1 count as 0.1; 1 is real time).")
+    var speed: Double?
 
     @Flag(help: "Start the replay over at its end.")
     var loop = false
 
+    @Option(help: "The socket path.")
+    var socket: String?
+
+    @Flag(help: "Do not print sets and reps to standard output.")
+    var quiet = false
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
     func validate() throws {
-        guard demo != (fixture != nil) else { throw ValidationError("Give exactly one of --demo or --fixture FILE.") }
-        guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number.") }
+        guard !(demo && fixture != nil) else { throw ValidationError("Give --demo or --fixture FILE, not both.") }
+        if let speed { guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number.") } }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
+        }
     }
 
     func run() async throws {
         setvbuf(stdout, nil, _IOLBF, 0)  // one line at a time, also into pipes and the journal
-        let samples: [MotionSample]
+        var configuration: DaemonConfiguration
+        do { configuration = try loadConfiguration() } catch {
+            fputs("repd: \(error)\n", stderr)
+            throw ExitCode(78)
+        }
+        if demo { configuration.provider = .demo }
         if let fixture {
-            do { samples = try FixtureFileReader.read(path: fixture) } catch {
-                throw ValidationError("cannot replay \(error)")
+            configuration.provider = .fixture
+            configuration.fixturePath = fixture
+        }
+        if let speed { configuration.speed = speed }
+        if loop { configuration.loop = true }
+        if let socket { configuration.socketPath = socket }
+        if let logLevel { configuration.logLevel = logLevel }
+
+        if checkConfig {
+            print("repd: configuration OK (\(config ?? "defaults"))")
+            return
+        }
+
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { JournalLogHandler(label: $0, level: level) }
+        let logger = Logger(label: "repd")
+
+        var options = Daemon.Options()
+        if !quiet, configuration.provider != .iio {
+            options.onEvent = { event in print(Self.describe(event)) }
+            options.onSensorState = { state in
+                if state == .finished { print("repd: end of the data; still serving the socket (Ctrl-C to stop)") }
             }
+            options.onReady = { path in print("repd: serving \(path) — try: repctl subscribe --socket \(path)") }
+        }
+        do {
+            try await Daemon.run(configuration: configuration, options: options, logger: logger)
+        } catch let error as ConfigError {
+            fputs("repd: \(error)\n", stderr)
+            throw ExitCode(78)
+        } catch {
+            fputs("repd: \(error)\n", stderr)
+            throw ExitCode(1)
+        }
+    }
+
+    private func loadConfiguration() throws -> DaemonConfiguration {
+        let path: String
+        if let config {
+            path = config
+        } else if access("/etc/repd/repd.toml", R_OK) == 0 {
+            path = "/etc/repd/repd.toml"
         } else {
-            samples = WorkoutGenerator.demo.generate().samples
+            return DaemonConfiguration()
         }
-        let provider = FixtureMotionProvider(samples: samples, batchSize: 5, speedMultiplier: speed, loop: loop)
-        let duration = (samples.last?.timestamp ?? 0) - (samples.first?.timestamp ?? 0)
-        print("repd: replaying \(fixture ?? "the demo workout"): \(samples.count) samples, \(format(duration)) s, at \(format(provider.speedMultiplier))×")
-        let detector = RepDetectionService()
-        let batches = provider.sampleBatches
-        provider.start()
-        for await batch in batches {
-            for event in detector.processBatch(batch) { print(describe(event)) }
+        guard let text = readFile(path) else {
+            throw ConfigError(file: path, line: 0, key: "", reason: "cannot read: \(String(cString: strerror(errno)))")
         }
-        for event in detector.finish() { print(describe(event)) }
-        print("repd: end of data: \(detector.totalReps) reps in \(detector.setNumber) sets")
+        return try DaemonConfiguration.parse(text, file: path)
     }
 
-    private func describe(_ event: WorkoutEvent) -> String {
+    private func readFile(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = fread(&buffer, 1, buffer.count, file)
+            if got == 0 { break }
+            bytes.append(contentsOf: buffer[0..<got])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func describe(_ event: WorkoutEvent) -> String {
         switch event {
-        case .setStarted(let s): "t=\(format(s.timestamp)) s  set \(s.setNumber) started"
+        case .setStarted(let s): "set \(s.setNumber) started (t=\(format(s.timestamp, decimals: 1)) s)"
         case .rep(let r):
-            "t=\(format(r.timestamp)) s  set \(r.setNumber) · rep \(r.repInSet) · total \(r.totalReps) · \(format(r.duration)) s · \(format(r.amplitude)) g"
-        case .setEnded(let s): "t=\(format(s.timestamp)) s  set \(s.setNumber) ended: \(s.repCount) reps"
+            "set \(r.setNumber) · rep \(r.repInSet) · \(format(r.duration, decimals: 1)) s  (total \(r.totalReps), t=\(format(r.timestamp, decimals: 1)) s)"
+        case .setEnded(let s): "set \(s.setNumber) ended: \(s.repCount) reps"
         }
-    }
-
-    private func format(_ value: Double) -> String {
-        let scaled = (value * 10).rounded() / 10
-        return "\(scaled)"
     }
 }

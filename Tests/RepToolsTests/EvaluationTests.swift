@@ -2,6 +2,7 @@ import Foundation
 import MotionCore
 import RepDetection
 import RepTools
+import RepProtocol
 import Testing
 
 private func makeDirectory() -> String {

@@ -1,0 +1,134 @@
+import Logging
+import NIOCore
+import RepProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client connection: splits input into lines (at most 4 KiB each), answers commands, and registers the
+/// client with the hub for events.
+final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let hub: EventHub
+    private let state: DaemonState
+    private let control: PipelineControl
+    private let options: ServerOptions
+    private let logger: Logger
+    private var pending = ByteBuffer()
+    private var id = 0
+    private var accepted = false
+
+    init(hub: EventHub, state: DaemonState, control: PipelineControl, options: ServerOptions, logger: Logger) {
+        self.hub = hub
+        self.state = state
+        self.control = control
+        self.options = options
+        self.logger = logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        guard hub.clientCount < options.maxClients else {
+            logger.warning("refusing a client: \(options.maxClients) clients are connected (socket.max_clients)")
+            var buffer = channel.allocator.buffer(capacity: 64)
+            buffer.writeString(ServerMessage.error("too many clients (\(options.maxClients)); try again later"))
+            context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        peerCredentials(of: channel).whenComplete { result in
+            let handler = loopBound.value
+            let credentials = try? result.get()
+            if let credentials, !handler.options.admits(uid: credentials.uid, gid: credentials.gid) {
+                handler.logger.warning(
+                    "refusing a client: uid \(credentials.uid) gid \(credentials.gid) (pid \(credentials.pid)) is not in socket.allowed_uids/allowed_gids")
+                handler.hub.send(ServerMessage.error("permission denied: uid \(credentials.uid) is not allowed"), to: channel)
+                channel.close(promise: nil)
+                return
+            }
+            handler.id = handler.hub.add(channel)
+            handler.accepted = true
+            if let credentials {
+                handler.logger.info("client \(handler.id) connected: pid \(credentials.pid) uid \(credentials.uid) gid \(credentials.gid)")
+            } else {
+                handler.logger.info("client \(handler.id) connected")
+            }
+            handler.hub.send(
+                ServerMessage.hello(daemonVersion: repdVersion, sensor: handler.state.sensor, subscribed: EventKind.defaults),
+                to: channel)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if accepted {
+            hub.remove(context.channel)
+            logger.info("client \(id) disconnected")
+        }
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var incoming = unwrapInboundIn(data)
+        pending.writeBuffer(&incoming)
+        while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+            let length = newline - pending.readerIndex
+            let line = pending.readBytes(length: length)!
+            pending.moveReaderIndex(forwardBy: 1)
+            guard accepted else { continue }
+            handle(line: line, context: context)
+        }
+        if pending.readableBytes > ClientCommand.maximumLineLength {
+            logger.warning("client \(id) sent a line longer than \(ClientCommand.maximumLineLength) bytes; disconnecting it")
+            hub.send(ServerMessage.error("line longer than \(ClientCommand.maximumLineLength) bytes; closing"), to: context.channel)
+            pending.clear()
+            context.close(promise: nil)
+            return
+        }
+        pending.discardReadBytes()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        logger.debug("client \(id): \(error)")
+        context.close(promise: nil)
+    }
+
+    private func handle(line: [UInt8], context: ChannelHandlerContext) {
+        let command: ClientCommand
+        do {
+            command = try ClientCommand.parse(line: line)
+        } catch {
+            logger.notice("client \(id) sent a bad line: \(error.reason)")
+            hub.send(ServerMessage.error(error.reason), to: context.channel)
+            return
+        }
+        switch command {
+        case .status:
+            hub.send(ServerMessage.status(state.status(clients: hub.clientCount), daemonVersion: repdVersion), to: context.channel)
+        case .subscribe(let kinds):
+            hub.subscribe(context.channel, to: kinds)
+            hub.send(ServerMessage.subscribed(kinds), to: context.channel)
+        case .reset:
+            control.requestReset()
+            logger.info("client \(id) asked for a reset")
+            hub.send(ServerMessage.resetDone(), to: context.channel)
+        case .ping:
+            hub.send(ServerMessage.pong(), to: context.channel)
+        }
+    }
+
+    /// `struct ucred` (pid, uid, gid: three 32-bit fields), which the Glibc module does not export.
+    struct PeerCredentials: Sendable {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
+
+    private func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials> {
+        guard let provider = channel as? SocketOptionProvider else {
+            return channel.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
+        }
+        return provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+    }
+}

@@ -1,0 +1,115 @@
+import Logging
+import MotionCore
+import NIOCore
+import NIOPosix
+import RepDetection
+import RepProtocol
+import ServiceLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds repd's services from a configuration and runs them under one `ServiceGroup` until SIGTERM or SIGINT.
+///
+/// Order: socket server, detection pipeline, sensor. Shutdown runs in reverse: the sensor stops, the pipeline
+/// drains the ring and announces the open set's end, then every client gets `bye` and the socket file goes.
+public enum Daemon {
+    /// What the caller wants beyond the configuration.
+    public struct Options: Sendable {
+        /// Called for every workout event (the terminal printout of `--demo`).
+        public var onEvent: @Sendable (WorkoutEvent) -> Void = { _ in }
+        /// Called for every sensor state change.
+        public var onSensorState: @Sendable (MotionProviderState) -> Void = { _ in }
+        /// Called once the daemon is ready (socket listening, sensor started), with the socket path.
+        public var onReady: @Sendable (String) -> Void = { _ in }
+
+        /// No callbacks.
+        public init() {}
+    }
+
+    /// Runs the daemon; returns after a graceful shutdown, throws when it cannot start.
+    public static func run(configuration: DaemonConfiguration, options: Options = .init(), logger: Logger) async throws {
+        let notifier = SystemdNotifier()
+        let activated = SocketActivation.takeListeningSocket()
+        let socketPath = configuration.socketPath.isEmpty ? DefaultSocketPath.forDaemon() : configuration.socketPath
+
+        let (provider, sensor) = try makeProvider(configuration, logger: logger)
+        let state = DaemonState(sensor: sensor)
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let hub = EventHub(eventLoop: eventLoop, logger: logger)
+        let doorbell = Doorbell()
+        let control = PipelineControl(doorbell: doorbell)
+        let readiness = Readiness(notifier: notifier) { options.onReady(activated != nil ? "(socket passed by systemd)" : socketPath) }
+
+        let ends = SPSCRing<MotionSample>.make(capacity: configuration.ringCapacity)
+        let pump = SamplePump(producer: ends.producer, doorbell: doorbell, logger: logger)
+        let serverOptions = ServerOptions(
+            path: socketPath, mode: configuration.socketMode, group: configuration.socketGroup,
+            maxClients: configuration.maxClients, queueLimitBytes: configuration.clientQueueKiB * 1024,
+            allowedUIDs: configuration.allowedUIDs, allowedGIDs: configuration.allowedGIDs, ownUID: getuid())
+
+        let server = SocketServerService(
+            options: serverOptions, hub: hub, state: state, control: control, readiness: readiness,
+            activatedSocket: activated, logger: logger)
+        let pipeline = DetectionPipelineService(
+            consumer: ends.consumer, doorbell: doorbell, control: control, hub: hub, state: state, notifier: notifier,
+            configuration: configuration.detector, logger: logger, onEvent: options.onEvent)
+        let sensorService = SensorService(
+            provider: provider, pump: pump, hub: hub, state: state, readiness: readiness, logger: logger,
+            onState: options.onSensorState)
+
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "socket"),
+                    .init(service: pipeline, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "pipeline"),
+                    .init(service: sensorService, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "sensor"),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        logger.info("repd \(repdVersion) starting: \(sensor.kind) \(sensor.name)")
+        try await group.run()
+        logger.info("repd stopped")
+    }
+
+    /// The provider the configuration asks for, and how to describe it to clients.
+    static func makeProvider(
+        _ configuration: DaemonConfiguration, logger: Logger
+    ) throws -> (FixtureMotionProvider, ServerMessage.SensorInfo) {
+        switch configuration.provider {
+        case .demo:
+            let samples = WorkoutGenerator.demo.generate().samples
+            let provider = FixtureMotionProvider(
+                samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed, loop: configuration.loop)
+            return (provider, .init(kind: "demo", name: "demo workout", rateHz: rate(samples)))
+        case .fixture:
+            guard !configuration.fixturePath.isEmpty else {
+                throw ConfigError(file: "configuration", line: 0, key: "fixture.path", reason: "the fixture provider needs a file (--fixture FILE.csv)")
+            }
+            let samples: [MotionSample]
+            do { samples = try FixtureFileReader.read(path: configuration.fixturePath) } catch {
+                throw ConfigError(file: "configuration", line: 0, key: "fixture.path", reason: "cannot replay it: \(error)")
+            }
+            let provider = FixtureMotionProvider(
+                samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed, loop: configuration.loop)
+            return (provider, .init(kind: "fixture", name: configuration.fixturePath, rateHz: rate(samples)))
+        case .iio:
+            throw ConfigError(
+                file: "configuration", line: 0, key: "sensor.provider",
+                reason: "the IIO sensor provider is not built yet; run with --demo or --fixture FILE.csv")
+        }
+    }
+
+    /// About 20 ms of samples per batch, as a sensor's FIFO watermark would deliver them.
+    static func batchSize(_ samples: [MotionSample]) -> Int {
+        max(1, Int((rate(samples) * 0.02).rounded()))
+    }
+
+    /// The mean sample rate of a recording, in Hz.
+    static func rate(_ samples: [MotionSample]) -> Double {
+        guard samples.count > 1 else { return 0 }
+        let span = samples[samples.count - 1].timestamp - samples[0].timestamp
+        return span > 0 ? Double(samples.count - 1) / span : 0
+    }
+}

@@ -1,0 +1,51 @@
+import MotionCore
+import RepProtocol
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Counters and facts any part of the daemon may read for `status`, updated without locks where it matters.
+public final class DaemonState: Sendable {
+    /// What the daemon reads from.
+    public let sensor: ServerMessage.SensorInfo
+    let startedAt = ContinuousClock.now
+    let samples = Atomic<Int>(0)
+    let reps = Atomic<Int>(0)
+    let sets = Atomic<Int>(0)
+    let inSet = Atomic<Bool>(false)
+    let resetRequested = Atomic<Bool>(false)
+    private let sensorStateText = Mutex<String>("idle")
+    private let ringStatistics = Mutex<SPSCRingStatistics?>(nil)
+
+    init(sensor: ServerMessage.SensorInfo) { self.sensor = sensor }
+
+    var sensorState: String {
+        get { sensorStateText.withLock { $0 } }
+        set { sensorStateText.withLock { $0 = newValue } }
+    }
+
+    func updateRing(_ statistics: SPSCRingStatistics) { ringStatistics.withLock { $0 = statistics } }
+
+    var uptime: Double {
+        let elapsed = ContinuousClock.now - startedAt
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    func status(clients: Int) -> ServerMessage.Status {
+        let ring = ringStatistics.withLock { $0 }
+        return ServerMessage.Status(
+            uptime: uptime, sensor: sensor, sensorState: sensorState, samples: samples.load(ordering: .relaxed),
+            ringCapacity: ring?.capacity ?? 0, ringDroppedBatches: ring?.droppedBatches ?? 0,
+            ringDroppedSamples: ring?.droppedElements ?? 0, clients: clients, reps: reps.load(ordering: .relaxed),
+            sets: sets.load(ordering: .relaxed), inSet: inSet.load(ordering: .relaxed))
+    }
+}
+
+/// The Unix time now, in seconds (the `wall` field of events).
+func wallClock() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

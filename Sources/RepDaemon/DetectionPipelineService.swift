@@ -1,0 +1,114 @@
+import Logging
+import MotionCore
+import RepDetection
+import RepProtocol
+import ServiceLifecycle
+import Synchronization
+
+/// The consumer's end: drains the ring into the rep detector and publishes every event to the hub. Its loop also
+/// drives the systemd watchdog, so a stuck pipeline gets the daemon restarted. At shutdown it drains what is left
+/// and closes the open set, so the last set is announced.
+final class DetectionPipelineService: Service {
+    private let consumer: SPSCRing<MotionSample>.Consumer
+    private let doorbell: Doorbell
+    private let control: PipelineControl
+    private let hub: EventHub
+    private let state: DaemonState
+    private let notifier: SystemdNotifier
+    private let configuration: RepDetectorConfiguration
+    private let logger: Logger
+    private let onEvent: @Sendable (WorkoutEvent) -> Void
+    private let stopping = Atomic<Bool>(false)
+
+    init(
+        consumer: consuming SPSCRing<MotionSample>.Consumer, doorbell: Doorbell, control: PipelineControl,
+        hub: EventHub, state: DaemonState, notifier: SystemdNotifier, configuration: RepDetectorConfiguration,
+        logger: Logger, onEvent: @escaping @Sendable (WorkoutEvent) -> Void
+    ) {
+        self.consumer = consumer
+        self.doorbell = doorbell
+        self.control = control
+        self.hub = hub
+        self.state = state
+        self.notifier = notifier
+        self.configuration = configuration
+        self.logger = logger
+        self.onEvent = onEvent
+    }
+
+    func run() async throws {
+        let detector = RepDetectionService(configuration: configuration)
+        var batch: [MotionSample] = []
+        batch.reserveCapacity(4096)
+        var iterator = doorbell.stream.makeAsyncIterator()
+        let heartbeat = notifier.watchdogInterval.map { max(0.05, $0 / 3) } ?? 1.0
+        var lastHeartbeat = ContinuousClock.now - .seconds(3600)
+        var lastStatus = ""
+
+        // A ticker wakes the loop at least once per heartbeat, so the watchdog is fed while no samples flow.
+        let ticker = Task { [doorbell] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(heartbeat))
+                doorbell.ringAlways()
+            }
+        }
+        defer { ticker.cancel() }
+
+        await withGracefulShutdownHandler {
+            while !stopping.load(ordering: .acquiring) {
+                let open = await doorbell.wait(&iterator) { !self.consumer.isEmpty || self.control.resetPending }
+                drain(into: &batch, detector: detector)
+                if control.takeReset() {
+                    announce(detector.reset())
+                    record(detector)
+                }
+
+                let now = ContinuousClock.now
+                if now - lastHeartbeat >= .seconds(heartbeat) {
+                    lastHeartbeat = now
+                    if notifier.watchdogInterval != nil { notifier.notify("WATCHDOG=1") }
+                    let status = "STATUS=sensor \(state.sensorState), \(hub.clientCount) clients, \(detector.totalReps) reps"
+                    if status != lastStatus {
+                        notifier.notify(status)
+                        lastStatus = status
+                    }
+                }
+                if !open { break }
+            }
+        } onGracefulShutdown: {
+            self.stopping.store(true, ordering: .releasing)
+            self.doorbell.ringAlways()
+        }
+        drain(into: &batch, detector: detector)
+        announce(detector.finish())
+        record(detector)
+        notifier.notify("STOPPING=1")
+    }
+
+    private func drain(into batch: inout [MotionSample], detector: RepDetectionService) {
+        while true {
+            batch.removeAll(keepingCapacity: true)
+            guard consumer.pop(into: &batch, limit: 4096) > 0 else { break }
+            state.samples.wrappingAdd(batch.count, ordering: .relaxed)
+            if hub.wantsSamples { hub.publish(.samples, ServerMessage.samples(batch)) }
+            announce(detector.processBatch(batch))
+            record(detector)
+        }
+        state.updateRing(consumer.statistics)
+    }
+
+    private func record(_ detector: RepDetectionService) {
+        state.reps.store(detector.totalReps, ordering: .relaxed)
+        state.sets.store(detector.setNumber, ordering: .relaxed)
+        state.inSet.store(detector.inSet, ordering: .relaxed)
+    }
+
+    private func announce(_ events: [WorkoutEvent]) {
+        guard !events.isEmpty else { return }
+        let wall = wallClock()
+        for event in events {
+            hub.publish(ServerMessage.kind(of: event), ServerMessage.event(event, wall: wall))
+            onEvent(event)
+        }
+    }
+}

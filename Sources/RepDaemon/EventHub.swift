@@ -1,0 +1,114 @@
+import Logging
+import NIOCore
+import RepProtocol
+import Synchronization
+
+/// Fans events out to every connected client, on the socket server's event loop.
+///
+/// Each event is encoded once into a buffer that every subscribed client shares. A client's unread output is
+/// bounded by the channel's high water mark (`client_queue_kib`): a write that leaves a client over it disconnects
+/// that client, so one that stops reading never holds memory or delays anyone else.
+final class EventHub: Sendable {
+    struct Client {
+        let id: Int
+        let channel: Channel
+        var subscriptions: Set<EventKind>
+    }
+
+    let eventLoop: EventLoop
+    private let clients: NIOLoopBoundBox<[ObjectIdentifier: Client]>
+    private let count = Atomic<Int>(0)
+    private let samplesSubscribers = Atomic<Int>(0)
+    private let nextID = Atomic<Int>(1)
+    private let logger: Logger
+
+    init(eventLoop: EventLoop, logger: Logger) {
+        self.eventLoop = eventLoop
+        clients = .makeBoxSendingValue([:], eventLoop: eventLoop)
+        self.logger = logger
+    }
+
+    /// Connected clients (a snapshot).
+    var clientCount: Int { count.load(ordering: .relaxed) }
+
+    /// Whether anyone wants raw samples (so the pipeline can skip encoding them).
+    var wantsSamples: Bool { samplesSubscribers.load(ordering: .relaxed) > 0 }
+
+    /// Registers a connected client (on the event loop) and returns its id.
+    func add(_ channel: Channel) -> Int {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        clients.value[ObjectIdentifier(channel)] = Client(id: id, channel: channel, subscriptions: EventKind.defaults)
+        count.wrappingAdd(1, ordering: .relaxed)
+        return id
+    }
+
+    /// Forgets a client (on the event loop).
+    func remove(_ channel: Channel) {
+        if let client = clients.value.removeValue(forKey: ObjectIdentifier(channel)) {
+            count.wrappingSubtract(1, ordering: .relaxed)
+            if client.subscriptions.contains(.samples) { samplesSubscribers.wrappingSubtract(1, ordering: .relaxed) }
+        }
+    }
+
+    /// Changes what a client receives (on the event loop).
+    func subscribe(_ channel: Channel, to kinds: Set<EventKind>) {
+        guard var client = clients.value[ObjectIdentifier(channel)] else { return }
+        let had = client.subscriptions.contains(.samples)
+        client.subscriptions = kinds
+        clients.value[ObjectIdentifier(channel)] = client
+        let has = kinds.contains(.samples)
+        if had != has { samplesSubscribers.wrappingAdd(has ? 1 : -1, ordering: .relaxed) }
+    }
+
+    /// Sends `line` to every client subscribed to `kind`; callable from any thread.
+    func publish(_ kind: EventKind, _ line: String) {
+        if eventLoop.inEventLoop {
+            fanOut(kind, line)
+        } else {
+            eventLoop.execute { self.fanOut(kind, line) }
+        }
+    }
+
+    /// Writes one line to one client and disconnects it if that leaves it over its queue limit (on the loop).
+    func send(_ line: String, to channel: Channel) {
+        var buffer = channel.allocator.buffer(capacity: line.utf8.count)
+        buffer.writeString(line)
+        write(buffer, to: channel)
+    }
+
+    /// Says `bye` to everyone and closes every connection; completes when all are closed.
+    func closeAll(reason: String) -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit {
+            let line = ServerMessage.bye(reason: reason)
+            let closing = self.clients.value.values.map { client -> EventLoopFuture<Void> in
+                var buffer = client.channel.allocator.buffer(capacity: line.utf8.count)
+                buffer.writeString(line)
+                return client.channel.writeAndFlush(buffer).flatMap { client.channel.close() }
+                    .recover { _ in }
+            }
+            return EventLoopFuture.andAllComplete(closing, on: self.eventLoop)
+        }
+    }
+
+    private func fanOut(_ kind: EventKind, _ line: String) {
+        var buffer: ByteBuffer?
+        for client in clients.value.values where client.subscriptions.contains(kind) {
+            if buffer == nil {
+                var encoded = client.channel.allocator.buffer(capacity: line.utf8.count)
+                encoded.writeString(line)
+                buffer = encoded
+            }
+            write(buffer!, to: client.channel)
+        }
+    }
+
+    private func write(_ buffer: ByteBuffer, to channel: Channel) {
+        guard channel.isActive else { return }
+        channel.writeAndFlush(buffer, promise: nil)
+        if !channel.isWritable {
+            let id = clients.value[ObjectIdentifier(channel)]?.id ?? 0
+            logger.warning("client \(id) stopped reading: its queue passed the limit; disconnecting it")
+            channel.close(promise: nil)
+        }
+    }
+}

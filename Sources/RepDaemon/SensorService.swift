@@ -1,0 +1,97 @@
+import Logging
+import MotionCore
+import RepProtocol
+import ServiceLifecycle
+import Synchronization
+
+/// The producer's end of the pipeline, owned by one object so that exactly one thread (the provider's) pushes.
+final class SamplePump: Sendable {
+    let producer: SPSCRing<MotionSample>.Producer
+    let doorbell: Doorbell
+    private let lastDropLog = Mutex<ContinuousClock.Instant?>(nil)
+    private let logger: Logger
+
+    init(producer: consuming SPSCRing<MotionSample>.Producer, doorbell: Doorbell, logger: Logger) {
+        self.producer = producer
+        self.doorbell = doorbell
+        self.logger = logger
+    }
+
+    /// Queues a batch for the detector and wakes it; a batch that does not fit is dropped, counted, and logged at
+    /// most every 10 s.
+    func push(_ batch: [MotionSample]) {
+        if !producer.push(batch) {
+            let now = ContinuousClock.now
+            let shouldLog = lastDropLog.withLock { last -> Bool in
+                guard last.map({ now - $0 >= .seconds(10) }) ?? true else { return false }
+                last = now
+                return true
+            }
+            if shouldLog {
+                let s = producer.statistics
+                logger.warning(
+                    "the detector falls behind: the ring is full and dropped \(s.droppedBatches) batches (\(s.droppedElements) samples) so far")
+            }
+        }
+        doorbell.ring()
+    }
+}
+
+/// Runs the motion provider: its batches go into the ring, its state changes to the clients and the log.
+final class SensorService<Provider: MotionProvider & Sendable>: Service {
+    private let provider: Provider
+    private let pump: SamplePump
+    private let hub: EventHub
+    private let state: DaemonState
+    private let readiness: Readiness
+    private let logger: Logger
+    private let onState: @Sendable (MotionProviderState) -> Void
+
+    init(
+        provider: Provider, pump: SamplePump, hub: EventHub, state: DaemonState, readiness: Readiness, logger: Logger,
+        onState: @escaping @Sendable (MotionProviderState) -> Void = { _ in }
+    ) {
+        self.provider = provider
+        self.pump = pump
+        self.hub = hub
+        self.state = state
+        self.readiness = readiness
+        self.logger = logger
+        self.onState = onState
+    }
+
+    func run() async throws {
+        let samples = provider.samplePublisher.sink { [pump] batch in pump.push(batch) }
+        let states = provider.statePublisher.sink { [hub, state, logger, onState] providerState in
+            state.sensorState = Self.describe(providerState)
+            switch providerState {
+            case .failed(let error): logger.error("sensor: \(error.message)")
+            case .sensorLost(let reason): logger.warning("sensor lost: \(reason)")
+            case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)")
+            default: logger.info("sensor: \(Self.describe(providerState))")
+            }
+            hub.publish(.sensor, ServerMessage.sensor(providerState, wall: wallClock()))
+            onState(providerState)
+        }
+        provider.start()
+        readiness.sensorRunning()
+        try? await gracefulShutdown()
+        provider.stop()
+        samples.cancel()
+        states.cancel()
+        pump.doorbell.ringAlways()
+    }
+
+    static func describe(_ state: MotionProviderState) -> String {
+        switch state {
+        case .idle: "idle"
+        case .running: "connected"
+        case .stopped: "stopped"
+        case .finished: "finished"
+        case .sensorLost: "lost"
+        case .sensorBack: "back"
+        case .polling: "polling"
+        case .failed: "error"
+        }
+    }
+}

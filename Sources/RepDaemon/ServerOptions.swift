@@ -1,0 +1,22 @@
+/// What the socket server needs from the configuration.
+struct ServerOptions: Sendable {
+    var path: String
+    var mode: UInt32
+    var group: String
+    var maxClients: Int
+    var queueLimitBytes: Int
+    var allowedUIDs: [UInt32]
+    var allowedGIDs: [UInt32]
+
+    /// Root, the daemon's own user, and — when allow-lists are set — only the users and groups on them.
+    func admits(uid: UInt32, gid: UInt32) -> Bool {
+        if allowedUIDs.isEmpty && allowedGIDs.isEmpty { return true }
+        if uid == 0 || uid == ownUID { return true }
+        return allowedUIDs.contains(uid) || allowedGIDs.contains(gid)
+    }
+
+    let ownUID: UInt32
+}
+
+/// The daemon's version, in `hello` and `status`.
+public let repdVersion = "0.1.0"

@@ -1,0 +1,132 @@
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the socket could not be served.
+public struct SocketError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the path.
+    public var description: String
+}
+
+/// The Unix stream socket clients connect to: binds it (or takes the one systemd passed), sets its mode and group,
+/// and serves until shutdown, when every client gets `bye` and the socket file is removed.
+final class SocketServerService: Service {
+    private let options: ServerOptions
+    private let hub: EventHub
+    private let state: DaemonState
+    private let control: PipelineControl
+    private let readiness: Readiness
+    private let activatedSocket: Int32?
+    private let logger: Logger
+
+    init(
+        options: ServerOptions, hub: EventHub, state: DaemonState, control: PipelineControl, readiness: Readiness,
+        activatedSocket: Int32?, logger: Logger
+    ) {
+        self.options = options
+        self.hub = hub
+        self.state = state
+        self.control = control
+        self.readiness = readiness
+        self.activatedSocket = activatedSocket
+        self.logger = logger
+    }
+
+    func run() async throws {
+        let bootstrap = ServerBootstrap(group: hub.eventLoop)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .childChannelOption(
+                ChannelOptions.writeBufferWaterMark,
+                value: .init(low: options.queueLimitBytes / 2, high: options.queueLimitBytes))
+            .childChannelInitializer { [hub, state, control, options, logger] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ClientHandler(hub: hub, state: state, control: control, options: options, logger: logger))
+                }
+            }
+
+        let channel: Channel
+        if let activatedSocket {
+            channel = try await bootstrap.withBoundSocket(activatedSocket).get()
+            logger.info("serving the socket passed by systemd (fd \(activatedSocket))")
+        } else {
+            try prepareSocketPath()
+            do {
+                channel = try await bootstrap.bind(unixDomainSocketPath: options.path, cleanupExistingSocketFile: false).get()
+            } catch {
+                throw SocketError(description: "cannot listen on \(options.path): \(error)")
+            }
+            try applyOwnership()
+            logger.info("listening on \(options.path)")
+        }
+        readiness.socketListening()
+
+        try await withGracefulShutdownHandler {
+            try await channel.closeFuture.get()
+        } onGracefulShutdown: { [hub, logger] in
+            logger.info("saying bye to \(hub.clientCount) clients")
+            hub.closeAll(reason: "shutdown").whenComplete { _ in channel.close(promise: nil) }
+        }
+        if activatedSocket == nil { unlink(options.path) }
+    }
+
+    /// Makes the folder, and replaces a stale socket file only after a connect shows nobody listens on it.
+    private func prepareSocketPath() throws {
+        let folder = String(options.path[..<(options.path.lastIndex(of: "/") ?? options.path.startIndex)])
+        if !folder.isEmpty, access(folder, F_OK) != 0 {
+            guard mkdir(folder, 0o755) == 0 || errno == EEXIST else {
+                throw SocketError(description: "cannot create the socket folder \(folder): \(String(cString: strerror(errno)))")
+            }
+        }
+        guard access(options.path, F_OK) == 0 else { return }
+        if Self.someoneListens(on: options.path) {
+            throw SocketError(
+                description: "another repd is already serving \(options.path); stop it first, or give this one --socket PATH")
+        }
+        logger.notice("removing a stale socket file at \(options.path) (nobody listens on it)")
+        guard unlink(options.path) == 0 else {
+            throw SocketError(description: "cannot remove the stale socket \(options.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private func applyOwnership() throws {
+        if !options.group.isEmpty {
+            guard let group = getgrnam(options.group) else {
+                throw SocketError(description: "socket.group '\(options.group)' does not exist on this system")
+            }
+            guard chown(options.path, uid_t(bitPattern: -1), group.pointee.gr_gid) == 0 else {
+                throw SocketError(
+                    description: "cannot give \(options.path) to group '\(options.group)': \(String(cString: strerror(errno)))")
+            }
+        }
+        guard chmod(options.path, mode_t(options.mode)) == 0 else {
+            throw SocketError(description: "cannot set mode \(String(options.mode, radix: 8)) on \(options.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Whether a process accepts connections on the socket at `path`.
+    static func someoneListens(on path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+    }
+}

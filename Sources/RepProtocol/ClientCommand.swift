@@ -1,0 +1,105 @@
+/// Event types a client can subscribe to.
+public enum EventKind: String, Sendable, CaseIterable, Hashable {
+    /// `rep` events.
+    case rep
+    /// `set_start` and `set_end` events.
+    case set
+    /// `sensor` events (connected, lost, back, polling, error, finished).
+    case sensor
+    /// `samples` batches (raw samples, for recording and live plots).
+    case samples
+
+    /// What a new client receives until it subscribes otherwise.
+    public static let defaults: Set<EventKind> = [.rep, .set, .sensor]
+}
+
+/// A command a client sends, one per line.
+public enum ClientCommand: Sendable, Equatable {
+    /// Ask for the daemon's status.
+    case status
+    /// Choose the event types to receive.
+    case subscribe(Set<EventKind>)
+    /// Start a new workout: the open set is closed, counts restart.
+    case reset
+    /// Ask for a `pong` (liveness).
+    case ping
+}
+
+/// Why a client line was refused. The connection stays open unless the line was too long.
+public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong, for the client's `error` reply.
+    public var reason: String
+
+    /// Creates the error.
+    public init(_ reason: String) { self.reason = reason }
+
+    public var description: String { reason }
+}
+
+extension ClientCommand {
+    /// The longest line a client may send, in bytes (without the newline).
+    public static let maximumLineLength = 4096
+
+    /// Parses one line: a JSON object `{"cmd":"status"}`, `{"cmd":"subscribe","events":["rep","set"]}`,
+    /// `{"cmd":"reset"}`, `{"cmd":"ping"}`, or the same as plain words (`status`, `subscribe rep,set`, `reset`,
+    /// `ping`) for people typing into `socat`.
+    public static func parse(line: some Collection<UInt8>) throws(ProtocolError) -> ClientCommand {
+        let bytes = Array(line)
+        guard bytes.count <= maximumLineLength else {
+            throw ProtocolError("line longer than \(maximumLineLength) bytes")
+        }
+        var start = 0
+        var end = bytes.count
+        while start < end, [0x20, 0x09, 0x0D].contains(bytes[start]) { start += 1 }
+        while end > start, [0x20, 0x09, 0x0D].contains(bytes[end - 1]) { end -= 1 }
+        let trimmed = bytes[start..<end]
+        guard let first = trimmed.first else { throw ProtocolError("empty line") }
+        if first == UInt8(ascii: "{") { return try parseJSON(trimmed) }
+        guard let text = String(validating: trimmed, as: UTF8.self) else { throw ProtocolError("the line is not UTF-8") }
+        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        let name = String(words[0])
+        let events = words.dropFirst().joined(separator: ",").split(separator: ",").map(String.init)
+        return try command(named: name, events: name == "subscribe" ? events : nil, extra: name != "subscribe" && words.count > 1)
+    }
+
+    private static func parseJSON(_ bytes: ArraySlice<UInt8>) throws(ProtocolError) -> ClientCommand {
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes) } catch { throw ProtocolError("malformed JSON: \(error)") }
+        guard case .object(let members) = value else { throw ProtocolError("expected a JSON object") }
+        guard let name = members["cmd"]?.stringValue else { throw ProtocolError("missing \"cmd\" (a string)") }
+        var events: [String]?
+        if name == "subscribe" {
+            guard case .array(let items)? = members["events"] else {
+                throw ProtocolError("subscribe needs \"events\": an array of rep, set, sensor, samples")
+            }
+            events = []
+            for item in items {
+                guard let event = item.stringValue else { throw ProtocolError("\"events\" must hold strings") }
+                events!.append(event)
+            }
+        }
+        let unknown = members.keys.filter { $0 != "cmd" && $0 != "events" }.sorted()
+        guard unknown.isEmpty else { throw ProtocolError("unknown field \"\(unknown[0])\"") }
+        return try command(named: name, events: events, extra: false)
+    }
+
+    private static func command(named name: String, events: [String]?, extra: Bool) throws(ProtocolError) -> ClientCommand {
+        guard !extra else { throw ProtocolError("\(name) takes no arguments") }
+        switch name {
+        case "status": return .status
+        case "reset": return .reset
+        case "ping": return .ping
+        case "subscribe":
+            var kinds = Set<EventKind>()
+            for event in events ?? [] {
+                guard let kind = EventKind(rawValue: event) else {
+                    throw ProtocolError("unknown event type \"\(event)\" (rep, set, sensor, samples)")
+                }
+                kinds.insert(kind)
+            }
+            return .subscribe(kinds)
+        default:
+            throw ProtocolError("unknown command \"\(String(name.prefix(64)))\" (status, subscribe, reset, ping)")
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import MotionCore
+import RepDetection
+
+/// The lines the daemon sends: one JSON object per line (protocol v1, see docs/PROTOCOL.md).
+public enum ServerMessage {
+    /// The protocol version in `hello`.
+    public static let protocolVersion = 1
+
+    /// What the daemon reads from.
+    public struct SensorInfo: Sendable, Equatable {
+        /// `iio`, `fixture` or `demo`.
+        public var kind: String
+        /// Device name, file or "demo".
+        public var name: String
+        /// Sample rate in Hz (0 when unknown).
+        public var rateHz: Double
+
+        /// Creates the description.
+        public init(kind: String, name: String, rateHz: Double) {
+            self.kind = kind
+            self.name = name
+            self.rateHz = rateHz
+        }
+
+        var json: JSONWriter.Value {
+            .object([("kind", .string(kind)), ("name", .string(name)), ("rate_hz", .number(rateHz))])
+        }
+    }
+
+    /// Sent once on connect.
+    public static func hello(daemonVersion: String, sensor: SensorInfo, subscribed: Set<EventKind>) -> String {
+        line([
+            ("type", .string("hello")), ("protocol", .integer(protocolVersion)), ("version", .string(daemonVersion)),
+            ("sensor", sensor.json), ("rate_hz", .number(sensor.rateHz)),
+            ("subscribed", .array(subscribed.map(\.rawValue).sorted().map { .string($0) })),
+        ])
+    }
+
+    /// A workout event; `wall` is the Unix time (seconds) at which the daemon published it.
+    public static func event(_ event: WorkoutEvent, wall: Double) -> String {
+        switch event {
+        case .rep(let r):
+            line([
+                ("type", .string("rep")), ("set", .integer(r.setNumber)), ("rep", .integer(r.repInSet)),
+                ("total", .integer(r.totalReps)), ("t", .number(r.timestamp)), ("wall", .number(wall)),
+                ("duration", .number(r.duration)), ("amplitude", .number(r.amplitude)),
+            ])
+        case .setStarted(let s):
+            line([("type", .string("set_start")), ("set", .integer(s.setNumber)), ("t", .number(s.timestamp)), ("wall", .number(wall))])
+        case .setEnded(let s):
+            line([
+                ("type", .string("set_end")), ("set", .integer(s.setNumber)), ("reps", .integer(s.repCount)),
+                ("t", .number(s.timestamp)), ("wall", .number(wall)),
+            ])
+        }
+    }
+
+    /// The event type a workout event belongs to.
+    public static func kind(of event: WorkoutEvent) -> EventKind {
+        if case .rep = event { return .rep }
+        return .set
+    }
+
+    /// A change of the sensor's state.
+    public static func sensor(_ state: MotionProviderState, wall: Double) -> String {
+        var members: [(String, JSONWriter.Value)] = [("type", .string("sensor"))]
+        switch state {
+        case .idle: members.append(("state", .string("idle")))
+        case .running: members.append(("state", .string("connected")))
+        case .stopped: members.append(("state", .string("stopped")))
+        case .finished: members.append(("state", .string("finished")))
+        case .sensorLost(let reason): members += [("state", .string("lost")), ("message", .string(reason))]
+        case .sensorBack: members.append(("state", .string("back")))
+        case .polling(let reason): members += [("state", .string("polling")), ("message", .string(reason))]
+        case .failed(let error):
+            members += [("state", .string("error")), ("kind", .string(error.kind.rawValue)), ("message", .string(error.message))]
+        }
+        members.append(("wall", .number(wall)))
+        return line(members)
+    }
+
+    /// A batch of raw samples: `[[t, ax, ay, az], ...]`.
+    public static func samples(_ batch: [MotionSample]) -> String {
+        var out = "{\"type\":\"samples\",\"samples\":["
+        for (index, s) in batch.enumerated() {
+            if index > 0 { out += "," }
+            out += "[\(JSONWriter.numberText(s.timestamp)),\(JSONWriter.numberText(s.ax)),"
+            out += "\(JSONWriter.numberText(s.ay)),\(JSONWriter.numberText(s.az))]"
+        }
+        return out + "]}\n"
+    }
+
+    /// The reply to `status`.
+    public struct Status: Sendable, Equatable {
+        public var uptime: Double
+        public var sensor: SensorInfo
+        public var sensorState: String
+        public var samples: Int
+        public var ringCapacity: Int
+        public var ringDroppedBatches: Int
+        public var ringDroppedSamples: Int
+        public var clients: Int
+        public var reps: Int
+        public var sets: Int
+        public var inSet: Bool
+
+        public init(
+            uptime: Double, sensor: SensorInfo, sensorState: String, samples: Int, ringCapacity: Int,
+            ringDroppedBatches: Int, ringDroppedSamples: Int, clients: Int, reps: Int, sets: Int, inSet: Bool
+        ) {
+            self.uptime = uptime
+            self.sensor = sensor
+            self.sensorState = sensorState
+            self.samples = samples
+            self.ringCapacity = ringCapacity
+            self.ringDroppedBatches = ringDroppedBatches
+            self.ringDroppedSamples = ringDroppedSamples
+            self.clients = clients
+            self.reps = reps
+            self.sets = sets
+            self.inSet = inSet
+        }
+    }
+
+    /// The reply to `status`.
+    public static func status(_ s: Status, daemonVersion: String) -> String {
+        line([
+            ("type", .string("status")), ("version", .string(daemonVersion)), ("uptime_s", .number(s.uptime)),
+            ("sensor", s.sensor.json), ("sensor_state", .string(s.sensorState)), ("samples", .integer(s.samples)),
+            ("ring", .object([
+                ("capacity", .integer(s.ringCapacity)), ("dropped_batches", .integer(s.ringDroppedBatches)),
+                ("dropped_samples", .integer(s.ringDroppedSamples)),
+            ])),
+            ("clients", .integer(s.clients)), ("reps", .integer(s.reps)), ("sets", .integer(s.sets)),
+            ("in_set", .bool(s.inSet)),
+        ])
+    }
+
+    /// The reply to `subscribe`.
+    public static func subscribed(_ kinds: Set<EventKind>) -> String {
+        line([("type", .string("subscribed")), ("events", .array(kinds.map(\.rawValue).sorted().map { .string($0) }))])
+    }
+
+    /// The reply to `reset`.
+    public static func resetDone() -> String { line([("type", .string("reset")), ("ok", .bool(true))]) }
+
+    /// The reply to `ping`.
+    public static func pong() -> String { line([("type", .string("pong"))]) }
+
+    /// A refused line.
+    public static func error(_ message: String) -> String { line([("type", .string("error")), ("message", .string(message))]) }
+
+    /// Sent to every client when the daemon stops.
+    public static func bye(reason: String) -> String { line([("type", .string("bye")), ("reason", .string(reason))]) }
+
+    private static func line(_ members: [(String, JSONWriter.Value)]) -> String {
+        JSONWriter.Value.object(members).text + "\n"
+    }
+}
