@@ -1,0 +1,212 @@
+import Foundation
+import MotionCore
+import RepDetection
+import RepProtocol
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A generated workout fixture with a still lead-in, and the rep events the detector finds in it.
+struct WorkoutFixture {
+    let path: String
+    let reps: [RepEvent]
+    let samples: [MotionSample]
+
+    init(directory: String, repsPerSet: [Int] = [5, 6, 7], rest: Double = 12, lead: Double = 40, rate: Double = 50) throws {
+        var generator = WorkoutGenerator()
+        generator.repsPerSet = repsPerSet
+        generator.sets = repsPerSet.count
+        generator.restSeconds = rest
+        generator.leadSeconds = lead
+        generator.sampleRate = rate
+        samples = generator.generate().samples
+        path = directory + "/workout.csv"
+        try FixtureFileWriter.write(samples, to: path)
+        let service = RepDetectionService()
+        var events = service.processBatch(samples)
+        events += service.finish()
+        reps = events.compactMap { if case .rep(let r) = $0 { r } else { nil } }
+    }
+}
+
+@Suite("repd end to end", .serialized)
+struct DaemonEndToEndTests {
+    @Test("several clients each receive every rep, in order, with the right counts")
+    func severalClients() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir)
+        #expect(fixture.reps.count == 18)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--quiet"])
+        #expect(eventually { access(socketPath, F_OK) == 0 })
+        let clients = (0..<3).compactMap { _ in LineClient(path: socketPath) }
+        #expect(clients.count == 3)
+        for client in clients {
+            let hello = client.nextMessage()
+            #expect(hello?["type"]?.stringValue == "hello")
+            #expect(hello?["protocol"]?.int == 1)
+            #expect(hello?["sensor"]?["kind"]?.stringValue == "fixture")
+        }
+        for (index, client) in clients.enumerated() {
+            var received: [JSONValue] = []
+            while received.count < fixture.reps.count, let rep = client.next(type: "rep", timeout: 15) { received.append(rep) }
+            #expect(received.count == fixture.reps.count, "client \(index)")
+            for (message, expected) in zip(received, fixture.reps) {
+                #expect(message["set"]?.int == expected.setNumber)
+                #expect(message["rep"]?.int == expected.repInSet)
+                #expect(message["total"]?.int == expected.totalReps)
+                #expect(message["t"]?.double == expected.timestamp)
+            }
+        }
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("a client that never reads is disconnected while the others keep receiving on time")
+    func stalledClient() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [8, 8], rest: 15, lead: 30, rate: 200)
+        let config = dir + "/repd.toml"
+        try "[socket]\nclient_queue_kib = 16\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", config, "--fixture", fixture.path, "--speed", "10", "--socket", socketPath, "--quiet",
+        ])
+        #expect(eventually { access(socketPath, F_OK) == 0 })
+        // Shrink the stalled client's kernel receive buffer so its queue fills quickly.
+        let stalled = try #require(LineClient(path: socketPath))
+        var small: Int32 = 4096
+        setsockopt(stalled.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        stalled.send("subscribe rep,set,sensor,samples\n")
+        let healthy = try #require(LineClient(path: socketPath))
+
+        var reps: [(JSONValue, Double)] = []
+        while reps.count < fixture.reps.count, let rep = healthy.next(type: "rep", timeout: 20) {
+            reps.append((rep, Date().timeIntervalSince1970))
+        }
+        #expect(reps.count == fixture.reps.count)
+        // "On time": each rep reached the healthy client within 0.5 s of the daemon publishing it.
+        let lags = reps.map { $0.1 - ($0.0["wall"]?.double ?? 0) }
+        #expect(lags.allSatisfy { $0 < 0.5 }, "lags \(lags)")
+        #expect(daemon.standardError.contains("stopped reading"))
+        // The stalled client finds its connection closed once it reads what was queued.
+        var closed = false
+        for _ in 0..<100_000 {
+            if stalled.nextLine(timeout: 2) == nil { closed = true; break }
+        }
+        #expect(closed)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("garbage, unknown commands and oversized lines get error replies; status answers; others never notice")
+    func badInput() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
+        #expect(eventually { access(socketPath, F_OK) == 0 })
+        let client = try #require(LineClient(path: socketPath))
+        let bystander = try #require(LineClient(path: socketPath))
+        #expect(client.next(type: "hello") != nil)
+        #expect(bystander.next(type: "hello") != nil)
+
+        client.send("hello?\n")
+        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("unknown command") == true)
+        client.send("{\"cmd\":\"status\",\"extra\":1}\n")
+        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("unknown field") == true)
+        client.send("{\"cmd\":\n")
+        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("malformed JSON") == true)
+        client.send(String(decoding: [0xFF, 0xFE, 0x00, 0x41, 0x0A], as: UTF8.self))
+        #expect(client.next(type: "error") != nil)
+
+        client.send("{\"cmd\":\"status\"}\n")
+        let status = try #require(client.next(type: "status"))
+        #expect(status["clients"]?.int == 2)
+        #expect(status["ring"]?["capacity"]?.int == 16384)
+        #expect(status["sensor"]?["kind"]?.stringValue == "demo")
+        #expect((status["uptime_s"]?.double ?? -1) >= 0)
+
+        client.send("subscribe rep,set\n")
+        #expect(client.next(type: "subscribed")?["events"] == .array([.string("rep"), .string("set")]))
+        client.send("subscribe reps\n")
+        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("unknown event type") == true)
+
+        client.send(String(repeating: "x", count: 5000))
+        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("longer than 4096") == true)
+        #expect(client.nextLine(timeout: 5) == nil, "the connection closes after an oversized line")
+
+        bystander.send("ping\n")
+        #expect(bystander.next(type: "pong") != nil)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("SIGTERM during a set: the set is closed and announced, clients get bye, the socket goes, exit 0")
+    func sigtermDuringSet() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [30], rest: 10, lead: 4)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--fixture", fixture.path, "--speed", "4", "--socket", socketPath])
+        #expect(eventually { access(socketPath, F_OK) == 0 })
+        let client = try #require(LineClient(path: socketPath))
+        var reps = 0
+        while reps < 4, client.next(type: "rep", timeout: 20) != nil { reps += 1 }
+        #expect(reps == 4)
+        daemon.signal(SIGTERM)
+        var sawSetEnd = false
+        var sawBye = false
+        while let message = client.nextMessage(timeout: 10) {
+            if message["type"]?.stringValue == "set_end" { sawSetEnd = true }
+            if message["type"]?.stringValue == "bye" { sawBye = true }
+        }
+        #expect(sawSetEnd)
+        #expect(sawBye)
+        #expect(daemon.waitForExit() == 0)
+        #expect(access(socketPath, F_OK) != 0, "the socket file is removed")
+        #expect(daemon.standardOutput.contains("ended"), "the terminal printout announces the set's end too")
+    }
+
+    @Test("a live socket blocks a second instance; a stale socket file is replaced")
+    func secondInstance() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        // A stale socket: bound, then abandoned without unlink.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(socketPath.utf8))
+            raw[socketPath.utf8.count] = 0
+        }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        close(stale)
+        #expect(access(socketPath, F_OK) == 0)
+
+        let first = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
+        #expect(eventually { LineClient(path: socketPath) != nil }, "the stale file was replaced and the socket serves")
+        let second = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
+        #expect(second.waitForExit() == 1)
+        #expect(second.standardError.contains("another repd is already serving \(socketPath)"))
+        #expect(first.process.isRunning)
+        let client = try #require(LineClient(path: socketPath))
+        #expect(client.next(type: "hello") != nil)
+        first.signal(SIGINT)
+        #expect(first.waitForExit() == 0)
+    }
+
+    @Test("a broken configuration exits 78 naming the key and line")
+    func brokenConfiguration() throws {
+        let dir = scratchDirectory()
+        let config = dir + "/repd.toml"
+        try "[sensor]\nprovider = \"demo\"\n\n[socket]\nmax_clients = 0\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--config", config, "--check-config"])
+        #expect(daemon.waitForExit() == 78)
+        #expect(daemon.standardError.contains("\(config):5: socket.max_clients: 0 is not in 1…100000"))
+        let good = try DaemonProcess(arguments: ["--config", productsDirectory + "/../../../config/repd.toml", "--check-config"])
+        #expect(good.waitForExit() == 0)
+    }
+}

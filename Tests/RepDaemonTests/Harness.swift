@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+import RepProtocol
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The folder holding the built executables (the test bundle sits next to them).
+let productsDirectory: String = {
+    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    return (exe as NSString).deletingLastPathComponent
+}()
+
+/// A fresh folder for one test.
+func scratchDirectory() -> String {
+    let path = "/tmp/repd-t-" + String(UUID().uuidString.prefix(8))
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Waits for `condition` to hold, checking every 10 ms, for at most `timeout` seconds.
+func eventually(timeout: Double = 15, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+/// Bytes collected from a pipe on another thread.
+final class CapturedOutput: Sendable {
+    private let data = Mutex<Data>(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// A repd (or other) process started for a test, with its output captured.
+final class DaemonProcess {
+    let process = Process()
+    private let outputPipe = Pipe()
+    private let errorPipe = Pipe()
+    private let output = CapturedOutput()
+    private let errors = CapturedOutput()
+
+    init(executable: String = productsDirectory + "/repd", arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "JOURNAL_STREAM"] {
+            env.removeValue(forKey: key)
+        }
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        outputPipe.fileHandleForReading.readabilityHandler = { [output] handle in output.append(handle.availableData) }
+        errorPipe.fileHandleForReading.readabilityHandler = { [errors] handle in errors.append(handle.availableData) }
+        try process.run()
+    }
+
+    var standardOutput: String { output.text }
+    var standardError: String { errors.text }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the process to exit and returns its status (nil on timeout, after which it is killed).
+    func waitForExit(timeout: Double = 15) -> Int32? {
+        let exited = eventually(timeout: timeout) { !process.isRunning }
+        if !exited {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        outputPipe.fileHandleForReading.readabilityHandler = nil
+        errorPipe.fileHandleForReading.readabilityHandler = nil
+    }
+}
+
+/// A blocking Unix-socket client that reads JSON lines with deadlines.
+final class LineClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init?(path: String) {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 {
+            close(fd)
+            return nil
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            sent += n
+        }
+    }
+
+    /// The next line as a JSON object, or nil at EOF or after `timeout` seconds.
+    func nextLine(timeout: Double = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return nil }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32(remaining * 1000) + 1) > 0 else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { return nil }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// The next message as parsed JSON.
+    func nextMessage(timeout: Double = 10) -> JSONValue? {
+        guard let line = nextLine(timeout: timeout) else { return nil }
+        return try? JSONParser.parse(line)
+    }
+
+    /// Messages until one of `type` arrives (returned), skipping others; nil on timeout/EOF.
+    func next(type: String, timeout: Double = 10) -> JSONValue? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while let message = nextMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
+            if message["type"]?.stringValue == type { return message }
+        }
+        return nil
+    }
+}
+
+extension JSONValue {
+    var int: Int? {
+        if case .number(let d) = self { return Int(exactly: d) }
+        return nil
+    }
+    var double: Double? {
+        if case .number(let d) = self { return d }
+        return nil
+    }
+}
