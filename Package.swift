@@ -36,7 +36,7 @@ let package = Package(
         .target(
             name: "RepDaemon",
             dependencies: [
-                "MotionCore", "RepDetection", "RepProtocol",
+                "MotionCore", "RepDetection", "RepProtocol", "LinuxIIO",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -44,6 +44,14 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        .target(
+            name: "LinuxIIO",
+            dependencies: [
+                "MotionCore", "CUdev", "CLinuxShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .target(name: "CLinuxShims"),
         .systemLibrary(
             name: "CUdev",
             pkgConfig: "libudev",
@@ -60,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "repctl",
             dependencies: [
-                "MotionCore", "RepDetection", "RepTools", "RepProtocol",
+                "MotionCore", "RepDetection", "RepTools", "RepProtocol", "LinuxIIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

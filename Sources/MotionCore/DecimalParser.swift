@@ -93,3 +93,16 @@ enum DecimalParser {
         }
     }
 }
+
+/// Parses a decimal number the way sysfs and CSV files print them ("3.000000033", "-2", "1e-3"), independent of
+/// the locale. Returns nil for anything else, including NaN and infinity. Leading and trailing white space is allowed.
+public func parseDecimal(_ text: some StringProtocol) -> Double? {
+    var s = Substring(text)
+    while let first = s.first, first == " " || first == "\t" || first == "\n" || first == "\r" { s.removeFirst() }
+    while let last = s.last, last == " " || last == "\t" || last == "\n" || last == "\r" { s.removeLast() }
+    guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }) else { return nil }
+    var copy = String(s)
+    let value = copy.withUTF8 { DecimalParser.parse(UnsafeRawBufferPointer($0)) }
+    guard let value, value.isFinite else { return nil }
+    return value
+}

@@ -1,3 +1,4 @@
+import LinuxIIO
 import Logging
 import MotionCore
 import NIOCore
@@ -44,6 +45,9 @@ public enum Daemon {
 
         let ends = SPSCRing<MotionSample>.make(capacity: configuration.ringCapacity)
         let pump = SamplePump(producer: ends.producer, doorbell: doorbell, logger: logger)
+        if let iio = provider as? LinuxIIOMotionProvider {
+            iio.directSink = { [pump] batch in pump.push(batch) }  // zero-copy from the reader thread into the ring
+        }
         let serverOptions = ServerOptions(
             path: socketPath, mode: configuration.socketMode, group: configuration.socketGroup,
             maxClients: configuration.maxClients, queueLimitBytes: configuration.clientQueueKiB * 1024,
@@ -76,7 +80,7 @@ public enum Daemon {
     /// The provider the configuration asks for, and how to describe it to clients.
     static func makeProvider(
         _ configuration: DaemonConfiguration, logger: Logger
-    ) throws -> (FixtureMotionProvider, ServerMessage.SensorInfo) {
+    ) throws -> (any MotionProvider & Sendable, ServerMessage.SensorInfo) {
         switch configuration.provider {
         case .demo:
             let samples = WorkoutGenerator.demo.generate().samples
@@ -95,9 +99,14 @@ public enum Daemon {
                 samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed, loop: configuration.loop)
             return (provider, .init(kind: "fixture", name: configuration.fixturePath, rateHz: rate(samples)))
         case .iio:
-            throw ConfigError(
-                file: "configuration", line: 0, key: "sensor.provider",
-                reason: "the IIO sensor provider is not built yet; run with --demo or --fixture FILE.csv")
+            var options = LinuxIIOMotionProvider.Options()
+            options.device = configuration.device
+            options.rate = configuration.rateHz
+            options.trigger = configuration.trigger.isEmpty ? nil : configuration.trigger
+            options.forcePolling = configuration.forcePolling
+            let provider = LinuxIIOMotionProvider(options: options)
+            let name = configuration.device.isEmpty ? "first accelerometer" : configuration.device
+            return (provider, .init(kind: "iio", name: name, rateHz: configuration.rateHz))
         }
     }
 

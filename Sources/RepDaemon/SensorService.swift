@@ -20,6 +20,11 @@ final class SamplePump: Sendable {
     /// Queues a batch for the detector and wakes it; a batch that does not fit is dropped, counted, and logged at
     /// most every 10 s.
     func push(_ batch: [MotionSample]) {
+        batch.withUnsafeBufferPointer { push($0) }
+    }
+
+    /// The same without copying (the IIO reader's direct path).
+    func push(_ batch: UnsafeBufferPointer<MotionSample>) {
         if !producer.push(batch) {
             let now = ContinuousClock.now
             let shouldLog = lastDropLog.withLock { last -> Bool in
@@ -38,8 +43,8 @@ final class SamplePump: Sendable {
 }
 
 /// Runs the motion provider: its batches go into the ring, its state changes to the clients and the log.
-final class SensorService<Provider: MotionProvider & Sendable>: Service {
-    private let provider: Provider
+final class SensorService: Service {
+    private let provider: any MotionProvider & Sendable
     private let pump: SamplePump
     private let hub: EventHub
     private let state: DaemonState
@@ -48,7 +53,7 @@ final class SensorService<Provider: MotionProvider & Sendable>: Service {
     private let onState: @Sendable (MotionProviderState) -> Void
 
     init(
-        provider: Provider, pump: SamplePump, hub: EventHub, state: DaemonState, readiness: Readiness, logger: Logger,
+        provider: any MotionProvider & Sendable, pump: SamplePump, hub: EventHub, state: DaemonState, readiness: Readiness, logger: Logger,
         onState: @escaping @Sendable (MotionProviderState) -> Void = { _ in }
     ) {
         self.provider = provider

@@ -1,0 +1,160 @@
+import CUdev
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds IIO devices with libudev (subsystem `iio`) and reads what repd needs from sysfs. Works with udevd (udev
+/// properties such as `ACCEL_MOUNT_MATRIX`) and without it (devices not initialized: sysfs only).
+public enum IIODeviceScanner {
+    /// Every IIO device with a device node (triggers have none), accelerometers or not, sorted by sysname.
+    public static func scan() throws(IIOError) -> [IIODevice] {
+        guard let udev = udev_new() else { throw IIOError(.io, path: "", "libudev: udev_new failed") }
+        defer { udev_unref(udev) }
+        guard let enumerate = udev_enumerate_new(udev) else { throw IIOError(.io, path: "", "libudev: udev_enumerate_new failed") }
+        defer { udev_enumerate_unref(enumerate) }
+        udev_enumerate_add_match_subsystem(enumerate, "iio")
+        udev_enumerate_scan_devices(enumerate)
+
+        var devices: [OpaquePointer] = []
+        var triggers: [(sysname: String, name: String)] = []
+        var entry = udev_enumerate_get_list_entry(enumerate)
+        while let current = entry {
+            if let syspath = udev_list_entry_get_name(current), let device = udev_device_new_from_syspath(udev, syspath) {
+                let sysname = udev_device_get_sysname(device).map { String(cString: $0) } ?? ""
+                if udev_device_get_devnode(device) != nil {
+                    devices.append(device)
+                } else {
+                    if sysname.hasPrefix("trigger"), let name = Sysfs.readIfPresent(String(cString: syspath) + "/name") {
+                        triggers.append((sysname, name.trimmingWhitespace()))
+                    }
+                    udev_device_unref(device)
+                }
+            }
+            entry = udev_list_entry_get_next(current)
+        }
+        defer { devices.forEach { udev_device_unref($0) } }
+        var result: [IIODevice] = []
+        for device in devices {
+            result.append(describe(device, triggers: triggers.map(\.name)))
+        }
+        return result.sorted { $0.sysname.localizedStandardLess($1.sysname) }
+    }
+
+    /// The accelerometers among the IIO devices.
+    public static func accelerometers() throws(IIOError) -> [IIODevice] {
+        try scan().filter(\.isAccelerometer)
+    }
+
+    /// The accelerometer `query` names (name, label, sysname, syspath or devnode), or the first one when `query`
+    /// is empty. The error lists what was found.
+    public static func choose(_ query: String) throws(IIOError) -> IIODevice {
+        let all = try scan()
+        let accelerometers = all.filter(\.isAccelerometer)
+        if query.isEmpty {
+            guard let first = accelerometers.first else {
+                throw IIOError(.notFound, path: "/sys/bus/iio/devices", "no IIO accelerometer found; " + listing(all))
+            }
+            return first
+        }
+        if let match = accelerometers.first(where: { $0.matches(query) }) { return match }
+        if let other = all.first(where: { $0.matches(query) }) {
+            throw IIOError(.unsupported, path: other.syspath, "'\(query)' is not an accelerometer (no in_accel_x/y/z channels)")
+        }
+        throw IIOError(.notFound, path: "/sys/bus/iio/devices", "no IIO accelerometer matches '\(query)'; " + listing(all))
+    }
+
+    static func listing(_ devices: [IIODevice]) -> String {
+        if devices.isEmpty { return "no IIO devices at all (is the driver loaded? is /sys mounted?)" }
+        return "found: " + devices.map { "\($0.sysname) '\($0.name)' (\($0.isAccelerometer ? "accelerometer" : "not an accelerometer"))" }
+            .joined(separator: ", ")
+    }
+
+    private static func describe(_ device: OpaquePointer, triggers: [String]) -> IIODevice {
+        let syspath = udev_device_get_syspath(device).map { String(cString: $0) } ?? ""
+        let sysname = udev_device_get_sysname(device).map { String(cString: $0) } ?? ""
+        let devnode = udev_device_get_devnode(device).map { String(cString: $0) }
+        func attribute(_ name: String) -> String? { Sysfs.readIfPresent(syspath + "/" + name)?.trimmingWhitespace() }
+        let name = attribute("name") ?? sysname
+        let bufferDirectory = Sysfs.exists(syspath + "/buffer0/enable") ? "buffer0" : (Sysfs.exists(syspath + "/buffer/enable") ? "buffer" : nil)
+        let scanDirectory = hasTypeFiles(syspath + "/buffer0") ? "buffer0" : (hasTypeFiles(syspath + "/scan_elements") ? "scan_elements" : nil)
+        var channels: [ScanChannel] = []
+        if let scanDirectory {
+            for file in listDirectory(syspath + "/" + scanDirectory) where file.hasPrefix("in_") && file.hasSuffix("_type") {
+                let channel = String(file.dropFirst(3).dropLast(5))
+                guard let typeText = attribute(scanDirectory + "/" + file), let type = try? ScanType.parse(typeText),
+                    let indexText = attribute(scanDirectory + "/in_\(channel)_index"), let index = Int(indexText)
+                else { continue }
+                channels.append(ScanChannel(name: channel, index: index, type: type))
+            }
+        }
+        channels.sort { $0.index < $1.index }
+        let axes = ["x", "y", "z"]
+        let scale = axes.map { axis in
+            (attribute("in_accel_\(axis)_scale") ?? attribute("in_accel_scale")).flatMap { parseDecimalValue($0) } ?? 0
+        }
+        let offset = axes.map { axis in
+            (attribute("in_accel_\(axis)_offset") ?? attribute("in_accel_offset")).flatMap { parseDecimalValue($0) } ?? 0
+        }
+        var matrix: [[Double]]?
+        var matrixSource: String?
+        if let property = udev_device_get_property_value(device, "ACCEL_MOUNT_MATRIX").map({ String(cString: $0) }),
+            let parsed = try? SysfsValue.mountMatrix(property, path: "udev ACCEL_MOUNT_MATRIX")
+        {
+            matrix = parsed
+            matrixSource = "udev ACCEL_MOUNT_MATRIX"
+        } else {
+            for file in ["in_accel_mount_matrix", "mount_matrix", "in_mount_matrix"] {
+                if let text = attribute(file), let parsed = try? SysfsValue.mountMatrix(text, path: syspath + "/" + file) {
+                    matrix = parsed
+                    matrixSource = file
+                    break
+                }
+            }
+        }
+        let frequencyAttribute = ["sampling_frequency", "in_accel_sampling_frequency"].first { Sysfs.exists(syspath + "/" + $0) }
+        let available = frequencyAttribute.flatMap { attribute($0 + "_available") }
+            .flatMap { try? SysfsValue.availableValues($0, path: "") } ?? []
+        let number = sysname.split(separator: "e").last.flatMap { Int($0) } ?? 0
+        let own = triggers.filter { $0 == "\(name)-dev\(number)" || $0 == "\(name)-trigger" }
+        return IIODevice(
+            syspath: syspath, sysname: sysname, devnode: devnode, name: name, label: attribute("label"),
+            udevInitialized: udev_device_get_is_initialized(device) != 0, bufferDirectory: bufferDirectory,
+            scanElementsDirectory: scanDirectory, scanChannels: channels,
+            hasRawAccel: axes.allSatisfy { Sysfs.exists(syspath + "/in_accel_\($0)_raw") }, scale: scale, offset: offset,
+            mountMatrix: matrix, mountMatrixSource: matrixSource, frequencyAttribute: frequencyAttribute,
+            samplingFrequency: frequencyAttribute.flatMap { attribute($0) }.flatMap { parseDecimalValue($0) },
+            availableFrequencies: available, currentTrigger: attribute("trigger/current_trigger"), ownTriggers: own)
+    }
+
+    private static func parseDecimalValue(_ text: String) -> Double? { try? SysfsValue.number(text, path: "") }
+
+    private static func hasTypeFiles(_ directory: String) -> Bool {
+        listDirectory(directory).contains { $0.hasPrefix("in_") && $0.hasSuffix("_type") }
+    }
+
+    static func listDirectory(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}
+
+extension String {
+    /// Orders `iio:device2` before `iio:device10`.
+    func localizedStandardLess(_ other: String) -> Bool {
+        let a = self.split(whereSeparator: { $0.isNumber }).joined()
+        let b = other.split(whereSeparator: { $0.isNumber }).joined()
+        if a != b { return self < other }
+        let na = Int(self.filter(\.isNumber)) ?? 0
+        let nb = Int(other.filter(\.isNumber)) ?? 0
+        return na < nb
+    }
+}
