@@ -114,6 +114,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     }
 
     private func run(stop: StopSignal) {
+        let monitor = UdevMonitor()
         var lost = false
         var reportedMissing = false
         while !stop.fired {
@@ -123,7 +124,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                 if lost { reconnectCount.wrappingAdd(1, ordering: .relaxed) }
                 let outcome: Outcome
                 if found.hasBufferedAccel, found.bufferDirectory != nil, !options.forcePolling {
-                    let buffered = try runBuffered(found, stop: stop, back: lost)
+                    let buffered = try runBuffered(found, stop: stop, monitor: monitor, back: lost)
                     if case .noData = buffered {
                         outcome = try runPolling(found, stop: stop, reason: "the buffer delivered nothing within \(options.deliveryDeadline) s")
                     } else {
@@ -164,8 +165,17 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     reportedMissing = true
                 }
             }
-            if wait(stop, seconds: options.rescanInterval) { return }
+            if wait(stop, monitor: monitor, seconds: options.rescanInterval) { return }
         }
+    }
+
+    /// Waits up to `seconds`, or less when udev reports an added IIO device; true when stopped.
+    private func wait(_ stop: StopSignal, monitor: UdevMonitor?, seconds: Double) -> Bool {
+        guard let monitor else { return wait(stop, seconds: seconds) }
+        var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: monitor.fd, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, 2, Int32(seconds * 1000))
+        if fds[1].revents != 0 { _ = monitor.drain() }
+        return fds[0].revents != 0
     }
 
     /// Waits up to `seconds`; true when stopped.
@@ -174,7 +184,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         return poll(&pfd, 1, Int32(seconds * 1000)) > 0
     }
 
-    private func runBuffered(_ found: IIODevice, stop: StopSignal, back: Bool) throws(IIOError) -> Outcome {
+    private func runBuffered(_ found: IIODevice, stop: StopSignal, monitor: UdevMonitor?, back: Bool) throws(IIOError) -> Outcome {
         let session = IIOCaptureSession(device: found)
         defer { session.restore() }
         try session.configure(rate: options.rate, trigger: options.trigger, latency: options.latency)
@@ -196,13 +206,22 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         batch.reserveCapacity(1024)
         var gotData = false
         let started = realtimeNow()
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: monitor?.fd ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, 2, 250)
+            for index in fds.indices { fds[index].revents = 0 }
+            let ready = poll(&fds, 3, 250)
             if ready < 0, errno != EINTR { return .lost("poll failed: \(String(cString: strerror(errno)))") }
             if fds[1].revents != 0 { return .stopped }
+            if fds[2].revents != 0, let monitor {
+                if monitor.drain().contains(where: { $0.action == "remove" && $0.syspath == found.syspath }) {
+                    emit(&batch)
+                    discarded.wrappingAdd(carried, ordering: .relaxed)
+                    return .lost("\(found.sysname) was removed (udev)")
+                }
+            }
             if fds[0].revents != 0 {
                 reading: while true {
                     let result = buffer.withUnsafeMutableBytes { raw in

@@ -39,7 +39,7 @@ public enum Sysfs {
 
     /// Writes `value` (a newline is added) to the attribute.
     public static func write(_ value: String, to path: String) throws(IIOError) {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)  // O_TRUNC as `echo >` does; sysfs ignores it
         guard fd >= 0 else { throw error(path, verb: "cannot write '\(value)' to") }
         defer { close(fd) }
         let bytes = Array((value + "\n").utf8)

@@ -1,0 +1,236 @@
+import Foundation
+import LinuxIIO
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real libudev against an emulated sysfs (umockdev), with repd's own binaries.
+@Suite("IIO under umockdev", .serialized)
+struct UmockdevTests {
+    let umockdevRun = tool("umockdev-run")
+    let repctl = productsDirectory + "/repctl"
+
+    private func requireUmockdev() throws -> String {
+        try #require(umockdevRun, "umockdev-run is missing: scripts/install-deps test installs umockdev")
+    }
+
+    @Test("the right device is chosen among a gyro, a trigger and two accelerometers")
+    func deviceChoice() throws {
+        let run = try requireUmockdev()
+        let device = umockdevDirectory + "/several.umockdev"
+        let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--json"])
+        #expect(listing.status == 0, "\(listing.errors)")
+        let devices = String(decoding: listing.output, as: UTF8.self).split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+        #expect(devices.map { $0["sysname"] as? String } == ["iio:device1", "iio:device2"], "the gyro is not listed")
+        #expect(devices.first?["capture"] as? String == "buffered")
+        #expect(devices.first?["own_triggers"] as? [String] == ["bmi160_accel-dev1"])
+        #expect(devices.last?["label"] as? String == "chest")
+
+        let byLabel = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--device", "chest", "--poll"])
+        #expect(byLabel.status == 0)
+        #expect(String(decoding: byLabel.output, as: UTF8.self).contains("iio:device2 lis3dh-accel"))
+        let gyro = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--device", "bmi160_gyro"])
+        #expect(gyro.status == 1)
+        #expect(gyro.errors.contains("'bmi160_gyro' is not an accelerometer"))
+        let missing = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--device", "nope"])
+        #expect(missing.errors.contains("no IIO accelerometer matches 'nope'; found: iio:device0 'bmi160_gyro' (not an accelerometer), iio:device1 'bmi160_accel' (accelerometer), iio:device2 'lis3dh-accel' (accelerometer)"))
+    }
+
+    @Test("records split at arbitrary byte boundaries decode to exactly the expected samples", arguments: [[16], [5, 13, 1, 27, 3], [1], [47, 2]])
+    func splitRecords(chunks: [Int]) throws {
+        let run = try requireUmockdev()
+        let count = 40
+        var bytes: [UInt8] = []
+        var expected: [(t: Double, x: Int, y: Int, z: Int)] = []
+        let t0: Int64 = 1_700_000_000_000_000_000
+        for i in 0..<count {
+            let (x, y, z) = (i * 37 % 2048 - 1024, -(i * 11 % 900), 1024 + i)
+            let ns = t0 + Int64(i) * 10_000_000
+            bytes += lis3dhRecord(x: x, y: y, z: z, ns: ns)
+            expected.append((Double(ns) / 1e9, x, y, z))
+        }
+        let dir = NSTemporaryDirectory() + "repd-iio-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let script = dir + "/records.script"
+        try readScript(bytes, chunkSizes: chunks).write(to: URL(fileURLWithPath: script))
+        let result = try runProgram(run, [
+            "-d", umockdevDirectory + "/wrist.umockdev", "-s", "/dev/iio:device0=" + script, "--",
+            repctl, "sensors", "--read", String(count), "--json",
+        ])
+        #expect(result.status == 0, "\(result.errors)")
+        let samples = parseSampleLines(result.output)
+        #expect(samples.count == count)
+        let g = 9.80665
+        let scale = 0.009576806
+        for (sample, truth) in zip(samples, expected) {
+            // wrist.umockdev's udev ACCEL_MOUNT_MATRIX "0, -1, 0; 1, 0, 0; 0, 0, 1" wins over the sysfs identity.
+            #expect(abs(sample["t"]! - truth.t) < 1e-6)
+            #expect(abs(sample["ax"]! - Double(-truth.y) * scale / g) < 1e-12)
+            #expect(abs(sample["ay"]! - Double(truth.x) * scale / g) < 1e-12)
+            #expect(abs(sample["az"]! - Double(truth.z) * scale / g) < 1e-12)
+        }
+    }
+
+    @Test("libiio's iio_readdev and repd agree on the same bytes, value for value and record size")
+    func differentialWithLibiio() throws {
+        let run = try requireUmockdev()
+        let readdev = try #require(tool("iio_readdev"), "iio_readdev is missing: scripts/install-deps test installs libiio-utils")
+        let count = 24
+        var bytes: [UInt8] = []
+        for i in 0..<count {
+            bytes += lis3dhRecord(x: 10 * i - 100, y: -20 - i, z: 1024 + 9 * i, ns: 1_700_000_000_000_000_000 + Int64(i) * 20_000_000)
+        }
+        let dir = NSTemporaryDirectory() + "repd-iio-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let script = dir + "/records.script"
+        try readScript(bytes, chunkSizes: [48]).write(to: URL(fileURLWithPath: script))
+        let device = umockdevDirectory + "/wrist.umockdev"
+        let libiio = try runProgram(run, [
+            "-d", device, "-s", "/dev/iio:device0=" + script, "--",
+            readdev, "-t", "lis3dh-accel-dev0", "-s", String(count), "-b", "4", "iio:device0",
+            "accel_x", "accel_y", "accel_z", "timestamp",
+        ])
+        #expect(libiio.status == 0, "\(libiio.errors)")
+        let ours = try runProgram(run, [
+            "-d", device, "-s", "/dev/iio:device0=" + script, "--", repctl, "sensors", "--read", String(count), "--json",
+        ])
+        let samples = parseSampleLines(ours.output)
+        #expect(samples.count == count)
+
+        // libiio sized its records from the same scan elements: it must agree with repd's kernel-rule layout.
+        let layout = RecordLayout(channels: [
+            ScanChannel(name: "accel_x", index: 0, type: try ScanType.parse("le:s12/16>>4")),
+            ScanChannel(name: "accel_y", index: 1, type: try ScanType.parse("le:s12/16>>4")),
+            ScanChannel(name: "accel_z", index: 2, type: try ScanType.parse("le:s12/16>>4")),
+            ScanChannel(name: "timestamp", index: 3, type: try ScanType.parse("le:s64/64>>0")),
+        ])
+        #expect(libiio.output.count == count * layout.recordSize)
+        // Decode libiio's bytes with plain bit arithmetic (independent of repd's decoder) and compare.
+        let raw = [UInt8](libiio.output)
+        let g = 9.80665
+        let scale = 0.009576806
+        for (index, sample) in samples.enumerated() where (index + 1) * 16 <= raw.count {
+            let r = Array(raw[(index * 16)..<(index * 16 + 16)])
+            func s12(_ lo: UInt8, _ hi: UInt8) -> Int { Int(Int16(bitPattern: UInt16(lo) | UInt16(hi) << 8)) >> 4 }
+            let x = s12(r[0], r[1])
+            let y = s12(r[2], r[3])
+            let z = s12(r[4], r[5])
+            var ns: Int64 = 0
+            for k in 0..<8 { ns |= Int64(r[8 + k]) << (8 * Int64(k)) }
+            #expect(abs(sample["t"]! - Double(ns) / 1e9) < 1e-6)
+            #expect(abs(sample["ax"]! - Double(-y) * scale / g) < 1e-12)
+            #expect(abs(sample["ay"]! - Double(x) * scale / g) < 1e-12)
+            #expect(abs(sample["az"]! - Double(z) * scale / g) < 1e-12)
+        }
+    }
+
+    @Test("a device without a buffer falls back to polling in_accel_*_raw")
+    func pollingFallback() throws {
+        let run = try requireUmockdev()
+        let result = try runProgram(run, [
+            "-d", umockdevDirectory + "/nobuffer.umockdev", "--", repctl, "sensors", "--read", "5", "--rate", "50",
+        ])
+        #expect(result.status == 0, "\(result.errors)")
+        let text = String(decoding: result.output, as: UTF8.self)
+        #expect(text.contains("via polling (the device has no usable buffer)"))
+        // adxl345: x=5, y=-5, z=256 counts at 0.0383 m/s² per count.
+        #expect(text.contains("0.0195  -0.0195  0.9998"))
+        let lines = text.split(separator: "\n").dropFirst()
+        let times = lines.compactMap { Double($0.split(separator: " ").first ?? "") }
+        #expect(times.count == 5)
+        let spacing = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect(spacing.allSatisfy { $0 > 0.01 && $0 < 0.05 }, "about 20 ms apart at 50 Hz: \(spacing)")
+    }
+
+    /// Runs a testbed scenario (umockdev's Python API) and returns what it observed.
+    private func testbed(_ scenario: String, program: String) throws -> [String: Any] {
+        let wrapper = try #require(tool("umockdev-wrapper"), "umockdev-wrapper is missing: scripts/install-deps test installs umockdev")
+        let out = NSTemporaryDirectory() + "repd-testbed-" + UUID().uuidString + ".json"
+        let result = try runProgram(wrapper, [
+            "/usr/bin/python3", umockdevDirectory + "/testbed.py", scenario, umockdevDirectory + "/wrist.umockdev", program, out,
+        ], timeout: 60)
+        #expect(result.status == 0, "\(result.errors)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: out))
+        return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("setup leaves the expected values in sysfs and stop restores exactly what was there")
+    func setupAndRestore() throws {
+        let observed = try testbed("setup", program: repctl)
+        let before = try #require(observed["before"] as? [String: String])
+        let during = try #require(observed["during"] as? [String: String])
+        let after = try #require(observed["after"] as? [String: String])
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        #expect(during["buffer/enable"] == "1")
+        #expect(during["sampling_frequency"] == "100", "90 Hz asked: the nearest available at or above is 100")
+        #expect(during["trigger/current_trigger"] == "lis3dh-accel-dev0", "the device's own trigger")
+        #expect(during["scan_elements/in_accel_x_en"] == "1")
+        #expect(during["scan_elements/in_accel_y_en"] == "1")
+        #expect(during["scan_elements/in_accel_z_en"] == "1")
+        #expect(during["scan_elements/in_timestamp_en"] == "1")
+        #expect(during["scan_elements/in_temp_en"] == "0", "channels repd does not read are switched off")
+        #expect(during["buffer/watermark"] == "2", "20 ms of samples at 100 Hz")
+        #expect(during["buffer/length"] == "200", "2 s of samples")
+        #expect(after == before, "everything is put back")
+        let lines = (observed["stdout"] as? String ?? "").split(separator: "\n")
+        #expect(lines.count == 60)
+    }
+
+    @Test("a device removed and re-added mid-stream is reported lost, then back, and samples resume")
+    func hotplug() throws {
+        let observed = try testbed("hotplug", program: productsDirectory + "/repd")
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        #expect((observed["samples_before_removal"] as? Int ?? 0) > 20)
+        #expect(observed["samples_while_removed"] as? Int == 0)
+        #expect((observed["samples_after_return"] as? Int ?? 0) > 20)
+        #expect(observed["sensor_states"] as? [String] == ["lost", "back"])
+        let stderr = observed["stderr"] as? String ?? ""
+        #expect(stderr.contains("sensor lost: iio:device0 was removed (udev)"))
+        let after = try #require(observed["after_readded"] as? [String: String])
+        #expect(after["buffer/enable"] == "0", "the device that came back is restored at shutdown too")
+        #expect(after["scan_elements/in_temp_en"] == "1")
+    }
+}
+
+/// A real Linux 6.1 kernel with the buffered iio_simple_dummy device, under qemu (../shared/kernel-iio).
+@Suite("IIO on a real kernel (qemu)", .serialized)
+struct KernelHarnessTests {
+    @Test("repctl finds the device with libudev (no udevd), configures it itself and decodes values written to in_accel_*_raw")
+    func realKernel() throws {
+        guard let harness = kernelHarness else {
+            print("skipped: ../shared/kernel-iio is not beside this checkout, so the real-kernel test cannot run")
+            return
+        }
+        let dev = "/sys/bus/iio/devices/iio:device0"
+        let result = try runProgram(harness, [
+            "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
+            "--quiet", "-t", "150", "-b", productsDirectory + "/repctl",
+            "-p", "echo 8192 > \(dev)/in_accel_z_raw; echo -1000 > \(dev)/in_accel_x_raw; echo 4000 > \(dev)/in_accel_y_raw",
+            "-r", "repctl sensors --json && repctl sensors --read 20 --json && echo ENABLE=$(cat \(dev)/buffer0/enable) TRIGGER=$(cat \(dev)/trigger/current_trigger)",
+        ], timeout: 200)
+        let console = String(decoding: result.output, as: UTF8.self) + result.errors
+        #expect(result.status == 0, "\(console.suffix(3000))")
+        let lines = console.split(separator: "\n")
+        let listing = lines.first { $0.hasPrefix("{\"sysname\"") }
+        #expect(listing?.contains("\"udev_initialized\":false") == true, "no udevd in the guest")
+        #expect(listing?.contains("\"accel_z\",\"index\":5,\"type\":\"le:s16/16>>0\"") == true)
+        let samples = lines.filter { $0.hasPrefix("{\"t\"") }.compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Double]
+        }
+        #expect(samples.count == 20)
+        let scale = 0.000598550 / 9.80665
+        for sample in samples {
+            #expect(abs(sample["ax"]! - -1000 * scale) < 1e-9)
+            #expect(abs(sample["ay"]! - 4000 * scale) < 1e-9)
+            #expect(abs(sample["az"]! - 8192 * scale) < 1e-9)
+        }
+        let times = samples.map { $0["t"]! }
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 > 0 && $0 < 0.1 }, "kernel timestamps advance at about the 100 Hz trigger: \(gaps)")
+        #expect(console.contains("ENABLE=0 TRIGGER=trig0"), "the buffer is left disabled and the trigger as found")
+    }
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""Scenarios that need umockdev's Testbed API (Python GObject bindings). Run under umockdev-wrapper:
+
+  umockdev-wrapper /usr/bin/python3 testbed.py setup   DEVICE.umockdev REPCTL OUT.json
+  umockdev-wrapper /usr/bin/python3 testbed.py hotplug DEVICE.umockdev REPD   OUT.json
+
+Each writes what it observed to OUT.json; the Swift tests make the assertions. Records are fed through the
+device's PTY in the wrist.umockdev layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp (16 bytes).
+"""
+import json, os, socket, struct, subprocess, sys, threading, time
+import gi
+gi.require_version('UMockdev', '1.0')
+from gi.repository import UMockdev
+
+scenario, device_file, program, out_path = sys.argv[1:5]
+DEV = '/sys/devices/platform/lis3dh-wrist/iio:device0'
+ATTRIBUTES = ['buffer/enable', 'buffer/length', 'buffer/watermark', 'trigger/current_trigger', 'sampling_frequency',
+              'scan_elements/in_accel_x_en', 'scan_elements/in_accel_y_en', 'scan_elements/in_accel_z_en',
+              'scan_elements/in_timestamp_en', 'scan_elements/in_temp_en']
+
+
+def record(x, y, z, ns):
+    enc = lambda v: ((v & 0xFFF) << 4) & 0xFFFF
+    return struct.pack('<HHHxxq', enc(x), enc(y), enc(z), ns)
+
+
+def attributes(root, device=DEV):
+    values = {}
+    for name in ATTRIBUTES:
+        with open(os.path.join(root, device.lstrip('/'), name)) as f:
+            values[name] = f.read().strip()
+    return values
+
+
+class Feeder(threading.Thread):
+    """Writes 50 records per second into the device's PTY until stopped or the PTY goes away."""
+    def __init__(self, testbed, node='/dev/iio:device0'):
+        super().__init__(daemon=True)
+        self.fd = testbed.get_dev_fd(node)
+        self.running = True
+        self.sent = 0
+
+    def run(self):
+        start = time.time_ns()
+        while self.running:
+            i = self.sent
+            try:
+                os.write(self.fd, record(i % 100, -i % 50, 1024 + (i % 7), start + i * 20_000_000))
+            except OSError:
+                return
+            self.sent += 1
+            time.sleep(0.02)
+
+
+testbed = UMockdev.Testbed.new()
+testbed.add_from_file(device_file)
+root = testbed.get_root_dir()
+env = dict(os.environ, UMOCKDEV_DIR=root)
+result = {'before': attributes(root)}
+
+if scenario == 'setup':
+    feeder = Feeder(testbed)
+    feeder.start()
+    child = subprocess.Popen([program, 'sensors', '--read', '60', '--rate', '90', '--json'], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 10
+    while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
+        time.sleep(0.01)
+    result['during'] = attributes(root)
+    out, err = child.communicate(timeout=20)
+    feeder.running = False
+    result['after'] = attributes(root)
+    result['exit'] = child.returncode
+    result['stdout'] = out
+    result['stderr'] = err
+
+elif scenario == 'hotplug':
+    sock_path = os.path.join(root, 'repd.sock')
+    feeder = Feeder(testbed)
+    feeder.start()
+    child = subprocess.Popen([program, '--socket', sock_path, '--log-level', 'debug'], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 10
+    while not os.path.exists(sock_path) and time.time() < deadline:
+        time.sleep(0.02)
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect(sock_path)
+    client.sendall(b'subscribe sensor,samples\n')
+    client.settimeout(0.2)
+    messages = []
+    buffered = b''
+
+    def pump(seconds):
+        global buffered
+        end = time.time() + seconds
+        while time.time() < end:
+            try:
+                data = client.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                return
+            buffered += data
+            while b'\n' in buffered:
+                line, buffered = buffered.split(b'\n', 1)
+                message = json.loads(line)
+                messages.append({'type': message['type'], 'state': message.get('state'),
+                                 'samples': len(message['samples']) if message['type'] == 'samples' else 0, 'at': time.time()})
+
+    pump(1.5)
+    result['samples_before_removal'] = sum(m['samples'] for m in messages)
+    feeder.running = False
+    testbed.uevent(DEV, 'remove')
+    testbed.remove_device(DEV)
+    result['removed_at'] = time.time()
+    pump(1.5)
+    result['samples_while_removed'] = sum(m['samples'] for m in messages if m['at'] > result['removed_at'] + 0.5)
+    with open(device_file) as f:
+        blocks = f.read().split('\n\n')
+    # umockdev keeps the old node's name reserved, so the device comes back as iio:device1 (as a re-plugged
+    # sensor may on a real system).
+    block = [b for b in blocks if b.startswith('P: ' + DEV[len('/sys'):] + '\n')][0]
+    testbed.add_from_string(block.replace('iio:device0', 'iio:device1').replace('MINOR=0', 'MINOR=1')
+                            .replace('dev=241:0', 'dev=241:1') + '\n')
+    result['readded_at'] = time.time()
+    feeder = Feeder(testbed, '/dev/iio:device1')
+    feeder.start()
+    pump(3.0)
+    feeder.running = False
+    result['samples_after_return'] = sum(m['samples'] for m in messages if m['at'] > result['readded_at'])
+    result['sensor_states'] = [m['state'] for m in messages if m['type'] == 'sensor']
+    client.sendall(b'status\n')
+    pump(0.5)
+    child.terminate()
+    out, err = child.communicate(timeout=15)
+    result['exit'] = child.returncode
+    result['stderr'] = err
+    result['after_readded'] = attributes(root, DEV.replace('iio:device0', 'iio:device1'))
+
+with open(out_path, 'w') as f:
+    json.dump(result, f, indent=1)
