@@ -1,0 +1,207 @@
+import ArgumentParser
+import LinuxIIO
+import MotionCore
+import RepProtocol
+import Synchronization
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+struct Record: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record raw samples to a fixture CSV: from the running daemon, or straight from the sensor.",
+        discussion: """
+            Writes t,ax,ay,az (seconds, g) to FILE.partial and renames it to FILE at the end, so a file under the
+            final name is always complete; Ctrl-C ends the recording cleanly. A progress line shows elapsed time,
+            samples, rate and the reps the daemon counted meanwhile.
+
+            Examples:
+              repctl record --out squat.csv --duration 30s
+              repctl record --out bench.csv --direct --device lis3dh-accel --rate 100 --duration 1m
+              repd --fixture squat.csv        (replay it through the daemon)
+            """)
+
+    @Option(help: "The CSV file to write.")
+    var out: String
+
+    @Option(help: "How long to record: 30s, 2m, 500ms or plain seconds (default: until Ctrl-C).")
+    var duration: String?
+
+    @Flag(help: "Read the sensor directly (no daemon running), configured as repd would.")
+    var direct = false
+
+    @Option(help: "With --direct: the sensor (name, label, iio:deviceN, syspath or /dev node).")
+    var device = ""
+
+    @Option(help: "With --direct: sample rate to ask for, Hz.")
+    var rate = 100.0
+
+    @Option(help: "repd's socket (default: /run/repd/events.sock if it exists, else the per-user path).")
+    var socket: String?
+
+    @Flag(help: "No progress line.")
+    var quiet = false
+
+    func validate() throws {
+        if let duration { guard Self.seconds(duration) != nil else { throw ValidationError("--duration: '\(duration)' is not a duration like 30s, 2m, 500ms") } }
+    }
+
+    static func seconds(_ text: String) -> Double? {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            if let value = Double(text.dropLast(suffix.count)), value > 0 { return value * factor }
+        }
+        if let value = Double(text), value > 0 { return value }
+        return nil
+    }
+
+    func run() throws {
+        setvbuf(stdout, nil, _IOLBF, 0)
+        catchInterrupts()
+        let limit = duration.flatMap(Self.seconds) ?? .infinity
+        let writer: FixtureFileWriter
+        do { writer = try FixtureFileWriter(path: out) } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(1)
+        }
+        var progress = Progress(quiet: quiet)
+        let ending: String
+        if direct {
+            ending = try recordDirect(writer, limit: limit, progress: &progress)
+        } else {
+            ending = try recordFromDaemon(writer, limit: limit, progress: &progress)
+        }
+        do { try writer.finish() } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(1)
+        }
+        progress.finish()
+        print("repctl: \(ending); wrote \(writer.sampleCount) samples to \(out)")
+    }
+
+    private func recordFromDaemon(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String {
+        let connection: DaemonConnection
+        do { connection = try DaemonConnection(path: socketPath(socket)) } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(1)
+        }
+        connection.send("subscribe samples,rep")
+        let start = monotonic()
+        while true {
+            let elapsed = monotonic() - start
+            if interrupted.load(ordering: .relaxed) { return "stopped (Ctrl-C)" }
+            if elapsed >= limit { return "recorded \(format(limit, decimals: 1)) s" }
+            switch connection.next(timeout: min(0.5, limit - elapsed)) {
+            case .message(_, let m):
+                switch m["type"]?.stringValue {
+                case "samples":
+                    guard case .array(let rows)? = m["samples"] else { break }
+                    var batch: [MotionSample] = []
+                    batch.reserveCapacity(rows.count)
+                    for row in rows {
+                        guard case .array(let v) = row, v.count == 4, let t = v[0].double, let ax = v[1].double,
+                            let ay = v[2].double, let az = v[3].double
+                        else { continue }
+                        batch.append(MotionSample(timestamp: t, ax: ax, ay: ay, az: az))
+                    }
+                    do { try writer.append(batch) } catch {
+                        printError("repctl: \(error)")
+                        throw ExitCode(1)
+                    }
+                    progress.samples(batch)
+                case "rep": progress.reps += 1
+                case "bye": return "repd stopped"
+                default: break
+                }
+            case .timeout: break
+            case .closed: return "repd went away"
+            }
+            progress.show(elapsed: monotonic() - start)
+        }
+    }
+
+    private func recordDirect(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String {
+        var options = LinuxIIOMotionProvider.Options()
+        options.device = device
+        options.rate = rate
+        let provider = LinuxIIOMotionProvider(options: options)
+        let queue = BatchQueue()
+        let samples = provider.samplePublisher.sink { queue.push($0) }
+        let states = provider.statePublisher.sink { state in
+            if case .failed(let error) = state { queue.fail(error.message) }
+            if case .sensorLost(let reason) = state { queue.fail("sensor lost: \(reason)") }
+        }
+        provider.start()
+        defer {
+            provider.stop()
+            samples.cancel()
+            states.cancel()
+        }
+        let start = monotonic()
+        while true {
+            usleep(50_000)
+            let (batches, failure) = queue.take()
+            for batch in batches {
+                do { try writer.append(batch) } catch {
+                    printError("repctl: \(error)")
+                    throw ExitCode(1)
+                }
+                progress.samples(batch)
+            }
+            if let failure {
+                printError("repctl: \(failure)")
+                throw ExitCode(1)
+            }
+            let elapsed = monotonic() - start
+            progress.show(elapsed: elapsed)
+            if interrupted.load(ordering: .relaxed) { return "stopped (Ctrl-C)" }
+            if elapsed >= limit { return "recorded \(format(limit, decimals: 1)) s" }
+        }
+    }
+
+    private func monotonic() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+/// The progress line on stderr: elapsed, samples, rate, reps seen.
+struct Progress {
+    let quiet: Bool
+    var count = 0
+    var reps = 0
+    var first: Double?
+    var last: Double?
+    var shownAt = -1.0
+
+    mutating func samples(_ batch: [MotionSample]) {
+        count += batch.count
+        if first == nil { first = batch.first?.timestamp }
+        last = batch.last?.timestamp ?? last
+    }
+
+    mutating func show(elapsed: Double) {
+        guard !quiet, elapsed - shownAt >= 0.5 else { return }
+        shownAt = elapsed
+        let span = (last ?? 0) - (first ?? 0)
+        let rate = span > 0 ? Double(count - 1) / span : 0
+        fputs("\r\u{1B}[Krecording: \(format(elapsed, decimals: 1)) s · \(count) samples · \(format(rate, decimals: 1)) Hz · \(reps) reps", stderr)
+    }
+
+    func finish() { if !quiet { fputs("\n", stderr) } }
+}
+
+/// Batches handed from the provider's reader thread to the writing loop.
+final class BatchQueue: Sendable {
+    private let state = Mutex<(batches: [[MotionSample]], failure: String?)>(([], nil))
+    func push(_ batch: [MotionSample]) { state.withLock { $0.batches.append(batch) } }
+    func fail(_ message: String) { state.withLock { $0.failure = message } }
+    func take() -> ([[MotionSample]], String?) {
+        state.withLock { s in
+            defer { s.batches.removeAll() }
+            return (s.batches, s.failure)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import RepProtocol
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the running daemon's status: sensor, rate, uptime, clients, ring drops, counts.",
+        discussion: "Examples:\n  repctl status\n  repctl status --json")
+
+    @Option(help: "repd's socket (default: /run/repd/events.sock if it exists, else the per-user path).")
+    var socket: String?
+
+    @Flag(help: "Print the protocol's status line.")
+    var json = false
+
+    func run() throws {
+        let connection: DaemonConnection
+        do { connection = try DaemonConnection(path: socketPath(socket)) } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(1)
+        }
+        connection.send("status")
+        while true {
+            switch connection.next(timeout: 5) {
+            case .message(let line, let m) where m["type"]?.stringValue == "status":
+                if json { print(line) } else { print(Self.describe(m)) }
+                return
+            case .message: continue
+            case .timeout, .closed:
+                printError("repctl: repd did not answer status")
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    static func describe(_ m: JSONValue) -> String {
+        let sensor = m["sensor"]
+        let ring = m["ring"]
+        return """
+            repd \(m["version"]?.stringValue ?? "?"), up \(format(m["uptime_s"]?.double ?? 0, decimals: 0)) s
+            sensor   \(sensor?["kind"]?.stringValue ?? "?") \(sensor?["name"]?.stringValue ?? ""): \(m["sensor_state"]?.stringValue ?? "?"), \(format(sensor?["rate_hz"]?.double ?? 0, decimals: 1)) Hz, \(m["samples"]?.int ?? 0) samples
+            workout  \(m["reps"]?.int ?? 0) reps in \(m["sets"]?.int ?? 0) sets\(m["in_set"]?.bool == true ? " (a set is in progress)" : "")
+            clients  \(m["clients"]?.int ?? 0)
+            ring     capacity \(ring?["capacity"]?.int ?? 0), dropped \(ring?["dropped_batches"]?.int ?? 0) batches (\(ring?["dropped_samples"]?.int ?? 0) samples)
+            """
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import RepProtocol
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+struct Subscribe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print repd's events as they happen; reconnects when the daemon restarts.",
+        discussion: """
+            Lines read like "set 2 · rep 7 · 1.9 s"; --json prints the protocol's own lines (docs/PROTOCOL.md).
+            Ctrl-C exits cleanly.
+
+            Examples:
+              repctl subscribe
+              repctl subscribe --events rep --json | jq .total
+              repctl subscribe --socket /tmp/repd-test.sock
+            """)
+
+    @Option(help: "repd's socket (default: /run/repd/events.sock if it exists, else the per-user path).")
+    var socket: String?
+
+    @Flag(help: "Print the raw protocol lines.")
+    var json = false
+
+    @Option(help: "Event types: rep, set, sensor, samples (comma-separated).")
+    var events = "rep,set,sensor"
+
+    func validate() throws {
+        for name in events.split(separator: ",") where EventKind(rawValue: String(name)) == nil {
+            throw ValidationError("unknown event type '\(name)' (rep, set, sensor, samples)")
+        }
+    }
+
+    func run() throws {
+        setvbuf(stdout, nil, _IOLBF, 0)
+        catchInterrupts()
+        let path = socketPath(socket)
+        var delay = 0.5
+        var everConnected = false
+        while !interrupted.load(ordering: .relaxed) {
+            let connection: DaemonConnection
+            do {
+                connection = try DaemonConnection(path: path)
+            } catch {
+                if !error.transient || !everConnected && !json {
+                    printError("repctl: \(error)")
+                    if !error.transient { throw ExitCode(1) }
+                }
+                if !everConnected { throw ExitCode(1) }
+                sleepInterruptibly(delay)
+                delay = min(delay * 2, 5)
+                continue
+            }
+            if everConnected { printError("repctl: reconnected to \(path)") }
+            everConnected = true
+            delay = 0.5
+            connection.send("subscribe \(events)")
+            loop: while true {
+                switch connection.next(timeout: 3600) {
+                case .message(let line, let message):
+                    if json {
+                        print(line)
+                    } else if let text = Self.describe(message) {
+                        print(text)
+                    }
+                case .timeout:
+                    if interrupted.load(ordering: .relaxed) { break loop }
+                case .closed:
+                    printError("repctl: repd went away; reconnecting (Ctrl-C to stop)")
+                    break loop
+                }
+            }
+            if interrupted.load(ordering: .relaxed) { break }
+            sleepInterruptibly(delay)
+        }
+    }
+
+    static func describe(_ m: JSONValue) -> String? {
+        switch m["type"]?.stringValue {
+        case "rep":
+            return "set \(m["set"]?.int ?? 0) · rep \(m["rep"]?.int ?? 0) · \(format(m["duration"]?.double ?? 0, decimals: 1)) s  (total \(m["total"]?.int ?? 0))"
+        case "set_start": return "set \(m["set"]?.int ?? 0) started"
+        case "set_end": return "set \(m["set"]?.int ?? 0) ended: \(m["reps"]?.int ?? 0) reps"
+        case "sensor":
+            let message = m["message"]?.stringValue.map { ": \($0)" } ?? ""
+            return "sensor \(m["state"]?.stringValue ?? "?")\(message)"
+        case "hello":
+            let sensor = m["sensor"]
+            return "connected to repd \(m["version"]?.stringValue ?? "?") (\(sensor?["kind"]?.stringValue ?? "?"): \(sensor?["name"]?.stringValue ?? "?"))"
+        case "bye": return "repd is stopping (\(m["reason"]?.stringValue ?? ""))"
+        case "samples": return "\((m["samples"].flatMap { if case .array(let a) = $0 { a.count } else { nil } }) ?? 0) samples"
+        case "error": return "error from repd: \(m["message"]?.stringValue ?? "")"
+        default: return nil
+        }
+    }
+}
+
+func sleepInterruptibly(_ seconds: Double) {
+    var left = seconds
+    while left > 0, !interrupted.load(ordering: .relaxed) {
+        usleep(UInt32(min(left, 0.1) * 1_000_000))
+        left -= 0.1
+    }
+}

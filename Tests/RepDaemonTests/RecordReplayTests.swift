@@ -1,0 +1,120 @@
+import Foundation
+import MotionCore
+import RepProtocol
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads rep events from a daemon until `count` arrived or the timeout passed.
+func collectReps(_ client: LineClient, count: Int, timeout: Double = 30) -> [JSONValue] {
+    var reps: [JSONValue] = []
+    let deadline = Date().addingTimeInterval(timeout)
+    while reps.count < count, Date() < deadline, let rep = client.next(type: "rep", timeout: max(0.1, deadline.timeIntervalSinceNow)) {
+        reps.append(rep)
+    }
+    return reps
+}
+
+@Suite("repctl record, replay, subscribe, status", .serialized)
+struct RecordReplayTests {
+    let repctl = productsDirectory + "/repctl"
+
+    @Test("recording from the daemon and replaying the recording gives the same reps at the same times")
+    func roundTrip() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 8], rest: 10, lead: 8)
+        let socketPath = dir + "/live.sock"
+        let daemon = try DaemonProcess(arguments: ["--fixture", fixture.path, "--speed", "8", "--socket", socketPath, "--quiet"])
+        #expect(eventually { access(socketPath, F_OK) == 0 })
+        let watcher = try #require(LineClient(path: socketPath))
+        let duration = (fixture.samples.last!.timestamp - fixture.samples.first!.timestamp) / 8
+        let recording = dir + "/recorded.csv"
+        let recorder = try DaemonProcess(
+            executable: repctl, arguments: ["record", "--socket", socketPath, "--out", recording, "--duration", "\(duration)s", "--quiet"])
+        let live = collectReps(watcher, count: fixture.reps.count)
+        #expect(recorder.waitForExit(timeout: duration + 20) == 0, "\(recorder.standardError)")
+        #expect(live.count == fixture.reps.count)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+
+        let recorded = try FixtureFileReader.read(path: recording)
+        #expect(recorded.count > fixture.samples.count * 9 / 10, "the recording holds (nearly) the whole replay")
+        let replaySocket = dir + "/replay.sock"
+        let replay = try DaemonProcess(arguments: ["--fixture", recording, "--speed", "10", "--socket", replaySocket, "--quiet"])
+        #expect(eventually { access(replaySocket, F_OK) == 0 })
+        let client = try #require(LineClient(path: replaySocket))
+        let replayed = collectReps(client, count: live.count)
+        #expect(replayed.count == live.count)
+        let period = 1.0 / 50
+        for (a, b) in zip(live, replayed) {
+            #expect(a["total"]?.int == b["total"]?.int)
+            #expect(abs((a["t"]?.double ?? 0) - (b["t"]?.double ?? 1)) <= period, "same rep time within one sample period")
+        }
+        replay.signal(SIGTERM)
+        #expect(replay.waitForExit() == 0)
+    }
+
+    @Test("Ctrl-C during record leaves a complete, valid CSV and no partial file")
+    func interruptedRecording() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
+        #expect(eventually { access(socketPath, F_OK) == 0 })
+        let out = dir + "/interrupted.csv"
+        let recorder = try DaemonProcess(executable: repctl, arguments: ["record", "--socket", socketPath, "--out", out])
+        #expect(eventually {
+            let last = recorder.standardError.components(separatedBy: "\r").last ?? ""
+            return last.contains("samples ·") && !last.contains(" 0 samples ·")
+        })
+        recorder.signal(SIGINT)
+        #expect(recorder.waitForExit() == 0)
+        #expect(recorder.standardOutput.contains("stopped (Ctrl-C)"))
+        let samples = try FixtureFileReader.read(path: out)
+        #expect(samples.count > 10)
+        #expect(access(out + ".partial", F_OK) != 0)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("repctl subscribe survives a daemon restart and says so")
+    func subscribeSurvivesRestart() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        var daemon = try DaemonProcess(arguments: ["--demo", "--speed", "10", "--socket", socketPath, "--quiet"])
+        #expect(eventually { access(socketPath, F_OK) == 0 })
+        let subscriber = try DaemonProcess(executable: repctl, arguments: ["subscribe", "--socket", socketPath])
+        #expect(eventually { subscriber.standardOutput.contains("· rep ") })
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        #expect(eventually { subscriber.standardError.contains("repd went away; reconnecting") })
+        let before = subscriber.standardOutput.components(separatedBy: "connected to repd").count
+        daemon = try DaemonProcess(arguments: ["--demo", "--speed", "10", "--socket", socketPath, "--quiet"])
+        #expect(eventually { subscriber.standardError.contains("reconnected to \(socketPath)") })
+        #expect(eventually { subscriber.standardOutput.components(separatedBy: "connected to repd").count > before })
+        #expect(eventually { subscriber.standardOutput.components(separatedBy: "set 1 · rep 1 ").count >= 3 },
+                "reps from the new daemon arrive")
+        subscriber.signal(SIGINT)
+        #expect(subscriber.waitForExit() == 0)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("repctl status reads the daemon; without a daemon it says none listens and how to start one")
+    func status() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let missing = try DaemonProcess(executable: repctl, arguments: ["status", "--socket", socketPath])
+        #expect(missing.waitForExit() == 1)
+        #expect(missing.standardError.contains("no repd is listening on \(socketPath)"))
+        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
+        #expect(eventually { access(socketPath, F_OK) == 0 })
+        let status = try DaemonProcess(executable: repctl, arguments: ["status", "--socket", socketPath])
+        #expect(status.waitForExit() == 0)
+        #expect(status.standardOutput.contains("sensor   demo demo workout: connected, 50.0 Hz"))
+        #expect(status.standardOutput.contains("ring     capacity 16384, dropped 0 batches"))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+}
