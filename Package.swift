@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore"]),
         .testTarget(name: "RepDaemonTests", dependencies: ["RepDaemon", "RepProtocol", "RepDetection", "MotionCore"]),
-        .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore"], exclude: ["umockdev"]),
+        .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "RepTools"], exclude: ["umockdev"]),
         .testTarget(name: "RepToolsTests", dependencies: ["RepTools", "RepProtocol", "RepDetection", "MotionCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,7 @@
 import Foundation
 import LinuxIIO
+import MotionCore
+import RepTools
 import Testing
 
 #if canImport(Glibc)
@@ -232,5 +234,37 @@ struct KernelHarnessTests {
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         #expect(gaps.allSatisfy { $0 > 0 && $0 < 0.1 }, "kernel timestamps advance at about the 100 Hz trigger: \(gaps)")
         #expect(console.contains("ENABLE=0 TRIGGER=trig0"), "the buffer is left disabled and the trigger as found")
+    }
+
+    @Test("record from the real device while a shell loop writes a motion into in_accel_z_raw, then replay it")
+    func realKernelRoundTrip() throws {
+        guard let harness = kernelHarness else {
+            print("skipped: ../shared/kernel-iio is not beside this checkout, so the real-kernel round trip cannot run")
+            return
+        }
+        let dev = "/sys/bus/iio/devices/iio:device0"
+        // Integer rotation: s ≈ 8192·sin(i/16), about 100 steps per cycle; z swings between 0.5 and 1.5 g.
+        let motion = "(s=0; c=8192; i=0; while [ $i -lt 700 ]; do s=$((s + c/16)); c=$((c - s/16)); echo $((16384 + s)) > \(dev)/in_accel_z_raw; sleep 0.01; i=$((i+1)); done) &"
+        let result = try runProgram(harness, [
+            "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
+            "--quiet", "-t", "150", "-b", productsDirectory + "/repctl", "-p", motion,
+            "-r", "repctl record --direct --out /tmp/k.csv --duration 7s --quiet && echo CSV-BEGIN && cat /tmp/k.csv && echo CSV-END",
+        ], timeout: 200)
+        let console = String(decoding: result.output, as: UTF8.self)
+        #expect(result.status == 0, "\(console.suffix(2000)) \(result.errors.suffix(1000))")
+        var inside = false
+        var csv: [String] = []
+        for line in console.split(separator: "\n").map({ $0.replacingOccurrences(of: "\r", with: "") }) {
+            if line == "CSV-END" { inside = false }
+            if inside { csv.append(line) }
+            if line == "CSV-BEGIN" { inside = true }
+        }
+        let samples = try FixtureFileReader.parse(csv.joined(separator: "\n"), name: "recorded in the guest")
+        #expect(samples.count > 300, "about 100 Hz for 7 s")
+        let z = samples.map(\.az)
+        #expect((z.min() ?? 1) < 0.6 && (z.max() ?? 1) > 1.4, "the written motion shows up scaled: z from \(z.min() ?? 0) to \(z.max() ?? 0) g")
+        let reps = Evaluator.countReps(in: samples, batchSize: 10)
+        print("real kernel round trip: \(samples.count) samples recorded, replay counts \(reps) reps")
+        #expect((2...5).contains(reps), "each ~1.5-2 s swing of the loop is a rep: counted \(reps)")
     }
 }
