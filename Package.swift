@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
     ],
     targets: [
         .target(
@@ -52,6 +53,7 @@ let package = Package(
             ]
         ),
         .target(name: "CLinuxShims"),
+        .target(name: "CBenchDecoder"),
         .systemLibrary(
             name: "CUdev",
             pkgConfig: "libudev",
@@ -75,7 +77,8 @@ let package = Package(
         .executableTarget(
             name: "repd-bench",
             dependencies: [
-                "MotionCore", "RepDetection", "RepTools", "RepProtocol",
+                "MotionCore", "RepDetection", "RepTools", "RepProtocol", "LinuxIIO", "CBenchDecoder",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -28,10 +28,18 @@ struct RepdBench: ParsableCommand {
     @Option(help: "Folder for temporary files.")
     var tmp = "/tmp"
 
+    @Option(help: "The repd binary to measure (default: the one next to repd-bench).")
+    var repd: String?
+
     func run() throws {
         var figures: [Figure] = []
+        figures += RingBenchmark.run(quick: quick)
         figures += DetectorBenchmark.run(quick: quick)
+        figures += DecodeBenchmark.run(quick: quick)
+        figures += PipelineBenchmark.run(quick: quick)
         figures += FixtureBenchmark.run(quick: quick, directory: tmp)
+        figures += DaemonBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
+        figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd")
         if json {
             print(JSONWriter.Value.object(figures.map { ($0.key, .number($0.value)) }).text)
         } else {
@@ -41,6 +49,15 @@ struct RepdBench: ParsableCommand {
             }
         }
     }
+}
+
+/// The folder of this executable.
+func executableDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard n > 0 else { return "." }
+    let path = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
 }
 
 extension String {

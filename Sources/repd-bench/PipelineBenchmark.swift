@@ -1,0 +1,54 @@
+import MotionCore
+import RepDetection
+import RepProtocol
+
+/// Fixture provider → ring → detector → event encoding (what the hub does once per event), at full speed on two
+/// threads, as the daemon runs them.
+enum PipelineBenchmark {
+    static func run(quick: Bool) -> [Figure] {
+        var generator = WorkoutGenerator()
+        generator.sets = quick ? 20 : 60
+        generator.repsPerSet = [10]
+        generator.sampleRate = 100
+        let samples = generator.generate().samples
+        var best = 0.0
+        var reps = 0
+        for _ in 0..<3 {
+            let ends = RingBenchmark.Ends(capacity: 16384)
+            let provider = FixtureMotionProvider(samples: samples, batchSize: 32)
+            let start = monotonicSeconds()
+            let producer = BenchThread {
+                let subscription = provider.samplePublisher.sink { batch in
+                    while !ends.producer.push(batch) {}  // the benchmark waits instead of dropping
+                }
+                provider.replayAll()
+                subscription.cancel()
+            }
+            var counted = 0
+            let consumer = BenchThread {
+                let detector = RepDetectionService()
+                var batch: [MotionSample] = []
+                batch.reserveCapacity(4096)
+                var received = 0
+                var bytes = 0
+                while received < samples.count {
+                    batch.removeAll(keepingCapacity: true)
+                    let n = ends.consumer.pop(into: &batch, limit: 4096)
+                    if n == 0 { continue }
+                    received += n
+                    for event in detector.processBatch(batch) { bytes += ServerMessage.event(event, wall: 0).utf8.count }
+                }
+                for event in detector.finish() { bytes += ServerMessage.event(event, wall: 0).utf8.count }
+                counted = detector.totalReps
+                blackHole(bytes)
+            }
+            producer.join()
+            consumer.join()
+            best = max(best, Double(samples.count) / (monotonicSeconds() - start) / 1e6)
+            reps = counted
+        }
+        return [
+            Figure(key: "pipeline_msamples_per_s", value: best, unit: "M samples/s", goal: "", note: "\(samples.count) samples, \(reps) reps, provider → ring → detector → event lines")
+        ]
+    }
+}
