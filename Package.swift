@@ -53,6 +53,8 @@ let package = Package(
             ]
         ),
         .target(name: "CLinuxShims"),
+        .target(name: "FuzzTargets", dependencies: ["MotionCore", "LinuxIIO", "RepDaemon", "RepProtocol"]),
+        .executableTarget(name: "repd-fuzz", dependencies: ["FuzzTargets"]),
         .target(name: "CBenchDecoder"),
         .systemLibrary(
             name: "CUdev",
@@ -86,6 +88,7 @@ let package = Package(
         .testTarget(name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore"]),
         .testTarget(name: "RepDaemonTests", dependencies: ["RepDaemon", "RepProtocol", "RepDetection", "MotionCore"]),
         .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "RepTools"], exclude: ["umockdev"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"], exclude: ["corpus"]),
         .testTarget(name: "RepToolsTests", dependencies: ["RepTools", "RepProtocol", "RepDetection", "MotionCore"]),
     ],
     swiftLanguageModes: [.v6]

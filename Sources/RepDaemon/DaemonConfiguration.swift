@@ -83,6 +83,7 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 extension DaemonConfiguration {
     /// Parses TOML text; unknown keys, wrong types and values out of range are errors naming the key and line.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfiguration {
+        try checkCharacters(text, file: file)
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
             throw ConfigError(file: file, line: error.source.begin.line, key: "", reason: "not valid TOML: \(error.description)")
@@ -160,6 +161,123 @@ extension DaemonConfiguration {
             c.detector = try reader.detector(s)
         }
         return c
+    }
+}
+
+extension DaemonConfiguration {
+    /// Outside strings and comments, TOML uses only letters, digits and `_ - . = [ ] , { } : +` and blanks. Any
+    /// other character (a stray byte, a control character, a `/` in a table header) is reported with its line
+    /// before the TOML parser sees it: the vendored toml++ asserts on some of them instead of returning an error
+    /// (found by fuzzing, regression inputs in Tests/FuzzRegressionTests/corpus/config).
+    /// The line structure: a blank or comment line, a `[table]`/`[[array]]` header closed on its line, or
+    /// `key = value` (values may continue over lines inside `[ ]` arrays and multi-line strings). Every key is a
+    /// dotted list of bare keys (`A-Za-z0-9_-`) or quoted keys.
+    static func checkLines(_ text: String, file: String) throws(ConfigError) {
+        var depth = 0  // open [ or { of a value spanning lines
+        var multiline: String?  // the delimiter of an open multi-line string
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = index + 1
+            var rest = Substring(raw)
+            if let delimiter = multiline {
+                guard let close = rest.range(of: delimiter) else { continue }
+                multiline = nil
+                rest = rest[close.upperBound...]
+            } else if depth == 0 {
+                let trimmed = rest.drop { $0 == " " || $0 == "\t" }
+                guard let first = trimmed.first, first != "#", first != "\r" else { continue }
+                if first == "[" {
+                    let double = trimmed.hasPrefix("[[")
+                    let inner = trimmed.dropFirst(double ? 2 : 1)
+                    guard let close = inner.firstIndex(of: "]"), !double || inner[close...].hasPrefix("]]") else {
+                        throw ConfigError(file: file, line: line, key: "", reason: "a table header needs its closing '\(double ? "]]" : "]")' on the same line")
+                    }
+                    try checkKey(inner[..<close], line: line, file: file)
+                    let after = inner[inner.index(close, offsetBy: double ? 2 : 1)...].drop { $0 == " " || $0 == "\t" || $0 == "\r" }
+                    guard after.isEmpty || after.first == "#" else {
+                        throw ConfigError(file: file, line: line, key: "", reason: "unexpected text after the table header")
+                    }
+                    continue
+                }
+                guard let equals = trimmed.firstIndex(of: "=") else {
+                    throw ConfigError(file: file, line: line, key: "", reason: "expected 'key = value'")
+                }
+                try checkKey(trimmed[..<equals], line: line, file: file)
+                rest = trimmed[trimmed.index(after: equals)...]
+            }
+            // Follow brackets and strings through the value so continuation lines are recognized.
+            var quote: Character?
+            var index = rest.startIndex
+            while index < rest.endIndex {
+                let character = rest[index]
+                if let open = quote {
+                    if character == "\\", open == "\"" { index = rest.index(after: index) } else if character == open { quote = nil }
+                } else if character == "#" {
+                    break
+                } else if character == "\"" || character == "'" {
+                    let triple = String(repeating: character, count: 3)
+                    if rest[index...].hasPrefix(triple) {
+                        let after = rest[rest.index(index, offsetBy: 3)...]
+                        if let close = after.range(of: triple) {
+                            index = close.upperBound
+                            continue
+                        }
+                        multiline = triple
+                        break
+                    }
+                    quote = character
+                } else if character == "[" || character == "{" {
+                    depth += 1
+                } else if character == "]" || character == "}" {
+                    depth = max(0, depth - 1)
+                }
+                if index < rest.endIndex { index = rest.index(after: index) }
+            }
+        }
+    }
+
+    static func checkKey(_ keyText: Substring, line: Int, file: String) throws(ConfigError) {
+        if keyText.contains("\"") || keyText.contains("'") { return }  // quoted keys: left to the parser
+        for part in keyText.split(separator: ".", omittingEmptySubsequences: false) {
+            let key = part.filter { $0 != " " && $0 != "\t" }
+            guard !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+                throw ConfigError(file: file, line: line, key: "", reason: "'\(keyText.trimmingBlanks())' is not a valid key or table name")
+            }
+        }
+    }
+
+    static let tomlCharacters: Set<UInt8> = Set(
+        Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.=[],{}:+".utf8))
+
+    static func checkCharacters(_ text: String, file: String) throws(ConfigError) {
+        try checkLines(text, file: file)
+        var line = 1
+        var quote: Character?
+        var comment = false
+        for character in text {
+            if character == "\n" || character == "\r\n" {
+                line += 1
+                quote = nil
+                comment = false
+                continue
+            }
+            if comment { continue }
+            if let open = quote {
+                if character == open { quote = nil }
+                continue
+            }
+            switch character {
+            case "#": comment = true
+            case "\"", "'": quote = character
+            case "\t", "\r", " ": break
+            default:
+                guard let ascii = character.asciiValue, Self.tomlCharacters.contains(ascii) else {
+                    let code = character.unicodeScalars.first.map { String($0.value, radix: 16, uppercase: true) } ?? "?"
+                    throw ConfigError(
+                        file: file, line: line, key: "",
+                        reason: "unexpected character U+\(code) outside a string or comment")
+                }
+            }
+        }
     }
 }
 
@@ -286,5 +404,11 @@ private struct TableReader {
         }
         if snake == "minimum_amplitude" { return "minimum_amplitude_g" }
         return keys.first { $0 == snake || $0 == snake + "_s" } ?? snake
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingBlanks() -> String {
+        String(self.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }
