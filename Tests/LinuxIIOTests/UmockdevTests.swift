@@ -182,6 +182,21 @@ struct UmockdevTests {
         #expect(lines.count == 60)
     }
 
+    @Test("an attribute repd may not write is named with the fix, and nothing is left changed")
+    func permissionDenied() throws {
+        guard tool("setpriv") != nil else {
+            Issue.record("setpriv (util-linux) is missing")
+            return
+        }
+        let observed = try testbed("permission", program: repctl)
+        #expect(observed["exit"] as? Int == 1)
+        let stderr = observed["stderr"] as? String ?? ""
+        #expect(stderr.contains("/sys/devices/platform/lis3dh-wrist/iio:device0/buffer/enable: cannot write '1' to it: permission denied; run repd as a member of group 'repd' with systemd/60-repd.rules installed"), "\(stderr)")
+        let before = try #require(observed["before"] as? [String: String])
+        let after = try #require(observed["after"] as? [String: String])
+        #expect(after == before)
+    }
+
     @Test("a device removed and re-added mid-stream is reported lost, then back, and samples resume")
     func hotplug() throws {
         let observed = try testbed("hotplug", program: productsDirectory + "/repd")

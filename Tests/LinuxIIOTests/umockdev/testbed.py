@@ -137,5 +137,21 @@ elif scenario == 'hotplug':
     result['stderr'] = err
     result['after_readded'] = attributes(root, DEV.replace('iio:device0', 'iio:device1'))
 
+elif scenario == 'permission':
+    # An attribute the user may read but not write: repd must name the file and the fix. Runs repctl as
+    # "nobody" (root bypasses file permissions), with the testbed readable for everyone.
+    for folder, dirs, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o666)
+    os.chmod(os.path.join(root, DEV.lstrip('/'), 'buffer/enable'), 0o444)
+    child = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', program, 'sensors', '--read', '5',
+                            '--timeout', '5'], env=env, capture_output=True, text=True, timeout=30)
+    result['exit'] = child.returncode
+    result['stderr'] = child.stderr
+    result['after'] = attributes(root)
+
 with open(out_path, 'w') as f:
     json.dump(result, f, indent=1)
