@@ -61,8 +61,9 @@ struct FixtureMotionProviderTests {
 
     @Test("stop cancels timed replay, and start resumes with the next undelivered sample")
     func stopCancelsAndStartResumes() async {
-        let samples = rampSamples(count: 200, interval: 0.01)
-        let provider = FixtureMotionProvider(samples: samples, batchSize: 2)
+        // 10 s of samples replayed 4× faster: a stop lands mid-replay even on a starved machine.
+        let samples = rampSamples(count: 1000, interval: 0.01)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: 2, speedMultiplier: 4)
         let recorder = BatchRecorder(provider)
         provider.start()
         #expect(await waitUntil { recorder.samples.count >= 10 })
@@ -70,7 +71,7 @@ struct FixtureMotionProviderTests {
         let atStop = recorder.samples.count
         #expect(provider.deliveredCount == atStop)
         #expect(recorder.states.last == .stopped)
-        // 150 ms of sample time would deliver 15 more batches if the timer still ran.
+        // 150 ms would deliver 30 more batches if the timer still ran.
         try? await Task.sleep(for: .milliseconds(150))
         #expect(recorder.samples.count == atStop)
         #expect(!recorder.completed)
