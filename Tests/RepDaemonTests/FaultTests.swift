@@ -79,4 +79,44 @@ struct FaultTests {
         #expect(daemon.waitForExit() == 1)
         #expect(daemon.standardError.contains("cannot create the socket folder /proc/repd-nowhere"))
     }
+
+    @Test("socket mode and the uid allow-list are enforced against the peer's credentials")
+    func accessControl() throws {
+        guard access("/usr/bin/setpriv", X_OK) == 0, getuid() == 0 else {
+            print("skipped: needs root and setpriv to connect as another user")
+            return
+        }
+        let dir = scratchDirectory()
+        chmod(dir, 0o755)
+        let repctl = productsDirectory + "/repctl"
+        // Mode 0660 (the default): another user cannot even connect, and is told which group to join.
+        let closed = dir + "/closed.sock"
+        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", closed, "--quiet"])
+        #expect(eventually { access(closed, F_OK) == 0 })
+        let outsider = try DaemonProcess(executable: "/usr/bin/setpriv", arguments: [
+            "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "status", "--socket", closed,
+        ])
+        #expect(outsider.waitForExit() == 1)
+        #expect(outsider.standardError.contains("permission denied on \(closed): join group 'repd'"))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+
+        // A world-writable socket with an allow-list: the peer's uid decides.
+        let config = dir + "/repd.toml"
+        try "[socket]\nmode = \"0666\"\nallowed_uids = [4242]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let open = dir + "/open.sock"
+        let guarded = try DaemonProcess(arguments: ["--config", config, "--demo", "--socket", open, "--quiet"])
+        #expect(eventually { access(open, F_OK) == 0 })
+        let refused = try DaemonProcess(executable: "/usr/bin/setpriv", arguments: [
+            "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "subscribe", "--socket", open, "--json",
+        ])
+        #expect(eventually { refused.standardOutput.contains("permission denied: uid 65534 is not allowed") })
+        refused.signal(SIGINT)
+        _ = refused.waitForExit()
+        let root = try #require(LineClient(path: open))
+        #expect(root.next(type: "hello") != nil, "root is always admitted")
+        #expect(eventually { guarded.standardError.contains("refusing a client: uid 65534 gid 65534") })
+        guarded.signal(SIGTERM)
+        #expect(guarded.waitForExit() == 0)
+    }
 }
