@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Configures a device for buffered capture exactly as repd needs it and puts back exactly the state it found.
 ///
 /// `configure` saves `buffer/enable`, the trigger, every scan element's `_en`, the sampling frequency, the buffer
@@ -16,6 +20,7 @@ public final class IIOCaptureSession: @unchecked Sendable {
     public private(set) var trigger: String?
 
     private var saved: [(path: String, value: String)] = []
+    private var createdTrigger: String?
     private var savedEnable: String?
     private var configured = false
 
@@ -28,7 +33,12 @@ public final class IIOCaptureSession: @unchecked Sendable {
     ///   - trigger: a trigger name, or nil to choose (the device's own, else the current one, else none).
     ///   - latency: how long samples may wait in the kernel before poll() wakes the reader (sets the watermark).
     ///   - enable: false leaves the buffer disabled (a caller that enables it itself).
-    public func configure(rate: Double, trigger requested: String?, latency: Double = 0.02, enable: Bool = true) throws(IIOError) {
+    /// - Parameter hrtimer: when the device has no trigger of its own and none is set or requested, create an
+    ///   hrtimer trigger through configfs (`/sys/kernel/config/iio/triggers/hrtimer/repd-<name>`) at the rate, and
+    ///   remove it again in `restore()`.
+    public func configure(
+        rate: Double, trigger requested: String?, latency: Double = 0.02, enable: Bool = true, hrtimer: Bool = false
+    ) throws(IIOError) {
         guard let bufferDirectory = device.bufferDirectory, device.hasBufferedAccel else {
             throw IIOError(.unsupported, path: device.syspath, "the device has no buffer with accel_x/y/z scan elements")
         }
@@ -61,7 +71,8 @@ public final class IIOCaptureSession: @unchecked Sendable {
         let triggerPath = device.path("trigger/current_trigger")
         if Sysfs.exists(triggerPath) {
             let current = try Sysfs.read(triggerPath).trimmingWhitespace()
-            let choice = requested ?? device.ownTriggers.first ?? current
+            var choice = requested ?? device.ownTriggers.first ?? current
+            if choice.isEmpty, hrtimer { choice = try createHrtimerTrigger(rate: frequency ?? rate) }
             try save(triggerPath)
             if choice != current { try Sysfs.write(choice, to: triggerPath) }
             trigger = choice
@@ -100,7 +111,30 @@ public final class IIOCaptureSession: @unchecked Sendable {
             do { try Sysfs.write(savedEnable, to: enablePath) } catch { errors.append(error) }
         }
         saved.removeAll()
+        if let createdTrigger {
+            if rmdir(createdTrigger) != 0 { errors.append(Sysfs.error(createdTrigger, verb: "cannot remove")) }
+            self.createdTrigger = nil
+        }
         return errors
+    }
+
+    /// Makes an hrtimer trigger in configfs, sets its rate, and returns its name.
+    private func createHrtimerTrigger(rate: Double) throws(IIOError) -> String {
+        let folder = "/sys/kernel/config/iio/triggers/hrtimer"
+        let name = "repd-" + String(device.sysname.map { $0 == ":" ? "-" : $0 })
+        let path = folder + "/" + name
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+            throw Sysfs.error(path, verb: "cannot create an hrtimer trigger (is configfs mounted and CONFIG_IIO_HRTIMER_TRIGGER on?) at")
+        }
+        createdTrigger = path
+        // The trigger appears as /sys/bus/iio/devices/triggerN with `name` = our name; set its frequency there.
+        for entry in IIODeviceScanner.listDirectory("/sys/bus/iio/devices") where entry.hasPrefix("trigger") {
+            let base = "/sys/bus/iio/devices/" + entry
+            if Sysfs.readIfPresent(base + "/name")?.trimmingWhitespace() == name {
+                try Sysfs.write(Self.text(rate), to: base + "/sampling_frequency")
+            }
+        }
+        return name
     }
 
     private func save(_ path: String) throws(IIOError) {

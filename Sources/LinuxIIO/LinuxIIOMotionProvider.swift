@@ -39,6 +39,8 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         public var rescanInterval = 0.5
         /// Poll `in_accel_*_raw` even if the device has a buffer.
         public var forcePolling = false
+        /// Create an hrtimer trigger through configfs when the device has none (and remove it at stop).
+        public var hrtimerTrigger = false
 
         /// The defaults.
         public init() {}
@@ -187,7 +189,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     private func runBuffered(_ found: IIODevice, stop: StopSignal, monitor: UdevMonitor?, back: Bool) throws(IIOError) -> Outcome {
         let session = IIOCaptureSession(device: found)
         defer { session.restore() }
-        try session.configure(rate: options.rate, trigger: options.trigger, latency: options.latency)
+        try session.configure(rate: options.rate, trigger: options.trigger, latency: options.latency, hrtimer: options.hrtimerTrigger)
         guard let layout = session.layout, let devnode = found.devnode else {
             throw IIOError(.unsupported, path: found.syspath, "no record layout")
         }

@@ -104,6 +104,7 @@ public enum Daemon {
             options.rate = configuration.rateHz
             options.trigger = configuration.trigger.isEmpty ? nil : configuration.trigger
             options.forcePolling = configuration.forcePolling
+            options.hrtimerTrigger = configuration.hrtimerTrigger
             let provider = LinuxIIOMotionProvider(options: options)
             let name = configuration.device.isEmpty ? "first accelerometer" : configuration.device
             return (provider, .init(kind: "iio", name: name, rateHz: configuration.rateHz))

@@ -23,6 +23,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var trigger = ""
     /// `sensor.force_polling`: read `in_accel_*_raw` at `rate_hz` instead of the buffer (default false).
     public var forcePolling = false
+    /// `sensor.hrtimer_trigger`: create an hrtimer trigger through configfs when the device has none (default false).
+    public var hrtimerTrigger = false
     /// `fixture.path`: the recording to replay when the provider is `fixture`.
     public var fixturePath = ""
     /// `fixture.speed`: replay speed (≥ 0.1; default 1).
@@ -95,7 +97,7 @@ extension DaemonConfiguration {
         try reader.checkSections(table, allowed: ["sensor", "fixture", "socket", "pipeline", "detector", "log"])
 
         if let s = try reader.section(table, "sensor") {
-            try reader.checkKeys(s, "sensor", ["provider", "device", "rate_hz", "trigger", "force_polling"])
+            try reader.checkKeys(s, "sensor", ["provider", "device", "rate_hz", "trigger", "force_polling", "hrtimer_trigger"])
             if let v = try reader.string(s, "sensor", "provider") {
                 guard let p = Provider(rawValue: v) else {
                     throw reader.error("sensor", "provider", "'\(v)' is not one of iio, fixture, demo")
@@ -105,6 +107,7 @@ extension DaemonConfiguration {
             if let v = try reader.string(s, "sensor", "device") { c.device = v }
             if let v = try reader.string(s, "sensor", "trigger") { c.trigger = v }
             if let v = try reader.bool(s, "sensor", "force_polling") { c.forcePolling = v }
+            if let v = try reader.bool(s, "sensor", "hrtimer_trigger") { c.hrtimerTrigger = v }
             if let v = try reader.number(s, "sensor", "rate_hz") {
                 guard v > 0, v <= 100_000 else { throw reader.error("sensor", "rate_hz", "\(v) is not in (0, 100000]") }
                 c.rateHz = v

@@ -37,6 +37,9 @@ struct Sensors: ParsableCommand {
     @Flag(help: "Poll in_accel_*_raw instead of using the buffer (with --read).")
     var poll = false
 
+    @Flag(help: "Create an hrtimer trigger through configfs if the device has none (with --read), as sensor.hrtimer_trigger does.")
+    var hrtimer = false
+
     @Option(help: "Give up after this many seconds (with --read).")
     var timeout = 10.0
 
@@ -106,6 +109,7 @@ struct Sensors: ParsableCommand {
         options.rate = rate
         options.trigger = trigger
         options.forcePolling = poll
+        options.hrtimerTrigger = hrtimer
         options.deliveryDeadline = min(2, timeout / 2)
         let provider = LinuxIIOMotionProvider(options: options)
         let collected = SampleCollector(limit: count)

@@ -284,4 +284,22 @@ struct KernelHarnessTests {
         print("real kernel round trip: \(samples.count) samples recorded, replay counts \(reps) reps")
         #expect((2...5).contains(reps), "each ~1.5-2 s swing of the loop is a rep: counted \(reps)")
     }
+
+    @Test("with no trigger at all, repd creates an hrtimer trigger through configfs, reads, and removes it again")
+    func hrtimerTrigger() throws {
+        guard let harness = kernelHarness else {
+            print("skipped: ../shared/kernel-iio is not beside this checkout")
+            return
+        }
+        let dev = "/sys/bus/iio/devices/iio:device0"
+        let result = try runProgram(harness, [
+            "-k", "bzImage-accel-xyz", "--no-trigger", "--quiet", "-t", "150", "-b", productsDirectory + "/repctl",
+            "-r", "repctl sensors --read 20 --json --hrtimer --rate 100 && echo LEFT=$(ls /sys/kernel/config/iio/triggers/hrtimer | wc -l) TRIGGER=[$(cat \(dev)/trigger/current_trigger)]",
+        ], timeout: 200)
+        let console = String(decoding: result.output, as: UTF8.self)
+        #expect(result.status == 0, "\(console.suffix(2000))")
+        let samples = console.split(separator: "\n").filter { $0.hasPrefix("{\"t\"") }
+        #expect(samples.count == 20)
+        #expect(console.contains("LEFT=0 TRIGGER=[]"), "the trigger is removed and the device's trigger is empty again")
+    }
 }
