@@ -55,7 +55,10 @@ struct Evaluate: ParsableCommand {
 
     func run() throws {
         let text: String
-        do { text = try readTextFile(manifest) } catch { throw CleanExit.message("repctl: \(error)") }
+        do { text = try TextFile.read(manifest) } catch {
+            printError("repctl: \(manifest): \(error)")
+            throw ExitCode(2)
+        }
         let entries: [ManifestEntry]
         do { entries = try EvaluationManifest.parse(text, file: manifest) } catch {
             printError("repctl: \(error)")
@@ -93,37 +96,13 @@ struct Plot: ParsableCommand {
         }
         let name = file.split(separator: "/").last.map(String.init) ?? file
         let (svg, events) = DetectorPlot.render(samples: samples, title: name, trueReps: trueReps)
-        do { try writeTextFile(svg, to: out) } catch {
+        do { try TextFile.write(svg, to: out) } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }
         let reps = events.filter { if case .rep = $0 { return true } else { return false } }.count
         print("\(out): \(reps) reps in \(samples.count) samples")
     }
-}
-
-struct FileError: Error, CustomStringConvertible {
-    var description: String
-}
-
-func readTextFile(_ path: String) throws -> String {
-    guard let file = fopen(path, "r") else { throw FileError(description: "\(path): \(String(cString: strerror(errno)))") }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let got = fread(&buffer, 1, buffer.count, file)
-        if got == 0 { break }
-        bytes.append(contentsOf: buffer[0..<got])
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-func writeTextFile(_ text: String, to path: String) throws {
-    guard let file = fopen(path, "w") else { throw FileError(description: "\(path): \(String(cString: strerror(errno)))") }
-    defer { fclose(file) }
-    var copy = text
-    copy.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
 }
 
 func printError(_ message: String) {

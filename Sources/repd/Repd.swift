@@ -121,23 +121,11 @@ struct Repd: AsyncParsableCommand {
         } else {
             return DaemonConfiguration()
         }
-        guard let text = readFile(path) else {
-            throw ConfigError(file: path, line: 0, key: "", reason: "cannot read: \(String(cString: strerror(errno)))")
+        let text: String
+        do { text = try TextFile.read(path) } catch {
+            throw ConfigError(file: path, line: 0, key: "", reason: "cannot read: \(error)")
         }
         return try DaemonConfiguration.parse(text, file: path)
-    }
-
-    private func readFile(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let got = fread(&buffer, 1, buffer.count, file)
-            if got == 0 { break }
-            bytes.append(contentsOf: buffer[0..<got])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func describe(_ event: WorkoutEvent) -> String {
