@@ -40,7 +40,7 @@ struct DaemonEndToEndTests {
         #expect(fixture.reps.count == 18)
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: ["--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--quiet"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let clients = (0..<3).compactMap { _ in LineClient(path: socketPath) }
         #expect(clients.count == 3)
         for client in clients {
@@ -74,7 +74,7 @@ struct DaemonEndToEndTests {
         let daemon = try DaemonProcess(arguments: [
             "--config", config, "--fixture", fixture.path, "--speed", "10", "--socket", socketPath, "--quiet",
         ])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         // Shrink the stalled client's kernel receive buffer so its queue fills quickly.
         let stalled = try #require(LineClient(path: socketPath))
         var small: Int32 = 4096
@@ -106,7 +106,7 @@ struct DaemonEndToEndTests {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
         let bystander = try #require(LineClient(path: socketPath))
         #expect(client.next(type: "hello") != nil)
@@ -149,7 +149,7 @@ struct DaemonEndToEndTests {
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [30], rest: 10, lead: 4)
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: ["--fixture", fixture.path, "--speed", "4", "--socket", socketPath])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
         var reps = 0
         while reps < 4, client.next(type: "rep", timeout: 20) != nil { reps += 1 }

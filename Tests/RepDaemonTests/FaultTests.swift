@@ -21,7 +21,7 @@ struct FaultTests {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: ["--demo", "--speed", "20", "--socket", socketPath, "--quiet", "--log-level", "warning"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let survivor = try #require(LineClient(path: socketPath))
         survivor.send("subscribe rep,set,samples\n")
         for round in 0..<5 {
@@ -53,7 +53,7 @@ struct FaultTests {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet", "--log-level", "warning"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         for _ in 0..<200 { _ = LineClient(path: socketPath) }  // warm up allocators and the event loop
         #expect(eventually { processFootprint(daemon.process.processIdentifier).fds < 40 })
         let before = processFootprint(daemon.process.processIdentifier)
@@ -95,7 +95,7 @@ struct FaultTests {
         // Mode 0660 (the default): another user cannot even connect, and is told which group to join.
         let closed = dir + "/closed.sock"
         let daemon = try DaemonProcess(arguments: ["--demo", "--socket", closed, "--quiet"])
-        #expect(eventually { access(closed, F_OK) == 0 })
+        #expect(daemonListens(closed))
         let outsider = try DaemonProcess(executable: "/usr/bin/setpriv", arguments: [
             "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "status", "--socket", closed,
         ])
@@ -109,7 +109,7 @@ struct FaultTests {
         try "[socket]\nmode = \"0666\"\nallowed_uids = [4242]\n".write(toFile: config, atomically: true, encoding: .utf8)
         let open = dir + "/open.sock"
         let guarded = try DaemonProcess(arguments: ["--config", config, "--demo", "--socket", open, "--quiet"])
-        #expect(eventually { access(open, F_OK) == 0 })
+        #expect(daemonListens(open))
         let refused = try DaemonProcess(executable: "/usr/bin/setpriv", arguments: [
             "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "subscribe", "--socket", open, "--json",
         ])

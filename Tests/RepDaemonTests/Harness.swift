@@ -37,6 +37,12 @@ final class CapturedOutput: Sendable {
     var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 }
 
+/// Waits until something accepts connections on the socket (the file appears at bind(), before listen(), so its
+/// existence alone is not enough).
+func daemonListens(_ path: String, timeout: Double = 20) -> Bool {
+    eventually(timeout: timeout) { access(path, F_OK) == 0 && LineClient(path: path) != nil }
+}
+
 /// A repd (or other) process started for a test, with its output captured.
 final class DaemonProcess {
     let process = Process()

@@ -27,7 +27,7 @@ struct RecordReplayTests {
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 8], rest: 10, lead: 8)
         let socketPath = dir + "/live.sock"
         let daemon = try DaemonProcess(arguments: ["--fixture", fixture.path, "--speed", "8", "--socket", socketPath, "--quiet"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let watcher = try #require(LineClient(path: socketPath))
         let duration = (fixture.samples.last!.timestamp - fixture.samples.first!.timestamp) / 8
         let recording = dir + "/recorded.csv"
@@ -43,7 +43,7 @@ struct RecordReplayTests {
         #expect(recorded.count > fixture.samples.count * 9 / 10, "the recording holds (nearly) the whole replay")
         let replaySocket = dir + "/replay.sock"
         let replay = try DaemonProcess(arguments: ["--fixture", recording, "--speed", "10", "--socket", replaySocket, "--quiet"])
-        #expect(eventually { access(replaySocket, F_OK) == 0 })
+        #expect(daemonListens(replaySocket))
         let client = try #require(LineClient(path: replaySocket))
         let replayed = collectReps(client, count: live.count)
         #expect(replayed.count == live.count)
@@ -61,7 +61,7 @@ struct RecordReplayTests {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let out = dir + "/interrupted.csv"
         let recorder = try DaemonProcess(executable: repctl, arguments: ["record", "--socket", socketPath, "--out", out])
         #expect(eventually {
@@ -83,7 +83,7 @@ struct RecordReplayTests {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
         var daemon = try DaemonProcess(arguments: ["--demo", "--speed", "10", "--socket", socketPath, "--quiet"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let subscriber = try DaemonProcess(executable: repctl, arguments: ["subscribe", "--socket", socketPath])
         #expect(eventually { subscriber.standardOutput.contains("· rep ") })
         daemon.signal(SIGTERM)
@@ -110,7 +110,7 @@ struct RecordReplayTests {
         #expect(missing.waitForExit() == 1)
         #expect(missing.standardError.contains("no repd is listening on \(socketPath)"))
         let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let status = try DaemonProcess(executable: repctl, arguments: ["status", "--socket", socketPath])
         #expect(status.waitForExit() == 0)
         #expect(status.standardOutput.contains("sensor   demo demo workout: connected, 50.0 Hz"))

@@ -82,7 +82,7 @@ struct SystemdIntegrationTests {
         let socketPath = dir + "/activated.sock"
         let activator = try DaemonProcess(
             executable: activate, arguments: ["-l", socketPath, productsDirectory + "/repd", "--demo", "--quiet"])
-        #expect(eventually { access(socketPath, F_OK) == 0 })
+        #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
         let hello = client.next(type: "hello", timeout: 15)
         #expect(hello?["sensor"]?["kind"]?.stringValue == "demo")
