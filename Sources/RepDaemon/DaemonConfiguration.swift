@@ -380,6 +380,7 @@ private struct TableReader {
         let keys: [(String, WritableKeyPath<RepDetectorConfiguration, Double>)] = [
             ("gravity_time_constant_s", \.gravityTimeConstant), ("smoothing_time_constant_s", \.smoothingTimeConstant),
             ("axis_time_constant_s", \.axisTimeConstant), ("level_time_constant_s", \.levelTimeConstant),
+            ("level_outlier_limit", \.levelOutlierLimit),
             ("sensitivity", \.sensitivity), ("set_threshold_fraction", \.setThresholdFraction),
             ("minimum_amplitude_g", \.minimumAmplitude), ("minimum_rep_period_s", \.minimumRepPeriod),
             ("maximum_rep_period_s", \.maximumRepPeriod), ("rhythm_tolerance", \.rhythmTolerance),

@@ -7,7 +7,8 @@ import MotionCore
 ///    smooth what is left. The 3-axis motion is projected onto its principal axis (the dominant eigenvector of its
 ///    recent covariance, followed by power iteration), so the sensor may sit in any orientation on any body part.
 /// 2. **Swings.** The projected signal swings to one side and then the other. A swing counts when it passes a
-///    threshold: `sensitivity` × the recent RMS level (outside a set) or `setThresholdFraction` × the set's typical
+///    threshold: `sensitivity` × the recent RMS level (outside a set; each sample's share of that level is capped at
+///    `levelOutlierLimit` × the level, so one big movement does not hide the reps after it) or `setThresholdFraction` × the set's typical
 ///    half swing (inside a set), never less than `minimumAmplitude`. Two opposite swings make one rep cycle,
 ///    whichever side comes first.
 /// 3. **Rhythm.** Rest and fidgets also swing, but not in rhythm. A set starts when `repsToStartSet` cycles in a
@@ -75,6 +76,7 @@ public struct RepDetector: Sendable {
     private var amplitudes = RecentValues()
     private var setThreshold = 0.0
     private let sensitivitySquared: Double
+    private let outlierLimitSquared: Double
     private var history: SignalHistory
 
     /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
@@ -82,6 +84,7 @@ public struct RepDetector: Sendable {
         precondition((try? configuration.validate()) != nil, "invalid RepDetectorConfiguration")
         self.configuration = configuration
         sensitivitySquared = configuration.sensitivity * configuration.sensitivity
+        outlierLimitSquared = configuration.levelOutlierLimit * configuration.levelOutlierLimit
         let span = configuration.maximumRepPeriod * (Double(configuration.repsToStartSet) + configuration.lookbackPeriods)
         history = SignalHistory(capacity: Int(span / 0.005) + 16, spacing: 0.005)
         pendingTimes.reserveCapacity(configuration.repsToStartSet + 1)
@@ -117,7 +120,9 @@ public struct RepDetector: Sendable {
             history.removeAll()
             return
         }
-        if dt != cachedStep { updateAlphas(dt) }
+        // Timestamps like i / rate differ from sample to sample in their last bits; a step within a millionth of
+        // the last one keeps its filter coefficients (four exp() calls saved on most samples).
+        if abs(dt - cachedStep) > 1e-6 * cachedStep { updateAlphas(dt) }
 
         // 1. Gravity removal and smoothing, the same on every axis.
         gravity.0 += alphaGravity * (sample.ax - gravity.0)
@@ -152,11 +157,15 @@ public struct RepDetector: Sendable {
             }
         }
         let value = axis.0 * x + axis.1 * y + axis.2 * z
-        meanSquare += alphaLevel * (value * value - meanSquare)
+        // The level is a clipped mean square: once it is above the noise floor, a sample counts at most
+        // `levelOutlierLimit` times the level, so a single large movement cannot dominate it.
+        let floor = configuration.minimumAmplitude
+        let squared = value * value
+        let limit = outlierLimitSquared * meanSquare
+        meanSquare += alphaLevel * ((limit > floor * floor && squared > limit ? limit : squared) - meanSquare)
         signal = value
 
         // 2. Swings against the threshold (compared squared: no square root per sample).
-        let floor = configuration.minimumAmplitude
         let squaredThreshold = setActive
             ? setThreshold * setThreshold
             : max(floor * floor, sensitivitySquared * meanSquare)

@@ -6,10 +6,13 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     public var gravityTimeConstant: Double = 1.0
     /// Two cascaded low-pass stages with this time constant smooth the motion (default 0.08 s, about 2 Hz).
     public var smoothingTimeConstant: Double = 0.08
-    /// The axis of motion is the principal axis of the last few seconds of motion (default 1.5 s).
-    public var axisTimeConstant: Double = 1.5
-    /// The signal level that scales the threshold is averaged over this time (default 0.7 s).
-    public var levelTimeConstant: Double = 0.7
+    /// The axis of motion is the principal axis of the last second or so of motion (default 1.0 s).
+    public var axisTimeConstant: Double = 1.0
+    /// The signal level that scales the threshold is averaged over this time (default 1.5 s).
+    public var levelTimeConstant: Double = 1.5
+    /// A sample adds at most this many times the current level to the level (default 2): one large movement, such
+    /// as getting into position before a set, does not raise the threshold above the reps that follow it.
+    public var levelOutlierLimit: Double = 2
     /// Outside a set, a swing counts when it passes `sensitivity` × the signal's RMS level (default 0.8; lower
     /// counts smaller movements).
     public var sensitivity: Double = 0.8
@@ -51,6 +54,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         try positive(smoothingTimeConstant, "smoothingTimeConstant")
         try positive(axisTimeConstant, "axisTimeConstant")
         try positive(levelTimeConstant, "levelTimeConstant")
+        guard levelOutlierLimit.isFinite, levelOutlierLimit >= 1 else {
+            throw .init(key: "levelOutlierLimit", value: levelOutlierLimit, allowed: "a number ≥ 1")
+        }
         try positive(sensitivity, "sensitivity")
         try positive(minimumAmplitude, "minimumAmplitude")
         try positive(minimumRepPeriod, "minimumRepPeriod")
