@@ -77,6 +77,7 @@ public struct RepDetector: Sendable {
     private var setThreshold = 0.0
     private let sensitivitySquared: Double
     private let outlierLimitSquared: Double
+    private let floorSquared: Double
     private var history: SignalHistory
 
     /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
@@ -85,6 +86,7 @@ public struct RepDetector: Sendable {
         self.configuration = configuration
         sensitivitySquared = configuration.sensitivity * configuration.sensitivity
         outlierLimitSquared = configuration.levelOutlierLimit * configuration.levelOutlierLimit
+        floorSquared = configuration.minimumAmplitude * configuration.minimumAmplitude
         let span = configuration.maximumRepPeriod * (Double(configuration.repsToStartSet) + configuration.lookbackPeriods)
         history = SignalHistory(capacity: Int(span / 0.005) + 16, spacing: 0.005)
         pendingTimes.reserveCapacity(configuration.repsToStartSet + 1)
@@ -159,16 +161,15 @@ public struct RepDetector: Sendable {
         let value = axis.0 * x + axis.1 * y + axis.2 * z
         // The level is a clipped mean square: once it is above the noise floor, a sample counts at most
         // `levelOutlierLimit` times the level, so a single large movement cannot dominate it.
-        let floor = configuration.minimumAmplitude
         let squared = value * value
         let limit = outlierLimitSquared * meanSquare
-        meanSquare += alphaLevel * ((limit > floor * floor && squared > limit ? limit : squared) - meanSquare)
+        meanSquare += alphaLevel * ((limit > floorSquared && squared > limit ? limit : squared) - meanSquare)
         signal = value
 
         // 2. Swings against the threshold (compared squared: no square root per sample).
         let squaredThreshold = setActive
             ? setThreshold * setThreshold
-            : max(floor * floor, sensitivitySquared * meanSquare)
+            : max(floorSquared, sensitivitySquared * meanSquare)
         history.append(time: t, value: value)
         let sign = value * value > squaredThreshold ? (value > 0 ? 1 : -1) : 0
         if sign == 0 {

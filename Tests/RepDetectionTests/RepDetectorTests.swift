@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import MotionCore
 import RepDetection
 import Testing
@@ -129,5 +134,41 @@ struct RepDetectorTests {
         events.removeAll()
         detector.process(SignalGenerator.makeSamples(repCount: 6), into: &events)
         #expect(reps(events).map(\.totalReps) == Array(1...6))
+    }
+}
+
+@Suite("RepDetector on real-life disturbances")
+struct RepDetectorDisturbanceTests {
+    /// 1 s still, a large movement of `jolt` g along `joltDirection` (one slow 2.5 s cycle, like lifting a bar out of
+    /// the rack), 1 s still, then 8 reps of 0.15 g at 0.8 Hz on y, then 6 s still; 50 Hz, gravity on z.
+    static func setAfterLargeMovement(jolt: Double, joltDirection: Vector3 = .y) -> [MotionSample] {
+        let joltStart = 1.0, joltLength = 2.5, repsStart = 4.5, frequency = 0.8, reps = 8
+        let repsEnd = repsStart + Double(reps) / frequency
+        var random = SeededGenerator(seed: 7)
+        return SignalGenerator.samples(duration: repsEnd + 6, sampleRate: 50) { t in
+            var a = Vector3.z
+            if t >= joltStart, t < joltStart + joltLength {
+                a = a + joltDirection * (jolt * sin(2 * .pi * (t - joltStart) / joltLength))
+            }
+            if t >= repsStart, t < repsEnd {
+                a = a + Vector3.y * (0.15 * sin(2 * .pi * frequency * (t - repsStart)))
+            }
+            let ax = a.x + random.nextGaussian(standardDeviation: 0.005)
+            let ay = a.y + random.nextGaussian(standardDeviation: 0.005)
+            return MotionSample(timestamp: t, ax: ax, ay: ay, az: a.z + random.nextGaussian(standardDeviation: 0.005))
+        }
+    }
+
+    @Test("a large movement just before a set does not hide the set's reps", arguments: [0.5, 1.0, 1.5])
+    func largeMovementBeforeSet(jolt: Double) {
+        #expect(repCount(Self.setAfterLargeMovement(jolt: jolt)) == 8)
+    }
+
+    @Test("without the level's outlier limit the same large movement costs reps (what the limit is for)")
+    func outlierLimitMatters() {
+        var unlimited = RepDetectorConfiguration()
+        unlimited.levelOutlierLimit = 1000
+        let samples = Self.setAfterLargeMovement(jolt: 1.5)
+        #expect(reps(detect(samples, configuration: unlimited)).count < 8)
     }
 }
