@@ -386,7 +386,7 @@ private struct TableReader {
             ("maximum_rep_period_s", \.maximumRepPeriod), ("rhythm_tolerance", \.rhythmTolerance),
             ("maximum_pause_factor", \.maximumPauseFactor), ("harmonic_factor", \.harmonicFactor),
             ("rest_to_end_set_s", \.restToEndSet), ("gap_to_reset_s", \.gapToReset),
-            ("lookback_periods", \.lookbackPeriods),
+            ("lookback_periods", \.lookbackPeriods), ("lookback_threshold_fraction", \.lookbackThresholdFraction),
         ]
         try checkKeys(t, "detector", keys.map(\.0) + ["reps_to_start_set"])
         for (key, path) in keys {

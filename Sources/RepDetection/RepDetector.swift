@@ -13,9 +13,10 @@ import MotionCore
 ///    whichever side comes first.
 /// 3. **Rhythm.** Rest and fidgets also swing, but not in rhythm. A set starts when `repsToStartSet` cycles in a
 ///    row have periods within `rhythmTolerance` of each other; those reps are counted then, with their own
-///    timestamps, and the last `lookbackPeriods` periods of the signal are searched again with the set's own
-///    threshold for earlier reps of the same rhythm. Inside a set a cycle counts as a rep unless it comes too soon
-///    (`harmonicFactor`: a second bump of the same rep) or after too long a pause (`maximumPauseFactor`).
+///    timestamps, and the last `lookbackPeriods` periods of the signal are searched again, with a threshold of
+///    `lookbackThresholdFraction` × the set's typical half swing, for earlier reps of the same rhythm. Inside a
+///    set a cycle counts as a rep unless it comes too soon (`harmonicFactor`: a second bump of the same rep) or
+///    after too long a pause (`maximumPauseFactor`).
 /// 4. **Sets** end after `restToEndSet` seconds without a rep, or at `finish()`.
 ///
 /// Delay: a rep inside a set is announced when its second swing passes the threshold (the smoothing adds about
@@ -281,7 +282,7 @@ public struct RepDetector: Sendable {
         var from = first - c.lookbackPeriods * period
         if totalReps > 0 { from = max(from, lastRepTime + c.harmonicFactor * period) }
         guard from < first else { return [] }
-        let h = setThreshold
+        let h = max(c.minimumAmplitude, c.lookbackThresholdFraction * amplitudes.median / 2)
         var swingTimes: [Double] = []
         var swingPeaks: [Double] = []
         var side = 0

@@ -41,6 +41,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     public var gapToReset: Double = 1
     /// When a set starts, the recent signal is searched this many periods back for its earlier reps (default 2.5).
     public var lookbackPeriods: Double = 2.5
+    /// In that search a swing counts when it passes this fraction of the set's typical half swing (default 0.3,
+    /// below `setThresholdFraction`: the first reps of a set are often smaller than the ones that establish it).
+    public var lookbackThresholdFraction: Double = 0.3
 
     /// The defaults.
     public init() {}
@@ -64,6 +67,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         try positive(gapToReset, "gapToReset")
         guard setThresholdFraction.isFinite, setThresholdFraction > 0, setThresholdFraction <= 1 else {
             throw .init(key: "setThresholdFraction", value: setThresholdFraction, allowed: "a number in (0, 1]")
+        }
+        guard lookbackThresholdFraction.isFinite, lookbackThresholdFraction > 0, lookbackThresholdFraction <= 1 else {
+            throw .init(key: "lookbackThresholdFraction", value: lookbackThresholdFraction, allowed: "a number in (0, 1]")
         }
         guard maximumRepPeriod.isFinite, maximumRepPeriod > minimumRepPeriod else {
             throw .init(key: "maximumRepPeriod", value: maximumRepPeriod, allowed: "a number > minimumRepPeriod")
