@@ -1,5 +1,4 @@
 import RepDetection
-import TOMLKit
 
 /// Everything repd can be told, with the defaults documented in `config/repd.toml`.
 public struct DaemonConfiguration: Sendable, Equatable {
@@ -85,14 +84,12 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 extension DaemonConfiguration {
     /// Parses TOML text; unknown keys, wrong types and values out of range are errors naming the key and line.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfiguration {
-        try checkCharacters(text, file: file)
-        let table: TOMLTable
-        do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
-            throw ConfigError(file: file, line: error.source.begin.line, key: "", reason: "not valid TOML: \(error.description)")
-        } catch {
-            throw ConfigError(file: file, line: 0, key: "", reason: "not valid TOML: \(error)")
+        let document: TOMLDocument
+        do { document = try TOMLDocument.parse(text) } catch {
+            throw ConfigError(file: file, line: error.line, key: "", reason: error.description)
         }
-        var reader = TableReader(text: text, file: file)
+        let reader = TableReader(document: document, file: file)
+        let table = document
         var c = DaemonConfiguration()
         try reader.checkSections(table, allowed: ["sensor", "fixture", "socket", "pipeline", "detector", "log"])
 
@@ -167,215 +164,83 @@ extension DaemonConfiguration {
     }
 }
 
-extension DaemonConfiguration {
-    /// Outside strings and comments, TOML uses only letters, digits and `_ - . = [ ] , { } : +` and blanks. Any
-    /// other character (a stray byte, a control character, a `/` in a table header) is reported with its line
-    /// before the TOML parser sees it: the vendored toml++ asserts on some of them instead of returning an error
-    /// (found by fuzzing, regression inputs in Tests/FuzzRegressionTests/corpus/config).
-    /// The line structure: a blank or comment line, a `[table]`/`[[array]]` header closed on its line, or
-    /// `key = value` (values may continue over lines inside `[ ]` arrays and multi-line strings). Every key is a
-    /// dotted list of bare keys (`A-Za-z0-9_-`) or quoted keys.
-    static func checkLines(_ text: String, file: String) throws(ConfigError) {
-        var depth = 0  // open [ or { of a value spanning lines
-        var multiline: String?  // the delimiter of an open multi-line string
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = index + 1
-            var rest = Substring(raw)
-            if let delimiter = multiline {
-                guard let close = rest.range(of: delimiter) else { continue }
-                multiline = nil
-                rest = rest[close.upperBound...]
-            } else if depth == 0 {
-                let trimmed = rest.drop { $0 == " " || $0 == "\t" }
-                guard let first = trimmed.first, first != "#", first != "\r" else { continue }
-                if first == "[" {
-                    let double = trimmed.hasPrefix("[[")
-                    let inner = trimmed.dropFirst(double ? 2 : 1)
-                    guard let close = inner.firstIndex(of: "]"), !double || inner[close...].hasPrefix("]]") else {
-                        throw ConfigError(file: file, line: line, key: "", reason: "a table header needs its closing '\(double ? "]]" : "]")' on the same line")
-                    }
-                    try checkKey(inner[..<close], line: line, file: file)
-                    let after = inner[inner.index(close, offsetBy: double ? 2 : 1)...].drop { $0 == " " || $0 == "\t" || $0 == "\r" }
-                    guard after.isEmpty || after.first == "#" else {
-                        throw ConfigError(file: file, line: line, key: "", reason: "unexpected text after the table header")
-                    }
-                    continue
-                }
-                guard let equals = trimmed.firstIndex(of: "=") else {
-                    throw ConfigError(file: file, line: line, key: "", reason: "expected 'key = value'")
-                }
-                try checkKey(trimmed[..<equals], line: line, file: file)
-                rest = trimmed[trimmed.index(after: equals)...]
-            }
-            // Follow brackets and strings through the value so continuation lines are recognized.
-            var quote: Character?
-            var index = rest.startIndex
-            while index < rest.endIndex {
-                let character = rest[index]
-                if let open = quote {
-                    if character == "\\", open == "\"" { index = rest.index(after: index) } else if character == open { quote = nil }
-                } else if character == "#" {
-                    break
-                } else if character == "\"" || character == "'" {
-                    let triple = String(repeating: character, count: 3)
-                    if rest[index...].hasPrefix(triple) {
-                        let after = rest[rest.index(index, offsetBy: 3)...]
-                        if let close = after.range(of: triple) {
-                            index = close.upperBound
-                            continue
-                        }
-                        multiline = triple
-                        break
-                    }
-                    quote = character
-                } else if character == "[" || character == "{" {
-                    depth += 1
-                } else if character == "]" || character == "}" {
-                    depth = max(0, depth - 1)
-                }
-                if index < rest.endIndex { index = rest.index(after: index) }
-            }
-        }
-    }
-
-    static func checkKey(_ keyText: Substring, line: Int, file: String) throws(ConfigError) {
-        if keyText.contains("\"") || keyText.contains("'") { return }  // quoted keys: left to the parser
-        for part in keyText.split(separator: ".", omittingEmptySubsequences: false) {
-            let key = part.filter { $0 != " " && $0 != "\t" }
-            guard !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
-                throw ConfigError(file: file, line: line, key: "", reason: "'\(keyText.trimmingBlanks())' is not a valid key or table name")
-            }
-        }
-    }
-
-    static let tomlCharacters: Set<UInt8> = Set(
-        Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.=[],{}:+".utf8))
-
-    static func checkCharacters(_ text: String, file: String) throws(ConfigError) {
-        try checkLines(text, file: file)
-        var line = 1
-        var quote: Character?
-        var comment = false
-        for character in text {
-            if character == "\n" || character == "\r\n" {
-                line += 1
-                quote = nil
-                comment = false
-                continue
-            }
-            if comment { continue }
-            if let open = quote {
-                if character == open { quote = nil }
-                continue
-            }
-            switch character {
-            case "#": comment = true
-            case "\"", "'": quote = character
-            case "\t", "\r", " ": break
-            default:
-                guard let ascii = character.asciiValue, Self.tomlCharacters.contains(ascii) else {
-                    let code = character.unicodeScalars.first.map { String($0.value, radix: 16, uppercase: true) } ?? "?"
-                    throw ConfigError(
-                        file: file, line: line, key: "",
-                        reason: "unexpected character U+\(code) outside a string or comment")
-                }
-            }
-        }
-    }
-}
-
-/// Reads typed values out of a TOML table and reports the line of a bad key by scanning the text.
+/// Reads typed values out of the document; every error names the section, key and line.
 private struct TableReader {
-    let lines: [Substring]
+    let document: TOMLDocument
     let file: String
 
-    init(text: String, file: String) {
-        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        self.file = file
-    }
-
-    /// The line of `key` inside `[section]` (or of the section header when key is empty), 0 if not found.
-    func line(_ section: String, _ key: String) -> Int {
-        var current = ""
-        for (index, raw) in lines.enumerated() {
-            let line = raw.drop { $0 == " " || $0 == "\t" }
-            if line.hasPrefix("[") {
-                current = String(line.dropFirst().prefix { $0 != "]" }).filter { $0 != " " }
-                if key.isEmpty, current == section { return index + 1 }
-                continue
-            }
-            if current == section, !key.isEmpty, line.hasPrefix(key) {
-                let rest = line.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
-                if rest.hasPrefix("=") { return index + 1 }
-            }
-        }
-        return 0
+    /// A section's keys, with the section's name for messages.
+    struct Section {
+        var name: String
+        var entries: [String: TOMLDocument.Entry]
     }
 
     func error(_ section: String, _ key: String, _ reason: String) -> ConfigError {
-        ConfigError(file: file, line: line(section, key), key: key.isEmpty ? section : "\(section).\(key)", reason: reason)
+        let line = document.tables[section]?.entries[key]?.line ?? document.tables[section]?.line ?? 0
+        return ConfigError(file: file, line: line, key: key.isEmpty ? section : "\(section).\(key)", reason: reason)
     }
 
-    func checkSections(_ table: TOMLTable, allowed: [String]) throws(ConfigError) {
-        for key in table.keys.sorted() where !allowed.contains(key) {
-            let isTable = table[key]?.table != nil
-            throw ConfigError(
-                file: file, line: isTable ? line(key, "") : line("", key), key: key,
-                reason: "unknown \(isTable ? "section" : "key") (sections are \(allowed.joined(separator: ", ")))")
+    func checkSections(_ document: TOMLDocument, allowed: [String]) throws(ConfigError) {
+        let allowedList = allowed.joined(separator: ", ")
+        if let (key, entry) = document.root.min(by: { $0.value.line < $1.value.line }) {
+            throw ConfigError(file: file, line: entry.line, key: key, reason: "keys belong in a section (sections are \(allowedList))")
+        }
+        for (name, table) in document.tables.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(name) {
+            throw ConfigError(file: file, line: table.line, key: name, reason: "unknown section (sections are \(allowedList))")
         }
     }
 
-    func section(_ table: TOMLTable, _ name: String) throws(ConfigError) -> TOMLTable? {
-        guard let value = table[name] else { return nil }
-        guard let section = value.table else { throw error("", name, "expected a table [\(name)]") }
-        return section
+    func section(_ document: TOMLDocument, _ name: String) throws(ConfigError) -> Section? {
+        document.tables[name].map { Section(name: name, entries: $0.entries) }
     }
 
-    func checkKeys(_ table: TOMLTable, _ section: String, _ allowed: [String]) throws(ConfigError) {
-        for key in table.keys.sorted() where !allowed.contains(key) {
-            throw error(section, key, "unknown key (keys of [\(section)] are \(allowed.joined(separator: ", ")))")
+    func checkKeys(_ section: Section, _ name: String, _ allowed: [String]) throws(ConfigError) {
+        for (key, _) in section.entries.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(key) {
+            throw error(name, key, "unknown key (keys of [\(name)] are \(allowed.joined(separator: ", ")))")
         }
     }
 
-    func string(_ t: TOMLTable, _ section: String, _ key: String) throws(ConfigError) -> String? {
-        guard let value = t[key] else { return nil }
-        guard let s = value.string else { throw error(section, key, "expected a string in quotes") }
+    func string(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> String? {
+        guard let entry = t.entries[key] else { return nil }
+        guard case .string(let s) = entry.value else { throw error(section, key, "expected a string in quotes, found \(entry.value.kind)") }
         return s
     }
 
-    func number(_ t: TOMLTable, _ section: String, _ key: String) throws(ConfigError) -> Double? {
-        guard let value = t[key] else { return nil }
-        if let d = value.double, d.isFinite { return d }
-        if let i = value.int { return Double(i) }
-        throw error(section, key, "expected a number")
+    func number(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> Double? {
+        guard let entry = t.entries[key] else { return nil }
+        switch entry.value {
+        case .float(let d) where d.isFinite: return d
+        case .integer(let i): return Double(i)
+        case .float: throw error(section, key, "expected a finite number")
+        default: throw error(section, key, "expected a number, found \(entry.value.kind)")
+        }
     }
 
-    func integer(_ t: TOMLTable, _ section: String, _ key: String) throws(ConfigError) -> Int? {
-        guard let value = t[key] else { return nil }
-        guard let i = value.int else { throw error(section, key, "expected a whole number") }
+    func integer(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> Int? {
+        guard let entry = t.entries[key] else { return nil }
+        guard case .integer(let i) = entry.value else { throw error(section, key, "expected a whole number, found \(entry.value.kind)") }
         return i
     }
 
-    func bool(_ t: TOMLTable, _ section: String, _ key: String) throws(ConfigError) -> Bool? {
-        guard let value = t[key] else { return nil }
-        guard let b = value.bool else { throw error(section, key, "expected true or false") }
+    func bool(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> Bool? {
+        guard let entry = t.entries[key] else { return nil }
+        guard case .bool(let b) = entry.value else { throw error(section, key, "expected true or false, found \(entry.value.kind)") }
         return b
     }
 
-    func idList(_ t: TOMLTable, _ section: String, _ key: String) throws(ConfigError) -> [UInt32]? {
-        guard let value = t[key] else { return nil }
-        guard let array = value.array else { throw error(section, key, "expected an array of numeric ids, e.g. [1000, 1001]") }
+    func idList(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> [UInt32]? {
+        guard let entry = t.entries[key] else { return nil }
+        let expected = "expected an array of numeric ids, e.g. [1000, 1001]"
+        guard case .array(let items) = entry.value else { throw error(section, key, expected) }
         var ids: [UInt32] = []
-        for item in array {
-            guard let i = item.int, let id = UInt32(exactly: i) else {
-                throw error(section, key, "expected an array of numeric ids, e.g. [1000, 1001]")
-            }
+        for item in items {
+            guard case .integer(let i) = item, let id = UInt32(exactly: i) else { throw error(section, key, expected) }
             ids.append(id)
         }
         return ids
     }
 
-    func detector(_ t: TOMLTable) throws(ConfigError) -> RepDetectorConfiguration {
+    func detector(_ t: Section) throws(ConfigError) -> RepDetectorConfiguration {
         var d = RepDetectorConfiguration()
         let keys: [(String, WritableKeyPath<RepDetectorConfiguration, Double>)] = [
             ("gravity_time_constant_s", \.gravityTimeConstant), ("smoothing_time_constant_s", \.smoothingTimeConstant),

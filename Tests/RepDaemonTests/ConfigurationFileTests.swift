@@ -1,0 +1,169 @@
+import Foundation
+import RepDetection
+import Testing
+
+@testable import RepDaemon
+
+@Suite("The configuration file's TOML")
+struct TOMLParserTests {
+    private func values(_ text: String) throws -> [String: TOMLValue] {
+        try #require(TOMLDocument.parse(text).tables["t"]).entries.mapValues(\.value)
+    }
+
+    @Test("strings, numbers, booleans and arrays read as TOML 1.0 defines them")
+    func values() throws {
+        let text = """
+            # a comment
+            [t]   # after a header
+            basic = "tab\\there \\"quoted\\" \\\\ \\u00e9\\U0001F600"
+            literal = 'C:\\no\\escapes'
+            empty = ""
+            int = 1_000
+            negative = -17
+            plus = +3
+            hex = 0xff
+            octal = 0o660
+            binary = 0b101
+            float = 1.5
+            exponent = -2e-3
+            both = 6.626_07e-34
+            infinite = -inf
+            yes = true
+            no = false
+            list = [ 1, 2,
+              # between items
+              3, ]   # trailing comma
+            strings = ["a", 'b']
+            nested = [[1], []]
+            """
+        let v = try values(text)
+        #expect(v["basic"] == .string("tab\there \"quoted\" \\ é😀"))
+        #expect(v["literal"] == .string("C:\\no\\escapes"))
+        #expect(v["empty"] == .string(""))
+        #expect(v["int"] == .integer(1000))
+        #expect(v["negative"] == .integer(-17))
+        #expect(v["plus"] == .integer(3))
+        #expect(v["hex"] == .integer(255))
+        #expect(v["octal"] == .integer(0o660))
+        #expect(v["binary"] == .integer(5))
+        #expect(v["float"] == .float(1.5))
+        #expect(v["exponent"] == .float(-0.002))
+        #expect(v["both"] == .float(6.62607e-34))
+        #expect(v["infinite"] == .float(-.infinity))
+        #expect(v["yes"] == .bool(true))
+        #expect(v["no"] == .bool(false))
+        #expect(v["list"] == .array([.integer(1), .integer(2), .integer(3)]))
+        #expect(v["strings"] == .array([.string("a"), .string("b")]))
+        #expect(v["nested"] == .array([.array([.integer(1)]), .array([])]))
+    }
+
+    @Test("CRLF line ends and a missing final newline are fine, and each key keeps its line")
+    func lineEnds() throws {
+        let document = try TOMLDocument.parse("[a]\r\nx = 1\r\n\r\n[b]\r\ny = 'z'")
+        #expect(document.tables["a"]?.entries["x"] == .init(value: .integer(1), line: 2))
+        #expect(document.tables["b"]?.line == 4)
+        #expect(document.tables["b"]?.entries["y"] == .init(value: .string("z"), line: 5))
+    }
+
+    @Test(
+        "malformed or unsupported TOML is refused with its line, column and reason",
+        arguments: [
+            ("[t]\nx = 1\nx = 2\n", 3, 1, "key 'x' appears twice in [t] (first on line 2)"),
+            ("[t]\n[t]\n", 2, 4, "table [t] appears twice"),
+            ("[t\n", 1, 3, "closing ']' on the same line"),
+            ("[/x]\n", 1, 2, "expected a table name"),
+            ("[[t]]\n", 1, 2, "arrays of tables"),
+            ("[a.b]\n", 1, 3, "dotted keys"),
+            ("[t]\n\"q\" = 1\n", 2, 1, "quoted keys"),
+            ("[t]\nx 1\n", 2, 3, "expected '=' after the key 'x'"),
+            ("[t]\nx =\n", 2, 4, "expected a value after '='"),
+            ("[t]\nx = abc\n", 2, 5, "strings need quotes"),
+            ("[t]\nx = True\n", 2, 5, "booleans are lowercase"),
+            ("[t]\nx = 0660\n", 2, 5, "no leading zeros"),
+            ("[t]\nx = 1__0\n", 2, 5, "'1__0' is not a number"),
+            ("[t]\nx = 1.\n", 2, 5, "'1.' is not a number"),
+            ("[t]\nx = .5\n", 2, 5, "'.5' is not a number"),
+            ("[t]\nx = 1979-05-27\n", 2, 5, "dates and times"),
+            ("[t]\nx = {a = 1}\n", 2, 5, "inline tables"),
+            ("[t]\nx = \"\"\"a\"\"\"\n", 2, 5, "multi-line strings"),
+            ("[t]\nx = \"open\n", 2, 10, "no closing '\"'"),
+            ("[t]\nx = \"bad \\q\"\n", 2, 10, "unknown escape '\\q'"),
+            ("[t]\nx = \"\\u12\"\n", 2, 6, "needs 4 hex digits"),
+            ("[t]\nx = \"\\uD800\"\n", 2, 6, "not a Unicode scalar value"),
+            ("[t]\nx = [1, 2\n", 3, 1, "the array opened on line 2 has no closing ']'"),
+            ("[t]\nx = [1 2]\n", 2, 8, "expected ',' or ']'"),
+            ("[t]\nx = 1 y = 2\n", 2, 7, "one key = value per line"),
+            ("[t]\nx = 1\ry = 2\n", 2, 6, "followed by a line feed"),
+            ("[t]\n# bell \u{7}\n", 2, 8, "control character U+0007 in a comment"),
+            ("[t]\nclé = 1\n", 2, 3, "U+00E9 is not allowed in a key"),
+        ])
+    func errors(text: String, line: Int, column: Int, reason: String) {
+        do {
+            _ = try TOMLDocument.parse(text)
+            Issue.record("accepted: \(text.debugDescription)")
+        } catch {
+            #expect(error.line == line, "\(text.debugDescription): \(error)")
+            #expect(error.column == column, "\(text.debugDescription): \(error)")
+            #expect(error.reason.contains(reason), "\(text.debugDescription): \(error)")
+        }
+    }
+}
+
+@Suite("repd's configuration file")
+struct ConfigurationFileTests {
+    private static let shippedConfiguration = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("config/repd.toml").path
+
+    @Test("config/repd.toml, which documents every key, holds exactly the built-in defaults")
+    func shippedFileIsTheDefaults() throws {
+        let text = try String(contentsOfFile: Self.shippedConfiguration, encoding: .utf8)
+        #expect(try DaemonConfiguration.parse(text, file: "repd.toml") == DaemonConfiguration())
+    }
+
+    @Test("values are read into the configuration")
+    func valuesAreRead() throws {
+        let text = """
+            [sensor]
+            provider = "fixture"
+            rate_hz = 400
+            [socket]
+            mode = "0640"
+            allowed_uids = [1000, 1001]
+            [detector]
+            sensitivity = 0.9
+            reps_to_start_set = 4
+            """
+        let c = try DaemonConfiguration.parse(text, file: "x.toml")
+        #expect(c.provider == .fixture)
+        #expect(c.rateHz == 400)
+        #expect(c.socketMode == 0o640)
+        #expect(c.allowedUIDs == [1000, 1001])
+        #expect(c.detector.sensitivity == 0.9)
+        #expect(c.detector.repsToStartSet == 4)
+    }
+
+    @Test(
+        "a wrong key, type or value is named with its section, key and line",
+        arguments: [
+            ("[sensor]\n\nprovider = 3\n", "x.toml:3: sensor.provider: expected a string in quotes, found a whole number"),
+            ("[sensor]\nprovider = \"usb\"\n", "x.toml:2: sensor.provider: 'usb' is not one of iio, fixture, demo"),
+            ("[socket]\nmax_clients = 1.5\n", "x.toml:2: socket.max_clients: expected a whole number, found a number"),
+            ("[socket]\nallowed_uids = [1, -2]\n", "x.toml:2: socket.allowed_uids: expected an array of numeric ids"),
+            ("[detector]\nsensitivity = nan\n", "x.toml:2: detector.sensitivity: expected a finite number"),
+            ("[detector]\nharmonic_factor = 1.5\n", "x.toml:2: detector.harmonic_factor: 1.5 is not allowed: expected a number in [0, 1)"),
+            ("[log]\nlevel = \"loud\"\n", "x.toml:2: log.level: 'loud' is not one of trace"),
+            ("[log]\nlevel = \"info\"\ncolour = true\n", "x.toml:3: log.colour: unknown key (keys of [log] are level)"),
+            ("[sensors]\n", "x.toml:1: sensors: unknown section"),
+            ("rate_hz = 100\n", "x.toml:1: rate_hz: keys belong in a section"),
+            ("[sensor]\nrate_hz = 1e\n", "x.toml:2: column 11: '1e' is not a number"),
+        ])
+    func semanticErrors(text: String, message: String) {
+        do {
+            _ = try DaemonConfiguration.parse(text, file: "x.toml")
+            Issue.record("accepted: \(text.debugDescription)")
+        } catch {
+            #expect(error.description.hasPrefix(message), "got: \(error.description)")
+        }
+    }
+}
