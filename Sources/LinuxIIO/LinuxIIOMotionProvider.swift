@@ -236,6 +236,10 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                         let now = realtimeNow()
                         let count = filled / recordSize
                         let consumed = buffer.withUnsafeBytes { raw -> Int in
+                            // With a timestamp channel every record carries its own time: decode them in one pass.
+                            if decoder.hasTimestamp {
+                                return decoder.decodeAll(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), into: &batch)
+                            }
                             var offset = 0
                             var index = 0
                             while offset + recordSize <= filled {

@@ -36,7 +36,14 @@ public enum Daemon {
         let socketPath = configuration.socketPath.isEmpty ? DefaultSocketPath.forDaemon() : configuration.socketPath
 
         let (provider, sensor) = try makeProvider(configuration, logger: logger)
-        let state = DaemonState(sensor: sensor)
+        var counters: (@Sendable () -> ServerMessage.SensorCounters)?
+        if let iio = provider as? LinuxIIOMotionProvider {
+            counters = {
+                let c = iio.counters
+                return ServerMessage.SensorCounters(recordsRead: c.recordsRead, bytesDiscarded: c.bytesDiscarded, reconnects: c.reconnects)
+            }
+        }
+        let state = DaemonState(sensor: sensor, sensorCounters: counters)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let hub = EventHub(eventLoop: eventLoop, logger: logger)
         let doorbell = Doorbell()

@@ -19,7 +19,13 @@ public final class DaemonState: Sendable {
     private let sensorStateText = Mutex<String>("idle")
     private let ringStatistics = Mutex<SPSCRingStatistics?>(nil)
 
-    init(sensor: ServerMessage.SensorInfo) { self.sensor = sensor }
+    /// Reads the IIO reader's counters (nil for other sensors).
+    let sensorCounters: (@Sendable () -> ServerMessage.SensorCounters)?
+
+    init(sensor: ServerMessage.SensorInfo, sensorCounters: (@Sendable () -> ServerMessage.SensorCounters)? = nil) {
+        self.sensor = sensor
+        self.sensorCounters = sensorCounters
+    }
 
     var sensorState: String {
         get { sensorStateText.withLock { $0 } }
@@ -39,7 +45,7 @@ public final class DaemonState: Sendable {
             uptime: uptime, sensor: sensor, sensorState: sensorState, samples: samples.load(ordering: .relaxed),
             ringCapacity: ring?.capacity ?? 0, ringDroppedBatches: ring?.droppedBatches ?? 0,
             ringDroppedSamples: ring?.droppedElements ?? 0, clients: clients, reps: reps.load(ordering: .relaxed),
-            sets: sets.load(ordering: .relaxed), inSet: inSet.load(ordering: .relaxed))
+            sets: sets.load(ordering: .relaxed), inSet: inSet.load(ordering: .relaxed), iio: sensorCounters?())
     }
 }
 

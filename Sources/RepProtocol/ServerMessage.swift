@@ -27,6 +27,30 @@ public enum ServerMessage {
         }
     }
 
+    /// What an IIO sensor's reader has done so far (`status` carries it when the sensor is an IIO device).
+    public struct SensorCounters: Sendable, Equatable {
+        /// Whole records read from the device node.
+        public var recordsRead: Int
+        /// Bytes of partial records dropped when the device went away mid-record.
+        public var bytesDiscarded: Int
+        /// Times the sensor came back after being lost.
+        public var reconnects: Int
+
+        /// Creates the counters.
+        public init(recordsRead: Int, bytesDiscarded: Int, reconnects: Int) {
+            self.recordsRead = recordsRead
+            self.bytesDiscarded = bytesDiscarded
+            self.reconnects = reconnects
+        }
+
+        var json: JSONWriter.Value {
+            .object([
+                ("records", .integer(recordsRead)), ("bytes_discarded", .integer(bytesDiscarded)),
+                ("reconnects", .integer(reconnects)),
+            ])
+        }
+    }
+
     /// Sent once on connect.
     public static func hello(daemonVersion: String, sensor: SensorInfo, subscribed: Set<EventKind>) -> String {
         line([
@@ -103,11 +127,15 @@ public enum ServerMessage {
         public var reps: Int
         public var sets: Int
         public var inSet: Bool
+        /// The IIO reader's counters (nil for other sensors).
+        public var iio: SensorCounters?
 
         public init(
             uptime: Double, sensor: SensorInfo, sensorState: String, samples: Int, ringCapacity: Int,
-            ringDroppedBatches: Int, ringDroppedSamples: Int, clients: Int, reps: Int, sets: Int, inSet: Bool
+            ringDroppedBatches: Int, ringDroppedSamples: Int, clients: Int, reps: Int, sets: Int, inSet: Bool,
+            iio: SensorCounters? = nil
         ) {
+            self.iio = iio
             self.uptime = uptime
             self.sensor = sensor
             self.sensorState = sensorState
@@ -133,7 +161,7 @@ public enum ServerMessage {
             ])),
             ("clients", .integer(s.clients)), ("reps", .integer(s.reps)), ("sets", .integer(s.sets)),
             ("in_set", .bool(s.inSet)),
-        ])
+        ] + (s.iio.map { [("iio", $0.json)] } ?? []))
     }
 
     /// The reply to `subscribe`.

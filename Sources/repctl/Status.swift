@@ -35,12 +35,17 @@ struct Status: ParsableCommand {
     static func describe(_ m: JSONValue) -> String {
         let sensor = m["sensor"]
         let ring = m["ring"]
+        var reader = ""
+        if let iio = m["iio"] {
+            reader = "\niio      \(iio["records"]?.int ?? 0) records read, \(iio["reconnects"]?.int ?? 0) reconnections, "
+                + "\(iio["bytes_discarded"]?.int ?? 0) bytes of partial records dropped"
+        }
         return """
             repd \(m["version"]?.stringValue ?? "?"), up \(format(m["uptime_s"]?.double ?? 0, decimals: 0)) s
             sensor   \(sensor?["kind"]?.stringValue ?? "?") \(sensor?["name"]?.stringValue ?? ""): \(m["sensor_state"]?.stringValue ?? "?"), \(format(sensor?["rate_hz"]?.double ?? 0, decimals: 1)) Hz, \(m["samples"]?.int ?? 0) samples
             workout  \(m["reps"]?.int ?? 0) reps in \(m["sets"]?.int ?? 0) sets\(m["in_set"]?.bool == true ? " (a set is in progress)" : "")
             clients  \(m["clients"]?.int ?? 0)
-            ring     capacity \(ring?["capacity"]?.int ?? 0), dropped \(ring?["dropped_batches"]?.int ?? 0) batches (\(ring?["dropped_samples"]?.int ?? 0) samples)
+            ring     capacity \(ring?["capacity"]?.int ?? 0), dropped \(ring?["dropped_batches"]?.int ?? 0) batches (\(ring?["dropped_samples"]?.int ?? 0) samples)\(reader)
             """
     }
 }

@@ -1,4 +1,5 @@
 import LinuxIIO
+import MotionCore
 import Testing
 
 @Suite("Scan types and record layout")
@@ -172,5 +173,54 @@ struct SysfsValueTests {
         #expect(SysfsValue.nearestAtOrAbove(1000, in: list) == 400)
         #expect(try SysfsValue.availableValues("[12.5 12.5 50]", path: "f") == [12.5, 25, 37.5, 50])
         #expect(throws: IIOError.self) { try SysfsValue.availableValues("1 ten 100", path: "f") }
+    }
+}
+
+@Suite("Bulk record decoding")
+struct BulkDecodeTests {
+    private static func channel(_ name: String, _ index: Int, _ type: String) -> ScanChannel {
+        ScanChannel(name: name, index: index, type: try! ScanType.parse(type))
+    }
+
+    /// x, y, z le:s16 + timestamp (16-byte records, the common layout); the same with a leading 16-bit channel
+    /// (24-byte records, other offsets); big-endian axes (the general path).
+    static let layouts: [(String, RecordLayout)] = [
+        ("x y z ts", RecordLayout(channels: [
+            channel("accel_x", 0, "le:s16/16>>0"), channel("accel_y", 1, "le:s16/16>>0"),
+            channel("accel_z", 2, "le:s16/16>>0"), channel("timestamp", 3, "le:s64/64>>0"),
+        ])),
+        ("v x y z ts", RecordLayout(channels: [
+            channel("voltage0", 0, "le:u16/16>>0"), channel("accel_x", 1, "le:s16/16>>0"),
+            channel("accel_y", 2, "le:s16/16>>0"), channel("accel_z", 3, "le:s16/16>>0"),
+            channel("timestamp", 4, "le:s64/64>>0"),
+        ])),
+        ("be x y z ts", RecordLayout(channels: [
+            channel("accel_x", 0, "be:s16/16>>0"), channel("accel_y", 1, "be:s16/16>>0"),
+            channel("accel_z", 2, "be:s16/16>>0"), channel("timestamp", 3, "le:s64/64>>0"),
+        ])),
+    ]
+
+    @Test(
+        "every bulk path (common layout, other offsets, offset and mount matrix, big-endian) equals record-by-record decoding",
+        arguments: 0..<3, [false, true])
+    func bulkEqualsSingle(layoutIndex: Int, transformed: Bool) throws {
+        let layout = Self.layouts[layoutIndex].1
+        let decoder = try AccelRecordDecoder(
+            layout: layout, scale: [0.0096, 0.0098, 0.01], offset: transformed ? [3, -2, 1] : [0, 0, 0],
+            mountMatrix: transformed ? [[0, 1, 0], [-1, 0, 0], [0, 0, 1]] : nil)
+        var random = SystemRandomNumberGenerator()
+        let count = 257
+        let bytes = (0..<(count * layout.recordSize)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        var bulk = [MotionSample](repeating: MotionSample(timestamp: 0, ax: 0, ay: 0, az: 0), count: count)
+        let decoded = bytes.withUnsafeBytes { raw in
+            bulk.withUnsafeMutableBufferPointer { decoder.decode(raw, into: $0.baseAddress!) }
+        }
+        #expect(decoded == count)
+        bytes.withUnsafeBytes { raw in
+            for i in 0..<count {
+                let single = decoder.decode(UnsafeRawBufferPointer(rebasing: raw[(i * layout.recordSize)..<((i + 1) * layout.recordSize)]))
+                #expect(single == bulk[i], "record \(i) of \(Self.layouts[layoutIndex].0)")
+            }
+        }
     }
 }

@@ -212,6 +212,13 @@ struct UmockdevTests {
         let after = try #require(observed["after_readded"] as? [String: String])
         #expect(after["buffer/enable"] == "0", "the device that came back is restored at shutdown too")
         #expect(after["scan_elements/in_temp_en"] == "1")
+        // status counts what the reader did: records from both devices, one reconnection.
+        let status = try #require(observed["status"] as? [String: Any], "no status reply")
+        let iio = try #require(status["iio"] as? [String: Any], "\(status)")
+        #expect(iio["reconnects"] as? Int == 1)
+        let records = iio["records"] as? Int ?? 0
+        #expect(records >= (observed["samples_before_removal"] as? Int ?? 0) + (observed["samples_after_return"] as? Int ?? 0))
+        #expect(iio["bytes_discarded"] is Int)
     }
 }
 

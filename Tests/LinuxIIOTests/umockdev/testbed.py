@@ -104,6 +104,8 @@ elif scenario == 'hotplug':
             while b'\n' in buffered:
                 line, buffered = buffered.split(b'\n', 1)
                 message = json.loads(line)
+                if message['type'] == 'status':
+                    result['status'] = message
                 messages.append({'type': message['type'], 'state': message.get('state'),
                                  'samples': len(message['samples']) if message['type'] == 'samples' else 0, 'at': time.time()})
 
