@@ -5,6 +5,7 @@ struct TOMLParser {
     private var index = 0
     private var line = 1
     private var lineStart = 0
+    private var arrayDepth = 0
 
     init(_ text: String) {
         scalars = Array(text.unicodeScalars)
@@ -179,8 +180,16 @@ struct TOMLParser {
         }
     }
 
+    /// Arrays deeper than this are refused: the reader is recursive and a configuration never needs them.
+    static let maximumArrayDepth = 16
+
     private mutating func array() throws(TOMLSyntaxError) -> TOMLValue {
         let openLine = line
+        arrayDepth += 1
+        defer { arrayDepth -= 1 }
+        guard arrayDepth <= Self.maximumArrayDepth else {
+            throw error("arrays nested more than \(Self.maximumArrayDepth) deep are not used in repd's configuration")
+        }
         advance()  // [
         var items: [TOMLValue] = []
         while true {

@@ -92,6 +92,7 @@ struct TOMLParserTests {
             ("[t]\nx = \"\\uD800\"\n", 2, 6, "not a Unicode scalar value"),
             ("[t]\nx = [1, 2\n", 3, 1, "the array opened on line 2 has no closing ']'"),
             ("[t]\nx = [1 2]\n", 2, 8, "expected ',' or ']'"),
+            ("[t]\nx = " + String(repeating: "[", count: 5000) + "\n", 2, 21, "arrays nested more than 16 deep"),
             ("[t]\nx = 1 y = 2\n", 2, 7, "one key = value per line"),
             ("[t]\nx = 1\ry = 2\n", 2, 6, "followed by a line feed"),
             ("[t]\n# bell \u{7}\n", 2, 8, "control character U+0007 in a comment"),
