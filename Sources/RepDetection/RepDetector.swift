@@ -73,6 +73,7 @@ public struct RepDetector: Sendable {
     private var setActive = false
     private var repInSet = 0
     private var lastRepTime = 0.0
+    private var gapTime = 0.0  // seconds of dropouts since the last rep or candidate
     private var periods = RecentValues()
     private var amplitudes = RecentValues()
     private var setThreshold = 0.0
@@ -116,6 +117,10 @@ public struct RepDetector: Sendable {
         lastTime = t
         if setActive, t - lastRepTime > configuration.restToEndSet { endSet(into: &events) }
         if dt > configuration.gapToReset {
+            // A dropout: the filters restart, but the time it hid is not a pause of the lifter's (the rhythm
+            // checks leave it out) and the swing in progress before it may complete after it.
+            gapTime += dt
+            lastSwingTime += dt
             gravity = (sample.ax, sample.ay, sample.az)
             smooth1 = (0, 0, 0)
             smooth2 = (0, 0, 0)
@@ -206,18 +211,21 @@ public struct RepDetector: Sendable {
     private mutating func cycleCompleted(at t: Double, amplitude: Double, into events: inout [WorkoutEvent]) {
         let c = configuration
         if setActive {
-            let sinceLast = t - lastRepTime
+            let sinceLast = t - lastRepTime - gapTime  // time the sensor actually saw
             let typical = periods.median
             if sinceLast < c.harmonicFactor * typical { return }
             if sinceLast <= c.maximumPauseFactor * typical, sinceLast <= c.maximumRepPeriod {
-                periods.append(sinceLast)
+                // A period that spans a dropout is not a measured one: it does not join the typical period.
+                if gapTime == 0 { periods.append(sinceLast) }
+                gapTime = 0
                 amplitudes.append(amplitude)
                 updateSetThreshold()
-                countRep(at: t, duration: sinceLast, amplitude: amplitude, into: &events)
+                countRep(at: t, duration: t - lastRepTime, amplitude: amplitude, into: &events)
                 return
             }
             endSet(into: &events)
         }
+        gapTime = 0
         // Outside a set: keep the recent cycles that could still form a rhythm with this one.
         let horizon = c.maximumRepPeriod * Double(c.repsToStartSet - 1)
         var keep = 0
