@@ -39,7 +39,7 @@ struct DatasetRegressionTests {
         #expect(cleanStatistics.count == 90)
         #expect(cleanStatistics.withinOnePercent >= 86)
         #expect(cleanStatistics.meanAbsoluteError <= 0.8)
-        #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 81)
+        #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 83)
         #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 85)
         #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 4.2)
         for rest in report.results where rest.entry.file.hasPrefix("tbe_rest/") {
