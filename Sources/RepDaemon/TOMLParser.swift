@@ -8,7 +8,9 @@ struct TOMLParser {
     private var arrayDepth = 0
 
     init(_ text: String) {
-        scalars = Array(text.unicodeScalars)
+        // A byte-order mark, as some editors write, is not part of the text.
+        let all = Array(text.unicodeScalars)
+        scalars = all.first == "\u{FEFF}" ? Array(all.dropFirst()) : all
     }
 
     // MARK: - Document

@@ -57,8 +57,9 @@ struct TOMLParserTests {
         #expect(v["nested"] == .array([.array([.integer(1)]), .array([])]))
     }
 
-    @Test("CRLF line ends and a missing final newline are fine, and each key keeps its line")
+    @Test("CRLF line ends, a byte-order mark and a missing final newline are fine, and each key keeps its line")
     func lineEnds() throws {
+        #expect(try TOMLDocument.parse("\u{FEFF}[a]\nx = 1\n").tables["a"]?.entries["x"]?.value == .integer(1))
         let document = try TOMLDocument.parse("[a]\r\nx = 1\r\n\r\n[b]\r\ny = 'z'")
         #expect(document.tables["a"]?.entries["x"] == .init(value: .integer(1), line: 2))
         #expect(document.tables["b"]?.line == 4)
