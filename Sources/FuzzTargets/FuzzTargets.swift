@@ -42,7 +42,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .fixtureCSV:
             _ = try? FixtureFileReader.parse(text, name: "fuzz")
         case .config:
-            _ = try? DaemonConfiguration.parse(text, file: "fuzz")
+            _ = try? DaemonConfiguration.parse(bytes: Array(bytes), file: "fuzz")
         case .protocolLine:
             _ = try? ClientCommand.parse(line: bytes)
             _ = try? JSONParser.parse(bytes)

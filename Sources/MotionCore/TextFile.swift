@@ -4,6 +4,11 @@ import SystemPackage
 public enum TextFile {
     /// The file's text (invalid UTF-8 repaired), or the system's error.
     public static func read(_ path: String) throws(Errno) -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// The file's bytes, or the system's error.
+    public static func readBytes(_ path: String) throws(Errno) -> [UInt8] {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec]) } catch { throw error as! Errno }
         defer { try? fd.close() }
@@ -15,7 +20,7 @@ public enum TextFile {
             if n == 0 { break }
             bytes += buffer[..<n]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// Replaces the file's content with `text`.

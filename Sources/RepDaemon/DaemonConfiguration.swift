@@ -82,6 +82,21 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension DaemonConfiguration {
+    /// Parses a configuration file's bytes: they must be UTF-8 (the first invalid byte is reported with its line).
+    public static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> DaemonConfiguration {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        decoding: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
+            case .emptyInput: break decoding
+            case .error: throw ConfigError(file: file, line: line, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")
+            }
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), file: file)
+    }
+
     /// Parses TOML text; unknown keys, wrong types and values out of range are errors naming the key and line.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfiguration {
         let document: TOMLDocument

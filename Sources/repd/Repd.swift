@@ -121,11 +121,11 @@ struct Repd: AsyncParsableCommand {
         } else {
             return DaemonConfiguration()
         }
-        let text: String
-        do { text = try TextFile.read(path) } catch {
+        let bytes: [UInt8]
+        do { bytes = try TextFile.readBytes(path) } catch {
             throw ConfigError(file: path, line: 0, key: "", reason: "cannot read: \(error)")
         }
-        return try DaemonConfiguration.parse(text, file: path)
+        return try DaemonConfiguration.parse(bytes: bytes, file: path)
     }
 
     static func describe(_ event: WorkoutEvent) -> String {

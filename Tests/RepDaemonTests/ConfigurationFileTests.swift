@@ -123,6 +123,15 @@ struct ConfigurationFileTests {
         #expect(try DaemonConfiguration.parse(text, file: "repd.toml") == DaemonConfiguration())
     }
 
+    @Test("bytes that are not UTF-8 are refused with their line")
+    func invalidUTF8() {
+        let bytes = Array("[sensor]\ndevice = \"".utf8) + [0xC3, 0x28] + Array("\"\n".utf8)
+        #expect(throws: ConfigError(file: "x.toml", line: 2, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")) {
+            try DaemonConfiguration.parse(bytes: bytes, file: "x.toml")
+        }
+        #expect((try? DaemonConfiguration.parse(bytes: Array("[sensor]\ndevice = \"é\"\n".utf8), file: "x.toml"))?.device == "é")
+    }
+
     @Test("values are read into the configuration")
     func valuesAreRead() throws {
         let text = """
