@@ -61,7 +61,7 @@ struct DaemonEndToEndTests {
             }
         }
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
     @Test("a client that never reads is disconnected while the others keep receiving on time")
@@ -98,7 +98,7 @@ struct DaemonEndToEndTests {
         }
         #expect(closed)
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
     @Test("garbage, unknown commands and oversized lines get error replies; status answers; others never notice")
@@ -140,7 +140,7 @@ struct DaemonEndToEndTests {
         bystander.send("ping\n")
         #expect(bystander.next(type: "pong") != nil)
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
     @Test("SIGTERM during a set: the set is closed and announced, clients get bye, the socket goes, exit 0")
@@ -163,7 +163,7 @@ struct DaemonEndToEndTests {
         }
         #expect(sawSetEnd)
         #expect(sawBye)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
         #expect(access(socketPath, F_OK) != 0, "the socket file is removed")
         #expect(daemon.standardOutput.contains("ended"), "the terminal printout announces the set's end too")
     }
@@ -195,7 +195,7 @@ struct DaemonEndToEndTests {
         let client = try #require(LineClient(path: socketPath))
         #expect(client.next(type: "hello") != nil)
         first.signal(SIGINT)
-        #expect(first.waitForExit() == 0, "\(String(first.standardError.suffix(3000)))")
+        #expect(first.waitForExit() == 0, "\(String(first.standardError.suffix(12000)))")
     }
 
     @Test("a broken configuration exits 78 naming the key and line")
@@ -207,6 +207,6 @@ struct DaemonEndToEndTests {
         #expect(daemon.waitForExit() == 78)
         #expect(daemon.standardError.contains("\(config):5: socket.max_clients: 0 is not in 1…100000"))
         let good = try DaemonProcess(arguments: ["--config", productsDirectory + "/../../../config/repd.toml", "--check-config"])
-        #expect(good.waitForExit() == 0, "\(String(good.standardError.suffix(3000)))")
+        #expect(good.waitForExit() == 0, "\(String(good.standardError.suffix(12000)))")
     }
 }

@@ -45,7 +45,7 @@ struct FaultTests {
         let status = survivor.next(type: "status")
         #expect(status?["clients"]?.int == 1)
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
     @Test("10 000 connect/disconnect cycles leave no descriptors behind and memory flat")
@@ -73,7 +73,7 @@ struct FaultTests {
         }
         #expect(daemon.process.isRunning)
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
     @Test("a socket folder that cannot be created is reported with its path, and the exit code is 1")
@@ -102,7 +102,7 @@ struct FaultTests {
         #expect(outsider.waitForExit() == 1)
         #expect(outsider.standardError.contains("permission denied on \(closed): join group 'repd'"))
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
 
         // A world-writable socket with an allow-list: the peer's uid decides.
         let config = dir + "/repd.toml"
@@ -120,6 +120,6 @@ struct FaultTests {
         #expect(root.next(type: "hello") != nil, "root is always admitted")
         #expect(eventually { guarded.standardError.contains("refusing a client: uid 65534 gid 65534") })
         guarded.signal(SIGTERM)
-        #expect(guarded.waitForExit() == 0, "\(String(guarded.standardError.suffix(3000)))")
+        #expect(guarded.waitForExit() == 0, "\(String(guarded.standardError.suffix(12000)))")
     }
 }

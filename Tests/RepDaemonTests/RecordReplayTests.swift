@@ -37,7 +37,7 @@ struct RecordReplayTests {
         #expect(recorder.waitForExit(timeout: duration + 20) == 0, "\(recorder.standardError)")
         #expect(live.count == fixture.reps.count)
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
 
         let recorded = try FixtureFileReader.read(path: recording)
         #expect(recorded.count > fixture.samples.count * 9 / 10, "the recording holds (nearly) the whole replay")
@@ -53,7 +53,7 @@ struct RecordReplayTests {
             #expect(abs((a["t"]?.double ?? 0) - (b["t"]?.double ?? 1)) <= period, "same rep time within one sample period")
         }
         replay.signal(SIGTERM)
-        #expect(replay.waitForExit() == 0, "\(String(replay.standardError.suffix(3000)))")
+        #expect(replay.waitForExit() == 0, "\(String(replay.standardError.suffix(12000)))")
     }
 
     @Test("Ctrl-C during record leaves a complete, valid CSV and no partial file")
@@ -69,13 +69,13 @@ struct RecordReplayTests {
             return last.contains("samples ·") && !last.contains(" 0 samples ·")
         })
         recorder.signal(SIGINT)
-        #expect(recorder.waitForExit() == 0, "\(String(recorder.standardError.suffix(3000)))")
+        #expect(recorder.waitForExit() == 0, "\(String(recorder.standardError.suffix(12000)))")
         #expect(recorder.standardOutput.contains("stopped (Ctrl-C)"))
         let samples = try FixtureFileReader.read(path: out)
         #expect(samples.count > 10)
         #expect(access(out + ".partial", F_OK) != 0)
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
     @Test("repctl subscribe survives a daemon restart and says so")
@@ -87,7 +87,7 @@ struct RecordReplayTests {
         let subscriber = try DaemonProcess(executable: repctl, arguments: ["subscribe", "--socket", socketPath])
         #expect(eventually { subscriber.standardOutput.contains("· rep ") })
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
         #expect(eventually { subscriber.standardError.contains("repd went away; reconnecting") })
         let before = subscriber.standardOutput.components(separatedBy: "connected to repd").count
         daemon = try DaemonProcess(arguments: ["--demo", "--speed", "10", "--socket", socketPath, "--quiet"])
@@ -97,9 +97,9 @@ struct RecordReplayTests {
         #expect(eventually(timeout: 40) { subscriber.standardOutput.components(separatedBy: " · rep ").count > repsBefore },
                 "reps from the new daemon arrive")
         subscriber.signal(SIGINT)
-        #expect(subscriber.waitForExit() == 0, "\(String(subscriber.standardError.suffix(3000)))")
+        #expect(subscriber.waitForExit() == 0, "\(String(subscriber.standardError.suffix(12000)))")
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
     @Test("repctl status reads the daemon; without a daemon it says none listens and how to start one")
@@ -112,10 +112,10 @@ struct RecordReplayTests {
         let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
         #expect(daemonListens(socketPath))
         let status = try DaemonProcess(executable: repctl, arguments: ["status", "--socket", socketPath])
-        #expect(status.waitForExit() == 0, "\(String(status.standardError.suffix(3000)))")
+        #expect(status.waitForExit() == 0, "\(String(status.standardError.suffix(12000)))")
         #expect(status.standardOutput.contains("sensor   demo demo workout: connected, 50.0 Hz"))
         #expect(status.standardOutput.contains("ring     capacity 16384, dropped 0 batches"))
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(3000)))")
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 }
