@@ -233,13 +233,14 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     case .bytes(let n):
                         gotData = true
                         let filled = carried + n
-                        let now = realtimeNow()
-                        let count = filled / recordSize
                         let consumed = buffer.withUnsafeBytes { raw -> Int in
                             // With a timestamp channel every record carries its own time: decode them in one pass.
                             if decoder.hasTimestamp {
                                 return decoder.decodeAll(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), into: &batch)
                             }
+                            // Without one, records are spaced back from now at the sample rate.
+                            let now = realtimeNow()
+                            let count = filled / recordSize
                             var offset = 0
                             var index = 0
                             while offset + recordSize <= filled {

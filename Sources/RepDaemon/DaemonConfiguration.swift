@@ -84,17 +84,17 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 extension DaemonConfiguration {
     /// Parses a configuration file's bytes: they must be UTF-8 (the first invalid byte is reported with its line).
     public static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> DaemonConfiguration {
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        var line = 1
-        decoding: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
-            case .emptyInput: break decoding
-            case .error: throw ConfigError(file: file, line: line, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            // Only now find where: the line of the first byte that does not decode.
+            var decoder = UTF8()
+            var iterator = bytes.makeIterator()
+            var line = 1
+            while case .scalarValue(let scalar) = decoder.decode(&iterator) {
+                if scalar == "\n" { line += 1 }
             }
+            throw ConfigError(file: file, line: line, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")
         }
-        return try parse(String(decoding: bytes, as: UTF8.self), file: file)
+        return try parse(text, file: file)
     }
 
     /// Parses TOML text; unknown keys, wrong types and values out of range are errors naming the key and line.
@@ -104,75 +104,74 @@ extension DaemonConfiguration {
             throw ConfigError(file: file, line: error.line, key: "", reason: error.description)
         }
         let reader = TableReader(document: document, file: file)
-        let table = document
         var c = DaemonConfiguration()
-        try reader.checkSections(table, allowed: ["sensor", "fixture", "socket", "pipeline", "detector", "log"])
+        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "detector", "log"])
 
-        if let s = try reader.section(table, "sensor") {
-            try reader.checkKeys(s, "sensor", ["provider", "device", "rate_hz", "trigger", "force_polling", "hrtimer_trigger"])
-            if let v = try reader.string(s, "sensor", "provider") {
+        if let s = reader.section("sensor") {
+            try reader.checkKeys(s, ["provider", "device", "rate_hz", "trigger", "force_polling", "hrtimer_trigger"])
+            if let v = try reader.string(s, "provider") {
                 guard let p = Provider(rawValue: v) else {
                     throw reader.error("sensor", "provider", "'\(v)' is not one of iio, fixture, demo")
                 }
                 c.provider = p
             }
-            if let v = try reader.string(s, "sensor", "device") { c.device = v }
-            if let v = try reader.string(s, "sensor", "trigger") { c.trigger = v }
-            if let v = try reader.bool(s, "sensor", "force_polling") { c.forcePolling = v }
-            if let v = try reader.bool(s, "sensor", "hrtimer_trigger") { c.hrtimerTrigger = v }
-            if let v = try reader.number(s, "sensor", "rate_hz") {
+            if let v = try reader.string(s, "device") { c.device = v }
+            if let v = try reader.string(s, "trigger") { c.trigger = v }
+            if let v = try reader.bool(s, "force_polling") { c.forcePolling = v }
+            if let v = try reader.bool(s, "hrtimer_trigger") { c.hrtimerTrigger = v }
+            if let v = try reader.number(s, "rate_hz") {
                 guard v > 0, v <= 100_000 else { throw reader.error("sensor", "rate_hz", "\(v) is not in (0, 100000]") }
                 c.rateHz = v
             }
         }
-        if let s = try reader.section(table, "fixture") {
-            try reader.checkKeys(s, "fixture", ["path", "speed", "loop"])
-            if let v = try reader.string(s, "fixture", "path") { c.fixturePath = v }
-            if let v = try reader.number(s, "fixture", "speed") {
+        if let s = reader.section("fixture") {
+            try reader.checkKeys(s, ["path", "speed", "loop"])
+            if let v = try reader.string(s, "path") { c.fixturePath = v }
+            if let v = try reader.number(s, "speed") {
                 guard v > 0 else { throw reader.error("fixture", "speed", "\(v) is not > 0 (values below 0.1 count as 0.1)") }
                 c.speed = v
             }
-            if let v = try reader.bool(s, "fixture", "loop") { c.loop = v }
+            if let v = try reader.bool(s, "loop") { c.loop = v }
         }
-        if let s = try reader.section(table, "socket") {
-            try reader.checkKeys(s, "socket", ["path", "mode", "group", "max_clients", "client_queue_kib", "allowed_uids", "allowed_gids"])
-            if let v = try reader.string(s, "socket", "path") { c.socketPath = v }
-            if let v = try reader.string(s, "socket", "mode") {
+        if let s = reader.section("socket") {
+            try reader.checkKeys(s, ["path", "mode", "group", "max_clients", "client_queue_kib", "allowed_uids", "allowed_gids"])
+            if let v = try reader.string(s, "path") { c.socketPath = v }
+            if let v = try reader.string(s, "mode") {
                 guard let mode = UInt32(v.hasPrefix("0o") ? String(v.dropFirst(2)) : v, radix: 8), mode <= 0o777 else {
                     throw reader.error("socket", "mode", "'\(v)' is not an octal permission such as \"0660\"")
                 }
                 c.socketMode = mode
             }
-            if let v = try reader.string(s, "socket", "group") { c.socketGroup = v }
-            if let v = try reader.integer(s, "socket", "max_clients") {
+            if let v = try reader.string(s, "group") { c.socketGroup = v }
+            if let v = try reader.integer(s, "max_clients") {
                 guard (1...100_000).contains(v) else { throw reader.error("socket", "max_clients", "\(v) is not in 1…100000") }
                 c.maxClients = v
             }
-            if let v = try reader.integer(s, "socket", "client_queue_kib") {
+            if let v = try reader.integer(s, "client_queue_kib") {
                 guard (4...65536).contains(v) else { throw reader.error("socket", "client_queue_kib", "\(v) is not in 4…65536") }
                 c.clientQueueKiB = v
             }
-            if let v = try reader.idList(s, "socket", "allowed_uids") { c.allowedUIDs = v }
-            if let v = try reader.idList(s, "socket", "allowed_gids") { c.allowedGIDs = v }
+            if let v = try reader.idList(s, "allowed_uids") { c.allowedUIDs = v }
+            if let v = try reader.idList(s, "allowed_gids") { c.allowedGIDs = v }
         }
-        if let s = try reader.section(table, "pipeline") {
-            try reader.checkKeys(s, "pipeline", ["ring_capacity"])
-            if let v = try reader.integer(s, "pipeline", "ring_capacity") {
+        if let s = reader.section("pipeline") {
+            try reader.checkKeys(s, ["ring_capacity"])
+            if let v = try reader.integer(s, "ring_capacity") {
                 guard (64...(1 << 24)).contains(v) else {
                     throw reader.error("pipeline", "ring_capacity", "\(v) is not in 64…16777216")
                 }
                 c.ringCapacity = v
             }
         }
-        if let s = try reader.section(table, "log") {
-            try reader.checkKeys(s, "log", ["level"])
-            if let v = try reader.string(s, "log", "level") {
+        if let s = reader.section("log") {
+            try reader.checkKeys(s, ["level"])
+            if let v = try reader.string(s, "level") {
                 let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
                 guard levels.contains(v) else { throw reader.error("log", "level", "'\(v)' is not one of \(levels.joined(separator: ", "))") }
                 c.logLevel = v
             }
         }
-        if let s = try reader.section(table, "detector") {
+        if let s = reader.section("detector") {
             c.detector = try reader.detector(s)
         }
         return c
@@ -195,7 +194,7 @@ private struct TableReader {
         return ConfigError(file: file, line: line, key: key.isEmpty ? section : "\(section).\(key)", reason: reason)
     }
 
-    func checkSections(_ document: TOMLDocument, allowed: [String]) throws(ConfigError) {
+    func checkSections(allowed: [String]) throws(ConfigError) {
         let allowedList = allowed.joined(separator: ", ")
         if let (key, entry) = document.root.min(by: { $0.value.line < $1.value.line }) {
             throw ConfigError(file: file, line: entry.line, key: key, reason: "keys belong in a section (sections are \(allowedList))")
@@ -205,51 +204,51 @@ private struct TableReader {
         }
     }
 
-    func section(_ document: TOMLDocument, _ name: String) throws(ConfigError) -> Section? {
+    func section(_ name: String) -> Section? {
         document.tables[name].map { Section(name: name, entries: $0.entries) }
     }
 
-    func checkKeys(_ section: Section, _ name: String, _ allowed: [String]) throws(ConfigError) {
+    func checkKeys(_ section: Section, _ allowed: [String]) throws(ConfigError) {
         for (key, _) in section.entries.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(key) {
-            throw error(name, key, "unknown key (keys of [\(name)] are \(allowed.joined(separator: ", ")))")
+            throw error(section.name, key, "unknown key (keys of [\(section.name)] are \(allowed.joined(separator: ", ")))")
         }
     }
 
-    func string(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> String? {
-        guard let entry = t.entries[key] else { return nil }
-        guard case .string(let s) = entry.value else { throw error(section, key, "expected a string in quotes, found \(entry.value.kind)") }
-        return s
+    func string(_ s: Section, _ key: String) throws(ConfigError) -> String? {
+        guard let entry = s.entries[key] else { return nil }
+        guard case .string(let v) = entry.value else { throw error(s.name, key, "expected a string in quotes, found \(entry.value.kind)") }
+        return v
     }
 
-    func number(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> Double? {
-        guard let entry = t.entries[key] else { return nil }
+    func number(_ s: Section, _ key: String) throws(ConfigError) -> Double? {
+        guard let entry = s.entries[key] else { return nil }
         switch entry.value {
         case .float(let d) where d.isFinite: return d
         case .integer(let i): return Double(i)
-        case .float: throw error(section, key, "expected a finite number")
-        default: throw error(section, key, "expected a number, found \(entry.value.kind)")
+        case .float: throw error(s.name, key, "expected a finite number")
+        default: throw error(s.name, key, "expected a number, found \(entry.value.kind)")
         }
     }
 
-    func integer(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> Int? {
-        guard let entry = t.entries[key] else { return nil }
-        guard case .integer(let i) = entry.value else { throw error(section, key, "expected a whole number, found \(entry.value.kind)") }
+    func integer(_ s: Section, _ key: String) throws(ConfigError) -> Int? {
+        guard let entry = s.entries[key] else { return nil }
+        guard case .integer(let i) = entry.value else { throw error(s.name, key, "expected a whole number, found \(entry.value.kind)") }
         return i
     }
 
-    func bool(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> Bool? {
-        guard let entry = t.entries[key] else { return nil }
-        guard case .bool(let b) = entry.value else { throw error(section, key, "expected true or false, found \(entry.value.kind)") }
+    func bool(_ s: Section, _ key: String) throws(ConfigError) -> Bool? {
+        guard let entry = s.entries[key] else { return nil }
+        guard case .bool(let b) = entry.value else { throw error(s.name, key, "expected true or false, found \(entry.value.kind)") }
         return b
     }
 
-    func idList(_ t: Section, _ section: String, _ key: String) throws(ConfigError) -> [UInt32]? {
-        guard let entry = t.entries[key] else { return nil }
+    func idList(_ s: Section, _ key: String) throws(ConfigError) -> [UInt32]? {
+        guard let entry = s.entries[key] else { return nil }
         let expected = "expected an array of numeric ids, e.g. [1000, 1001]"
-        guard case .array(let items) = entry.value else { throw error(section, key, expected) }
+        guard case .array(let items) = entry.value else { throw error(s.name, key, expected) }
         var ids: [UInt32] = []
         for item in items {
-            guard case .integer(let i) = item, let id = UInt32(exactly: i) else { throw error(section, key, expected) }
+            guard case .integer(let i) = item, let id = UInt32(exactly: i) else { throw error(s.name, key, expected) }
             ids.append(id)
         }
         return ids
@@ -268,11 +267,11 @@ private struct TableReader {
             ("rest_to_end_set_s", \.restToEndSet), ("gap_to_reset_s", \.gapToReset),
             ("lookback_periods", \.lookbackPeriods), ("lookback_threshold_fraction", \.lookbackThresholdFraction),
         ]
-        try checkKeys(t, "detector", keys.map(\.0) + ["reps_to_start_set"])
+        try checkKeys(t, keys.map(\.0) + ["reps_to_start_set"])
         for (key, path) in keys {
-            if let v = try number(t, "detector", key) { d[keyPath: path] = v }
+            if let v = try number(t, key) { d[keyPath: path] = v }
         }
-        if let v = try integer(t, "detector", "reps_to_start_set") { d.repsToStartSet = v }
+        if let v = try integer(t, "reps_to_start_set") { d.repsToStartSet = v }
         do { try d.validate() } catch {
             let name = Self.snakeCase(error.key, keys: keys.map(\.0) + ["reps_to_start_set"])
             throw self.error("detector", name, "\(error.value) is not allowed: expected \(error.allowed)")
@@ -288,11 +287,5 @@ private struct TableReader {
         }
         if snake == "minimum_amplitude" { return "minimum_amplitude_g" }
         return keys.first { $0 == snake || $0 == snake + "_s" } ?? snake
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingBlanks() -> String {
-        String(self.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -109,10 +109,10 @@ struct TOMLParser {
         switch c {
         case "\"":
             if lookahead(1) == "\"" && lookahead(2) == "\"" { throw error("multi-line strings are not used in repd's configuration") }
-            return .string(try basicString())
+            return .string(try singleLineString(quote: "\""))
         case "'":
             if lookahead(1) == "'" && lookahead(2) == "'" { throw error("multi-line strings are not used in repd's configuration") }
-            return .string(try literalString())
+            return .string(try singleLineString(quote: "'"))
         case "[":
             return try array()
         case "{":
@@ -124,32 +124,44 @@ struct TOMLParser {
         }
     }
 
-    private mutating func basicString() throws(TOMLSyntaxError) -> String {
-        advance()  // "
+    /// A one-line string: basic (`"`, with escapes) or literal (`'`, taken as written). Tabs are allowed in both;
+    /// other control characters are not.
+    private mutating func singleLineString(quote: Unicode.Scalar) throws(TOMLSyntaxError) -> String {
+        let escapes = quote == "\""
+        advance()  // the opening quote
         var result = String.UnicodeScalarView()
         while true {
-            guard let c = peek, c != "\n", c != "\r" else { throw error("the string has no closing '\"' on its line") }
+            guard let c = peek, c != "\n", c != "\r" else {
+                throw error("the string has no closing \(Self.describe(quote)) on its line")
+            }
             advance()
-            if c == "\"" { return String(result) }
-            if c == "\\" {
-                guard let e = peek else { throw error("the string has no closing '\"' on its line") }
-                advance()
-                switch e {
-                case "b": result.append("\u{8}")
-                case "t": result.append("\t")
-                case "n": result.append("\n")
-                case "f": result.append("\u{C}")
-                case "r": result.append("\r")
-                case "\"": result.append("\"")
-                case "\\": result.append("\\")
-                case "u": result.append(try unicodeEscape(digits: 4, column: column - 2))
-                case "U": result.append(try unicodeEscape(digits: 8, column: column - 2))
-                default: throw error("unknown escape '\\\(e)' in a string", back: 2)
-                }
+            if c == quote { return String(result) }
+            if escapes, c == "\\" {
+                result.append(try escape())
                 continue
             }
-            if Self.isControl(c) { throw error("control character \(Self.describe(c)) in a string; write it as an escape", back: 1) }
+            if Self.isControl(c), c != "\t" {
+                throw error("control character \(Self.describe(c)) in a string\(escapes ? "; write it as an escape" : "")", back: 1)
+            }
             result.append(c)
+        }
+    }
+
+    /// The character after a backslash in a basic string, and any hex digits it needs.
+    private mutating func escape() throws(TOMLSyntaxError) -> Unicode.Scalar {
+        guard let e = peek else { throw error("the string has no closing '\"' on its line") }
+        advance()
+        switch e {
+        case "b": return "\u{8}"
+        case "t": return "\t"
+        case "n": return "\n"
+        case "f": return "\u{C}"
+        case "r": return "\r"
+        case "\"": return "\""
+        case "\\": return "\\"
+        case "u": return try unicodeEscape(digits: 4, column: column - 2)
+        case "U": return try unicodeEscape(digits: 8, column: column - 2)
+        default: throw error("unknown escape '\\\(e)' in a string", back: 2)
         }
     }
 
@@ -168,18 +180,6 @@ struct TOMLParser {
                 line: line, column: column, reason: "U+\(String(value, radix: 16, uppercase: true)) is not a Unicode scalar value")
         }
         return scalar
-    }
-
-    private mutating func literalString() throws(TOMLSyntaxError) -> String {
-        advance()  // '
-        var result = String.UnicodeScalarView()
-        while true {
-            guard let c = peek, c != "\n", c != "\r" else { throw error("the string has no closing \"'\" on its line") }
-            advance()
-            if c == "'" { return String(result) }
-            if Self.isControl(c), c != "\t" { throw error("control character \(Self.describe(c)) in a string", back: 1) }
-            result.append(c)
-        }
     }
 
     /// Arrays deeper than this are refused: the reader is recursive and a configuration never needs them.

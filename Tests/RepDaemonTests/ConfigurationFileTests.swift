@@ -18,6 +18,7 @@ struct TOMLParserTests {
             basic = "tab\\there \\"quoted\\" \\\\ \\u00e9\\U0001F600"
             literal = 'C:\\no\\escapes'
             empty = ""
+            tabs = "a\tb"
             int = 1_000
             negative = -17
             plus = +3
@@ -40,6 +41,7 @@ struct TOMLParserTests {
         #expect(v["basic"] == .string("tab\there \"quoted\" \\ é😀"))
         #expect(v["literal"] == .string("C:\\no\\escapes"))
         #expect(v["empty"] == .string(""))
+        #expect(v["tabs"] == .string("a\tb"), "a literal tab is allowed in a basic string")
         #expect(v["int"] == .integer(1000))
         #expect(v["negative"] == .integer(-17))
         #expect(v["plus"] == .integer(3))
