@@ -7,10 +7,10 @@ import MotionCore
 ///    smooth what is left. The 3-axis motion is projected onto its principal axis (the dominant eigenvector of its
 ///    recent covariance, followed by power iteration), so the sensor may sit in any orientation on any body part.
 /// 2. **Swings.** The projected signal swings to one side and then the other. A swing counts when it passes a
-///    threshold: `sensitivity` × the recent RMS level (outside a set; each sample's share of that level is capped at
-///    `levelOutlierLimit` × the level, so one big movement does not hide the reps after it) or `setThresholdFraction` × the set's typical
-///    half swing (inside a set), never less than `minimumAmplitude`. Two opposite swings make one rep cycle,
-///    whichever side comes first.
+///    threshold: `sensitivity` × the recent RMS level outside a set (each sample's share of that level is capped
+///    at `levelOutlierLimit` × the level, so one big movement does not hide the reps after it), or
+///    `setThresholdFraction` × the set's typical half swing inside a set; never less than `minimumAmplitude`. Two
+///    opposite swings make one rep cycle, whichever side comes first.
 /// 3. **Rhythm.** Rest and fidgets also swing, but not in rhythm. A set starts when `repsToStartSet` cycles in a
 ///    row have periods within `rhythmTolerance` of each other; those reps are counted then, with their own
 ///    timestamps, and the last `lookbackPeriods` periods of the signal are searched again, with a threshold of
