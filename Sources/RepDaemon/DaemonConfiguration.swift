@@ -266,6 +266,7 @@ private struct TableReader {
             ("maximum_pause_factor", \.maximumPauseFactor), ("harmonic_factor", \.harmonicFactor),
             ("rest_to_end_set_s", \.restToEndSet), ("gap_to_reset_s", \.gapToReset),
             ("lookback_periods", \.lookbackPeriods), ("lookback_threshold_fraction", \.lookbackThresholdFraction),
+            ("minimum_periodicity", \.minimumPeriodicity),
         ]
         try checkKeys(t, keys.map(\.0) + ["reps_to_start_set"])
         for (key, path) in keys {

@@ -89,8 +89,12 @@ public struct RepDetector: Sendable {
         sensitivitySquared = configuration.sensitivity * configuration.sensitivity
         outlierLimitSquared = configuration.levelOutlierLimit * configuration.levelOutlierLimit
         floorSquared = configuration.minimumAmplitude * configuration.minimumAmplitude
-        let span = configuration.maximumRepPeriod * (Double(configuration.repsToStartSet) + configuration.lookbackPeriods)
-        history = SignalHistory(capacity: Int(span / 0.005) + 16, spacing: 0.005)
+        // The look-back for earlier reps and the periodicity check (one period and a quarter before the rhythm's
+        // cycles) both read the history.
+        let span = configuration.maximumRepPeriod
+            * (Double(configuration.repsToStartSet) + max(configuration.lookbackPeriods, 1.25))
+        history = SignalHistory(
+            capacity: Int(span / 0.005) + 16, spacing: 0.005, periodicityPeriods: configuration.repsToStartSet)
         pendingTimes.reserveCapacity(configuration.repsToStartSet + 1)
         pendingAmplitudes.reserveCapacity(configuration.repsToStartSet + 1)
     }
@@ -253,6 +257,14 @@ public struct RepDetector: Sendable {
         }
         guard shortest >= c.minimumRepPeriod, longest <= c.maximumRepPeriod, longest <= c.rhythmTolerance * shortest
         else { return }
+        // Fidgets can fall into step for three swings; real reps also look alike: the signal must resemble
+        // itself one period earlier.
+        if c.minimumPeriodicity > 0 {
+            let period = (t - pendingTimes[0]) / Double(pendingTimes.count - 1)
+            if history.periodicity(endingAt: t, period: period, periods: c.repsToStartSet) < c.minimumPeriodicity {
+                return
+            }
+        }
         startSet(into: &events)
     }
 

@@ -13,9 +13,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// A sample adds at most this many times the current level to the level (default 2): one large movement, such
     /// as getting into position before a set, does not raise the threshold above the reps that follow it.
     public var levelOutlierLimit: Double = 2
-    /// Outside a set, a swing counts when it passes `sensitivity` × the signal's RMS level (default 0.8; lower
+    /// Outside a set, a swing counts when it passes `sensitivity` × the signal's RMS level (default 0.9; lower
     /// counts smaller movements).
-    public var sensitivity: Double = 0.8
+    public var sensitivity: Double = 0.9
     /// Inside a set, a swing counts when it passes this fraction of the set's typical half swing (default 0.5).
     public var setThresholdFraction: Double = 0.5
     /// Swings smaller than this, in g, never count: the noise floor (default 0.02 g).
@@ -27,11 +27,11 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// A set starts when this many reps in a row are rhythmic (default 3); they are counted then, with their own
     /// timestamps, and earlier reps of the same rhythm found in the recent signal are counted too.
     public var repsToStartSet: Int = 3
-    /// The longest of those reps may last at most this many times the shortest (default 1.3).
-    public var rhythmTolerance: Double = 1.3
-    /// Inside a set, a rep may take up to this many times the set's typical period (default 1.6); a longer pause
+    /// The longest of those reps may last at most this many times the shortest (default 1.4).
+    public var rhythmTolerance: Double = 1.4
+    /// Inside a set, a rep may take up to this many times the set's typical period (default 1.8); a longer pause
     /// ends the rhythm and a new set must start.
-    public var maximumPauseFactor: Double = 1.6
+    public var maximumPauseFactor: Double = 1.8
     /// Inside a set, a swing that comes sooner than this fraction of the typical period is part of the same rep
     /// (a second bump of one rep), not a new rep (default 0.55).
     public var harmonicFactor: Double = 0.55
@@ -44,6 +44,11 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// In that search a swing counts when it passes this fraction of the set's typical half swing (default 0.3,
     /// below `setThresholdFraction`: the first reps of a set are often smaller than the ones that establish it).
     public var lookbackThresholdFraction: Double = 0.3
+
+    /// A set starts only when the signal over its first `repsToStartSet` reps correlates with itself one period
+    /// earlier at least this much (normalized correlation; 0 turns the check off; default 0.4). Reps look alike,
+    /// fidgets that happen to fall into step for a few swings do not.
+    public var minimumPeriodicity: Double = 0.4
 
     /// The defaults.
     public init() {}
@@ -88,6 +93,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         }
         guard lookbackPeriods.isFinite, lookbackPeriods >= 0, lookbackPeriods <= 10 else {
             throw .init(key: "lookbackPeriods", value: lookbackPeriods, allowed: "a number from 0 to 10")
+        }
+        guard minimumPeriodicity.isFinite, minimumPeriodicity >= 0, minimumPeriodicity < 1 else {
+            throw .init(key: "minimumPeriodicity", value: minimumPeriodicity, allowed: "a number in [0, 1) (0 turns the check off)")
         }
         guard restToEndSet >= maximumRepPeriod else {
             throw .init(key: "restToEndSet", value: restToEndSet, allowed: "a number ≥ maximumRepPeriod")

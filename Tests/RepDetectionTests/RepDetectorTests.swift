@@ -191,4 +191,41 @@ struct RepDetectorDisturbanceTests {
         let samples = Self.setAfterLargeMovement(jolt: 1.5)
         #expect(reps(detect(samples, configuration: unlimited)).count < 8)
     }
+
+    /// Swings in a steady beat (one cycle every 1.1 s, from 3 s on) that each look different from the one before,
+    /// like someone fidgeting: bumps of (center s, half-width s, g) on y, then 10 s still; 50 Hz, gravity on z.
+    static func fidgetsInStep() -> [MotionSample] {
+        let cycles: [[(Double, Double, Double)]] = [
+            [(0.10, 0.10, 0.30), (0.70, 0.30, -0.15)],
+            [(0.40, 0.40, 0.12), (0.90, 0.08, -0.35)],
+            [(0.05, 0.05, 0.40), (0.30, 0.05, -0.30), (0.55, 0.05, 0.30), (0.85, 0.15, -0.20)],
+            [(0.50, 0.30, 0.15), (1.00, 0.10, -0.30)],
+        ]
+        var bumps: [(center: Double, halfWidth: Double, g: Double)] = []
+        for (index, cycle) in cycles.enumerated() {
+            for bump in cycle { bumps.append((3 + 1.1 * Double(index) + bump.0, bump.1, bump.2)) }
+        }
+        var random = SeededGenerator(seed: 11)
+        return SignalGenerator.samples(duration: 3 + 1.1 * Double(cycles.count) + 10, sampleRate: 50) { t in
+            var y = 0.0
+            for bump in bumps where abs(t - bump.center) < bump.halfWidth {
+                y += bump.g * 0.5 * (1 + cos(.pi * (t - bump.center) / bump.halfWidth))
+            }
+            return MotionSample(
+                timestamp: t, ax: random.nextGaussian(standardDeviation: 0.003),
+                ay: y + random.nextGaussian(standardDeviation: 0.003), az: 1 + random.nextGaussian(standardDeviation: 0.003))
+        }
+    }
+
+    @Test("swings that fall into step but do not look alike start no set")
+    func fidgetsInStepAreNotReps() {
+        #expect(repCount(Self.fidgetsInStep()) == 0)
+    }
+
+    @Test("without the periodicity check the same fidgets count as reps (what the check is for)")
+    func periodicityCheckMatters() {
+        var unchecked = RepDetectorConfiguration()
+        unchecked.minimumPeriodicity = 0
+        #expect(reps(detect(Self.fidgetsInStep(), configuration: unchecked)).count >= 3)
+    }
 }

@@ -128,6 +128,11 @@ struct RepDetectorConfigurationTests {
             try c.validate()
         }
         c = RepDetectorConfiguration()
+        c.minimumPeriodicity = 1
+        #expect(throws: RepDetectorConfigurationError(key: "minimumPeriodicity", value: 1, allowed: "a number in [0, 1) (0 turns the check off)")) {
+            try c.validate()
+        }
+        c = RepDetectorConfiguration()
         c.gravityTimeConstant = .nan
         #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
     }
