@@ -6,9 +6,11 @@ struct Generate: ParsableCommand {
         abstract: "Write a generated fixture CSV: a workout or a set of sine reps.",
         discussion: """
             Examples:
-              repctl generate workout --out demo.csv                 (the built-in demo workout)
-              repctl generate workout --reps 5,5,5 --rest 30 --gravity 0,-1,0 --seed 7 --out w.csv
-              repctl generate sine --count 10 --frequency 1.5 --amplitude 0.5 --out sine.csv
+              repctl generate workout --out demo.csv    (the built-in demo workout)
+              repctl generate workout --reps 5,5,5 --rest 30 --gravity 0,-1,0 \\
+                --seed 7 --out w.csv
+              repctl generate sine --count 10 --frequency 1.5 --amplitude 0.5 \\
+                --out sine.csv
             """)
 
     enum Kind: String, ExpressibleByArgument { case workout, sine }

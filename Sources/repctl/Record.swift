@@ -12,13 +12,14 @@ struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record raw samples to a fixture CSV: from the running daemon, or straight from the sensor.",
         discussion: """
-            Writes t,ax,ay,az (seconds, g) to FILE.partial and renames it to FILE at the end, so a file under the
-            final name is always complete; Ctrl-C ends the recording cleanly. A progress line shows elapsed time,
+            Writes t,ax,ay,az (seconds, g) to FILE.partial and renames it to FILE at the end, so a file under the \
+            final name is always complete; Ctrl-C ends the recording cleanly. A progress line shows elapsed time, \
             samples, rate and the reps the daemon counted meanwhile.
 
             Examples:
               repctl record --out squat.csv --duration 30s
-              repctl record --out bench.csv --direct --device lis3dh-accel --rate 100 --duration 1m
+              repctl record --out bench.csv --direct --device lis3dh-accel \\
+                --rate 100 --duration 1m
               repd --fixture squat.csv        (replay it through the daemon)
             """)
 

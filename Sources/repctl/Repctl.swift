@@ -24,18 +24,19 @@ struct Evaluate: ParsableCommand {
         commandName: "eval",
         abstract: "Replay recorded sets through the rep detector and report how well it counts.",
         discussion: """
-            MANIFEST is a CSV with the columns file,exercise,participant,true_reps,sample_rate_hz,duration_s,source
-            (file relative to the manifest's folder; each file a fixture CSV t,ax,ay,az in seconds and g). Every set
-            is replayed through FixtureMotionProvider.replayAll() in batches of --batch samples into
-            RepDetectionService, exactly as the daemon does, with the default detector configuration.
+            MANIFEST is a CSV with the columns \
+            file,exercise,participant,true_reps,sample_rate_hz,duration_s,source (file relative to the manifest's \
+            folder; each file a fixture CSV t,ax,ay,az in seconds and g). Every set is replayed through \
+            FixtureMotionProvider.replayAll() in batches of --batch samples into RepDetectionService, exactly as \
+            the daemon does, with the default detector configuration.
 
-            The table lists, per exercise, per folder and overall: n, mean absolute error (MAE), bias (counted − true),
-            % counted exactly, % within ±1. --json prints one object:
+            The table lists, per exercise, per folder and overall: n, mean absolute error (MAE), bias \
+            (counted − true), % counted exactly, % within ±1. --json prints one object:
               {"overall":{"n":..,"mae":..,"bias":..,"exact_pct":..,"within1_pct":..},
                "by_exercise":{NAME:{same keys}}, "by_folder":{FOLDER:{same keys}},
                "sets":[{"file":..,"exercise":..,"true_reps":..,"counted":..}]}
-            A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, and
-            makes the exit code 1; the other sets are still evaluated.
+            A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, \
+            and makes the exit code 1; the other sets are still evaluated.
 
             Example: repctl eval ../shared/datasets/reps/manifest.csv --json
             """)

@@ -12,10 +12,10 @@ struct Sensors: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the IIO accelerometers, or read samples from one exactly as repd would.",
         discussion: """
-            Without --read: every IIO accelerometer with its name, node, syspath, channels and their types, scale,
+            Without --read: every IIO accelerometer with its name, node, syspath, channels and their types, scale, \
             sampling frequency and choices, trigger, and whether repd would read it buffered or by polling.
-            With --read N: configures the chosen sensor as the daemon does (rate, channels, trigger, watermark, buffer),
-            prints N decoded samples (seconds, g) and puts the device back as it was.
+            With --read N: configures the chosen sensor as the daemon does (rate, channels, trigger, watermark, \
+            buffer), prints N decoded samples (seconds, g) and puts the device back as it was.
 
             Examples:
               repctl sensors

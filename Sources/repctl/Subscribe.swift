@@ -9,7 +9,7 @@ struct Subscribe: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print repd's events as they happen; reconnects when the daemon restarts.",
         discussion: """
-            Lines read like "set 2 · rep 7 · 1.9 s"; --json prints the protocol's own lines (docs/PROTOCOL.md).
+            Lines read like "set 2 · rep 7 · 1.9 s"; --json prints the protocol's own lines (docs/PROTOCOL.md). \
             Ctrl-C exits cleanly.
 
             Examples:

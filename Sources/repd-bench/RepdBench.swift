@@ -15,7 +15,7 @@ struct RepdBench: ParsableCommand {
         commandName: "repd-bench",
         abstract: "Measure repd's performance figures.",
         discussion: """
-            Build in release: swift run -c release repd-bench [--json] [--quick]. Each figure is printed with its
+            Build in release: swift run -c release repd-bench [--json] [--quick]. Each figure is printed with its \
             goal. --quick uses smaller inputs and finishes in well under a minute.
             """)
 

@@ -18,15 +18,15 @@ struct Repd: AsyncParsableCommand {
         commandName: "repd",
         abstract: "Count exercise repetitions from an accelerometer and publish them on a Unix socket.",
         discussion: """
-            repd reads samples from a provider, counts reps, and sends every set and rep as one JSON line to each
+            repd reads samples from a provider, counts reps, and sends every set and rep as one JSON line to each \
             client of its socket (protocol: docs/PROTOCOL.md). Without a sensor:
-              repd --demo                      the built-in demo workout (3 sets of 8, 10 and 12 reps), real time
-              repd --fixture set.csv --speed 4 a recording (t,ax,ay,az in seconds and g), 4x faster
+              repd --demo                  the built-in demo workout (3 sets: 8, 10, 12)
+              repd --fixture set.csv --speed 4    a recording (t,ax,ay,az), 4x faster
             With --demo or --fixture, each set and rep is also printed here (--quiet turns that off).
 
-            Configuration: --config FILE (default /etc/repd/repd.toml if it exists; every key is documented in
+            Configuration: --config FILE (default /etc/repd/repd.toml if it exists; every key is documented in \
             config/repd.toml). Flags override the file. --check-config validates and exits.
-            Socket: --socket PATH, else socket.path, else $RUNTIME_DIRECTORY/events.sock (systemd),
+            Socket: --socket PATH, else socket.path, else $RUNTIME_DIRECTORY/events.sock (systemd), \
             $XDG_RUNTIME_DIR/repd/events.sock, or /tmp/repd-UID/events.sock.
             Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0.
             Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration; 1 cannot start (e.g. socket in use).
