@@ -5,6 +5,8 @@ import Dispatch
 /// - `replayAll()` emits every remaining batch synchronously, in order, with no timers, then completes.
 /// - `start()` replays in real time on a `DispatchSourceTimer`: a batch is delivered when its last sample is due,
 ///   at the samples' own intervals divided by `speedMultiplier`. Deadlines are absolute, so timing does not drift.
+/// - A running timed replay keeps the provider alive until `stop()` or the end of the data (as a motion manager
+///   keeps delivering until told to stop); call `stop()` before letting go of a looping provider.
 /// - `stop()` cancels the timer and keeps the position. `start()` after `stop()` resumes with the first sample not
 ///   yet delivered, re-anchored to the current time (no burst of "late" batches).
 /// - At the end of the data the sample publisher completes and the state becomes `.finished`; after that `start()`
@@ -77,7 +79,10 @@ public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
             anchor = (DispatchTime.now(), samples[cursor].timestamp + loopOffset)
             stateSubject.send(.running)
             let source = DispatchSource.makeTimerSource(queue: queue)
-            source.setEventHandler { [weak self] in self?.timerFired() }
+            // A strong reference, released by libdispatch once the timer is cancelled (stop, replayAll, the end of
+            // the data): a weak one would give the object a side table that outlives it until dispatch lets go of
+            // the handler, asynchronously — which LeakSanitizer reported when repd exited right after stop().
+            source.setEventHandler { self.timerFired() }
             timer = source
             scheduleNextBatch()
             source.resume()
