@@ -33,10 +33,11 @@ let package = Package(
         .target(name: "RepDetection", dependencies: ["MotionCore"]),
         .target(name: "RepProtocol", dependencies: ["MotionCore", "RepDetection"]),
         .target(name: "RepTools", dependencies: ["MotionCore", "RepDetection", "RepProtocol"]),
+        .target(name: "RepConfiguration", dependencies: ["MotionCore", "RepDetection"]),
         .target(
             name: "RepDaemon",
             dependencies: [
-                "MotionCore", "RepDetection", "RepProtocol", "LinuxIIO",
+                "MotionCore", "RepDetection", "RepProtocol", "RepConfiguration", "LinuxIIO",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -51,7 +52,7 @@ let package = Package(
             ]
         ),
         .target(name: "CLinuxShims"),
-        .target(name: "FuzzTargets", dependencies: ["MotionCore", "LinuxIIO", "RepDaemon", "RepProtocol"]),
+        .target(name: "FuzzTargets", dependencies: ["MotionCore", "LinuxIIO", "RepConfiguration", "RepProtocol"]),
         .executableTarget(name: "repd-fuzz", dependencies: ["FuzzTargets"]),
         .target(name: "CBenchDecoder"),
         .systemLibrary(
@@ -62,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "repd",
             dependencies: [
-                "MotionCore", "RepDetection", "RepDaemon", "RepProtocol",
+                "MotionCore", "RepDetection", "RepConfiguration", "RepDaemon", "RepProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -70,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "repctl",
             dependencies: [
-                "MotionCore", "RepDetection", "RepTools", "RepProtocol", "LinuxIIO",
+                "MotionCore", "RepDetection", "RepTools", "RepProtocol", "RepConfiguration", "LinuxIIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -84,6 +85,7 @@ let package = Package(
         ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore"]),
+        .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
         .testTarget(name: "RepDaemonTests", dependencies: ["RepDaemon", "RepProtocol", "RepDetection", "MotionCore"]),
         .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "RepTools"], exclude: ["umockdev"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"], exclude: ["corpus"]),

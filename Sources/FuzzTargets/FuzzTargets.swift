@@ -1,6 +1,6 @@
 import LinuxIIO
 import MotionCore
-import RepDaemon
+import RepConfiguration
 import RepProtocol
 
 /// Every parser that takes outside input, as a function of raw bytes, for libFuzzer (`repd-fuzz`) and for the

@@ -3,6 +3,7 @@ import Logging
 import MotionCore
 import NIOCore
 import NIOPosix
+import RepConfiguration
 import RepDetection
 import RepProtocol
 import ServiceLifecycle

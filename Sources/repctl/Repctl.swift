@@ -1,5 +1,6 @@
 import ArgumentParser
 import MotionCore
+import RepConfiguration
 import RepDetection
 import RepTools
 import RepProtocol
@@ -38,7 +39,9 @@ struct Evaluate: ParsableCommand {
             A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, \
             and makes the exit code 1; the other sets are still evaluated.
 
-            Example: repctl eval ../shared/datasets/reps/manifest.csv --json
+            Examples:
+              repctl eval ../shared/datasets/reps/manifest.csv --json
+              repctl eval my-sets/manifest.csv --config my-repd.toml
             """)
 
     @Argument(help: "The manifest CSV.")
@@ -49,6 +52,9 @@ struct Evaluate: ParsableCommand {
 
     @Option(help: "Samples per batch in the replay (≥ 1).")
     var batch = 10
+
+    @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
+    var config: String?
 
     func validate() throws {
         guard batch >= 1 else { throw ValidationError("--batch must be at least 1.") }
@@ -66,7 +72,8 @@ struct Evaluate: ParsableCommand {
             throw ExitCode(2)
         }
         let root = manifest.contains("/") ? String(manifest[..<manifest.lastIndex(of: "/")!]) : "."
-        let report = Evaluator.evaluate(entries, root: root, batchSize: batch)
+        let detector = try loadDetectorConfiguration(config)
+        let report = Evaluator.evaluate(entries, root: root, batchSize: batch, configuration: detector)
         print(json ? report.json : report.table)
         for failure in report.failures where json {
             printError("repctl: \(failure.entry.file): \(failure.failure ?? "failed")")
@@ -78,7 +85,11 @@ struct Evaluate: ParsableCommand {
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw a recording with the detector's signal, its reps and sets, as SVG.",
-        discussion: "Example: repctl plot set.csv --out set.svg --true-reps 10")
+        discussion: """
+            Examples:
+              repctl plot set.csv --out set.svg --true-reps 10
+              repctl plot set.csv --out set.svg --config /etc/repd/repd.toml
+            """)
 
     @Argument(help: "A fixture CSV (t,ax,ay,az in seconds and g).")
     var file: String
@@ -89,20 +100,35 @@ struct Plot: ParsableCommand {
     @Option(help: "The true rep count, shown in the title.")
     var trueReps: Int?
 
+    @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
+    var config: String?
+
     func run() throws {
+        let detector = try loadDetectorConfiguration(config)
         let samples: [MotionSample]
         do { samples = try FixtureFileReader.read(path: file) } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }
         let name = file.split(separator: "/").last.map(String.init) ?? file
-        let (svg, events) = DetectorPlot.render(samples: samples, title: name, trueReps: trueReps)
+        let (svg, events) = DetectorPlot.render(
+            samples: samples, title: name, configuration: detector, trueReps: trueReps)
         do { try TextFile.write(svg, to: out) } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }
         let reps = events.filter { if case .rep = $0 { return true } else { return false } }.count
         print("\(out): \(reps) reps in \(samples.count) samples")
+    }
+}
+
+/// The detector settings of the repd configuration file at `path` (the whole file is checked, as repd would), or
+/// the defaults without one. A bad file is reported with its line and exits 78, as repd does.
+func loadDetectorConfiguration(_ path: String?) throws -> RepDetectorConfiguration {
+    guard let path else { return RepDetectorConfiguration() }
+    do { return try DaemonConfiguration.load(path: path).detector } catch {
+        printError("repctl: \(error)")
+        throw ExitCode(78)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import MotionCore
+import RepConfiguration
 import RepDaemon
 import RepDetection
 import RepProtocol
@@ -121,11 +122,7 @@ struct Repd: AsyncParsableCommand {
         } else {
             return DaemonConfiguration()
         }
-        let bytes: [UInt8]
-        do { bytes = try TextFile.readBytes(path) } catch {
-            throw ConfigError(file: path, line: 0, key: "", reason: "cannot read: \(error)")
-        }
-        return try DaemonConfiguration.parse(bytes: bytes, file: path)
+        return try DaemonConfiguration.load(path: path)
     }
 
     static func describe(_ event: WorkoutEvent) -> String {

@@ -80,11 +80,18 @@ elif scenario == 'hotplug':
     feeder.start()
     child = subprocess.Popen([program, '--socket', sock_path, '--log-level', 'debug'], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The socket file appears at bind(), a moment before listen(): until then a connect is refused. Retry.
     deadline = time.time() + 10
-    while not os.path.exists(sock_path) and time.time() < deadline:
-        time.sleep(0.02)
-    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    client.connect(sock_path)
+    while True:
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            client.connect(sock_path)
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            client.close()
+            if time.time() > deadline:
+                raise
+            time.sleep(0.02)
     client.sendall(b'subscribe sensor,samples\n')
     client.settimeout(0.2)
     messages = []

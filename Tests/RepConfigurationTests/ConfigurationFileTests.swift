@@ -2,7 +2,7 @@ import Foundation
 import RepDetection
 import Testing
 
-@testable import RepDaemon
+@testable import RepConfiguration
 
 @Suite("The configuration file's TOML")
 struct TOMLParserTests {

@@ -1,3 +1,4 @@
+import MotionCore
 import RepDetection
 
 /// Everything repd can be told, with the defaults documented in `config/repd.toml`.
@@ -82,6 +83,15 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension DaemonConfiguration {
+    /// Reads and parses the configuration file at `path`; a file that cannot be read is a `ConfigError` too.
+    public static func load(path: String) throws(ConfigError) -> DaemonConfiguration {
+        let bytes: [UInt8]
+        do { bytes = try TextFile.readBytes(path) } catch {
+            throw ConfigError(file: path, line: 0, key: "", reason: "cannot read: \(error)")
+        }
+        return try parse(bytes: bytes, file: path)
+    }
+
     /// Parses a configuration file's bytes: they must be UTF-8 (the first invalid byte is reported with its line).
     public static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> DaemonConfiguration {
         guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -1,0 +1,69 @@
+import Foundation
+import MotionCore
+import Testing
+
+@Suite("repctl eval and plot with --config")
+struct RepctlConfigurationTests {
+    let repctl = productsDirectory + "/repctl"
+
+    /// A folder with one generated set of 10 reps and its manifest.
+    private func evaluationFolder() throws -> String {
+        let dir = scratchDirectory()
+        try FixtureFileWriter.write(SignalGenerator.makeSamples(repCount: 10), to: dir + "/ten.csv")
+        try "file,exercise,participant,true_reps\nten.csv,sine,gen,10\n".write(
+            toFile: dir + "/manifest.csv", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    private func counted(_ json: String) -> Int? {
+        guard let range = json.range(of: #""counted":\s*(\d+)"#, options: .regularExpression) else { return nil }
+        return Int(json[range].split(separator: ":").last!.trimmingCharacters(in: .whitespaces))
+    }
+
+    @Test("eval uses the [detector] settings of the configuration file it is given")
+    func evalUsesConfiguration() throws {
+        let dir = try evaluationFolder()
+        let defaults = try DaemonProcess(executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json"])
+        #expect(defaults.waitForExit() == 0, "\(defaults.standardError)")
+        #expect(counted(defaults.standardOutput) == 10)
+
+        // A noise floor above the 0.5 g swings: nothing may count, which only the file can have said.
+        try "[detector]\nminimum_amplitude_g = 2.0\n".write(toFile: dir + "/deaf.toml", atomically: true, encoding: .utf8)
+        let deaf = try DaemonProcess(
+            executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json", "--config", dir + "/deaf.toml"])
+        #expect(deaf.waitForExit() == 0, "\(deaf.standardError)")
+        #expect(counted(deaf.standardOutput) == 0, "\(deaf.standardOutput)")
+    }
+
+    @Test("a bad configuration file is refused with its line, exit 78, as repd does", arguments: ["eval", "plot"])
+    func badConfiguration(command: String) throws {
+        let dir = try evaluationFolder()
+        try "[detector]\nsensitivity = 0.9\nrhythm_tolerance = 0.5\n".write(
+            toFile: dir + "/bad.toml", atomically: true, encoding: .utf8)
+        let arguments = command == "eval"
+            ? ["eval", dir + "/manifest.csv", "--config", dir + "/bad.toml"]
+            : ["plot", dir + "/ten.csv", "--out", dir + "/ten.svg", "--config", dir + "/bad.toml"]
+        let tool = try DaemonProcess(executable: repctl, arguments: arguments)
+        #expect(tool.waitForExit() == 78)
+        #expect(tool.standardError.contains("bad.toml:3: detector.rhythm_tolerance"), "\(tool.standardError)")
+        #expect(tool.standardOutput.isEmpty)
+
+        let missing = try DaemonProcess(
+            executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--config", dir + "/absent.toml"])
+        #expect(missing.waitForExit() == 78)
+        #expect(missing.standardError.contains("absent.toml: cannot read"), "\(missing.standardError)")
+    }
+
+    @Test("plot draws what the configured detector counts")
+    func plotUsesConfiguration() throws {
+        let dir = try evaluationFolder()
+        try "[detector]\nminimum_amplitude_g = 2.0\n".write(toFile: dir + "/deaf.toml", atomically: true, encoding: .utf8)
+        let plain = try DaemonProcess(executable: repctl, arguments: ["plot", dir + "/ten.csv", "--out", dir + "/a.svg"])
+        #expect(plain.waitForExit() == 0)
+        #expect(plain.standardOutput.contains(": 10 reps in"), "\(plain.standardOutput)")
+        let deaf = try DaemonProcess(
+            executable: repctl, arguments: ["plot", dir + "/ten.csv", "--out", dir + "/b.svg", "--config", dir + "/deaf.toml"])
+        #expect(deaf.waitForExit() == 0)
+        #expect(deaf.standardOutput.contains(": 0 reps in"), "\(deaf.standardOutput)")
+    }
+}
