@@ -49,13 +49,13 @@ struct SignalHistory: Sendable {
     }
 
     /// How much the last `periods` periods of the signal before `endTime` resemble the signal one period earlier: the
-    /// best normalized correlation (−1 to 1) over lags of 0.8 to 1.25 × `period`, on the signal resampled at
+    /// best normalized correlation (−1 to 1) over lags of 0.75 to 1.25 × `period`, on the signal resampled at
     /// 16 points per period. It uses as much of that span as the ring holds; with less than two periods to
     /// compare (the stream or a dropout began too recently) it cannot judge and returns 1.
     mutating func periodicity(endingAt endTime: Double, period: Double, periods: Int) -> Double {
         let perPeriod = Self.pointsPerPeriod
         let step = period / Double(perPeriod)
-        let shortestLag = perPeriod * 4 / 5
+        let shortestLag = perPeriod * 3 / 4
         let longestLag = perPeriod * 5 / 4
         guard count >= 2, period > 0 else { return 1 }
         let oldest = times[(end - count) & mask]

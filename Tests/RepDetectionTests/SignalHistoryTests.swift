@@ -24,7 +24,7 @@ struct SignalHistoryTests {
             return phase < 0.25 ? sin(.pi * phase / 0.25) : -0.3 * sin(.pi * (phase - 0.25) / 0.75)
         }
         #expect(history.periodicity(endingAt: 8, period: 1.3, periods: 3) > 0.95)
-        // The period handed in is measured from swing times and may be off; lags of 0.8–1.25 periods are searched.
+        // The period handed in is measured from swing times and may be off; lags of 0.75–1.25 periods are searched.
         #expect(history.periodicity(endingAt: 8, period: 1.5, periods: 3) > 0.9)
     }
 
