@@ -46,4 +46,38 @@ struct DatasetRegressionTests {
             #expect(rest.counted == 0, "\(rest.entry.file) counted \(rest.counted ?? -1) reps at rest")
         }
     }
+
+    /// The README claims the rest recordings count 0 with some margin: settings next to the defaults count 0 there
+    /// too, and it is the periodicity check that makes it so (without it the defaults count reps at standing rest).
+    @Test("the rest recordings count nothing at settings next to the defaults, thanks to the periodicity check")
+    func restMargin() throws {
+        guard let manifest = datasetManifest else {
+            print("skipped: ../shared/datasets/reps is not beside this checkout")
+            return
+        }
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+        let rest = try EvaluationManifest.parse(text, file: manifest).filter { $0.file.hasPrefix("tbe_rest/") }
+        let root = (manifest as NSString).deletingLastPathComponent
+        #expect(rest.count == 2)
+        var neighbours: [(String, RepDetectorConfiguration)] = []
+        for (name, path, values) in [
+            ("sensitivity", \RepDetectorConfiguration.sensitivity, [0.8, 1.0]),
+            ("rhythmTolerance", \.rhythmTolerance, [1.3, 1.5]), ("maximumPauseFactor", \.maximumPauseFactor, [1.6, 2.0]),
+            ("minimumPeriodicity", \.minimumPeriodicity, [0.5]),
+        ] as [(String, WritableKeyPath<RepDetectorConfiguration, Double>, [Double])] {
+            for value in values {
+                var configuration = RepDetectorConfiguration()
+                configuration[keyPath: path] = value
+                neighbours.append(("\(name) = \(value)", configuration))
+            }
+        }
+        for (name, configuration) in neighbours {
+            let report = Evaluator.evaluate(rest, root: root, configuration: configuration)
+            #expect(report.results.map(\.counted) == [0, 0], "\(name)")
+        }
+        var unchecked = RepDetectorConfiguration()
+        unchecked.minimumPeriodicity = 0
+        let report = Evaluator.evaluate(rest, root: root, configuration: unchecked)
+        #expect(report.results.compactMap(\.counted).reduce(0, +) > 0, "without the check, rest counts reps")
+    }
 }
