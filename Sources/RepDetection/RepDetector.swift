@@ -45,6 +45,10 @@ public struct RepDetector: Sendable {
     public private(set) var setNumber = 0
     /// Whether a set is in progress.
     public var inSet: Bool { setActive }
+    /// How many times recent cycles were in rhythm outside a set (each one a `SetCandidate`).
+    public private(set) var setCandidates = 0
+    /// The latest of those moments, with its periodicity and whether a set started (for plots and diagnostics).
+    public private(set) var lastSetCandidate: SetCandidate?
 
     // Signal chain state.
     private var lastTime = 0.0
@@ -259,13 +263,15 @@ public struct RepDetector: Sendable {
         else { return }
         // Fidgets can fall into step for three swings; real reps also look alike: the signal must resemble
         // itself one period earlier.
+        let period = (t - pendingTimes[0]) / Double(pendingTimes.count - 1)
+        var periodicity: Double?
         if c.minimumPeriodicity > 0 {
-            let period = (t - pendingTimes[0]) / Double(pendingTimes.count - 1)
-            if history.periodicity(endingAt: t, period: period, periods: c.repsToStartSet) < c.minimumPeriodicity {
-                return
-            }
+            periodicity = history.periodicity(endingAt: t, period: period, periods: c.repsToStartSet)
         }
-        startSet(into: &events)
+        let starts = periodicity.map { $0 >= c.minimumPeriodicity } ?? true  // nil: too little signal to judge
+        lastSetCandidate = SetCandidate(timestamp: t, period: period, periodicity: periodicity, started: starts)
+        setCandidates += 1
+        if starts { startSet(into: &events) }
     }
 
     private mutating func startSet(into events: inout [WorkoutEvent]) {

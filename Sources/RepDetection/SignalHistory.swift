@@ -51,17 +51,17 @@ struct SignalHistory: Sendable {
     /// How much the last `periods` periods of the signal before `endTime` resemble the signal one period earlier: the
     /// best normalized correlation (−1 to 1) over lags of 0.75 to 1.25 × `period`, on the signal resampled at
     /// 16 points per period. It uses as much of that span as the ring holds; with less than two periods to
-    /// compare (the stream or a dropout began too recently) it cannot judge and returns 1.
-    mutating func periodicity(endingAt endTime: Double, period: Double, periods: Int) -> Double {
+    /// compare (the stream or a dropout began too recently) it cannot judge and returns nil.
+    mutating func periodicity(endingAt endTime: Double, period: Double, periods: Int) -> Double? {
         let perPeriod = Self.pointsPerPeriod
         let step = period / Double(perPeriod)
         let shortestLag = perPeriod * 3 / 4
         let longestLag = perPeriod * 5 / 4
-        guard count >= 2, period > 0 else { return 1 }
+        guard count >= 2, period > 0 else { return nil }
         let oldest = times[(end - count) & mask]
         let available = Int(((endTime - oldest) / step).rounded(.down)) + 1
         let total = min(periods * perPeriod + longestLag + 1, available, resampled.count)
-        guard total - longestLag >= 2 * perPeriod else { return 1 }
+        guard total - longestLag >= 2 * perPeriod else { return nil }
         resample(from: endTime - step * Double(total - 1), step: step, count: total)
         return resampled.withUnsafeBufferPointer { points in
             var best = -1.0

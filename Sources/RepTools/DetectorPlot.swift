@@ -3,7 +3,8 @@ import RepDetection
 import RepProtocol
 
 /// Draws a recording as an SVG picture: the three axes, the detector's signal with its threshold, every counted
-/// rep, and the sets — what an engineer looks at to see why a set was miscounted.
+/// rep, the sets, and each moment a set could have started (green: it did; red: the cycles were in rhythm but did
+/// not look alike enough, with their periodicity) — what an engineer looks at to see why a set was miscounted.
 public enum DetectorPlot {
     /// Runs the detector over `samples` and returns the picture and the events it found.
     public static func render(
@@ -13,10 +14,13 @@ public enum DetectorPlot {
         var detector = RepDetector(configuration: configuration)
         var events: [WorkoutEvent] = []
         var signal: [(Double, Double, Double)] = []
+        var candidates: [SetCandidate] = []
         signal.reserveCapacity(samples.count)
         for sample in samples {
+            let before = detector.setCandidates
             detector.process(sample, into: &events)
             signal.append((sample.timestamp, detector.signal, detector.threshold))
+            if detector.setCandidates != before, let candidate = detector.lastSetCandidate { candidates.append(candidate) }
         }
         detector.finish(into: &events)
 
@@ -67,7 +71,7 @@ public enum DetectorPlot {
         let top2 = top + panel + gap
         let extent = max(signal.map { max(abs($0.1), $0.2) }.max() ?? 0.1, 1e-3)
         let range = (-extent, extent)
-        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "signal along the motion axis (g), ±threshold")
+        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "signal along the motion axis (g), ±threshold; ▲ cycles in rhythm, with their periodicity (green: a set started)")
         svg += polyline(signal.map { ($0.0, $0.2) }, color: "#17becf", x: x, top: top2, height: panel, range: range)
         svg += polyline(signal.map { ($0.0, -$0.2) }, color: "#17becf", x: x, top: top2, height: panel, range: range)
         svg += polyline(signal.map { ($0.0, $0.1) }, color: "#000000", x: x, top: top2, height: panel, range: range)
@@ -75,6 +79,16 @@ public enum DetectorPlot {
             let px = n(x(rep.timestamp))
             svg += "<line x1=\"\(px)\" x2=\"\(px)\" y1=\"\(n(top))\" y2=\"\(n(top2 + panel))\" stroke=\"#e377c2\" stroke-width=\"1.2\"/>\n"
             svg += "<text x=\"\(px)\" y=\"\(n(top2 + panel + 14))\" text-anchor=\"middle\" font-size=\"10\">\(rep.repInSet)</text>\n"
+        }
+        // Moments when cycles were in rhythm: green where a set started, red where the cycles did not look alike
+        // enough (periodicity below minimum_periodicity), each with its periodicity.
+        for candidate in candidates {
+            let px = n(x(candidate.timestamp))
+            let color = candidate.started ? "#2ca02c" : "#d62728"
+            let value = candidate.periodicity.map { format($0, decimals: 2) } ?? "–"
+            svg += "<path class=\"candidate\" d=\"M\(px),\(n(top2 + panel - 10)) l-5,10 l10,0 z\" fill=\"\(color)\"/>\n"
+            svg += "<text x=\"\(px)\" y=\"\(n(top2 + panel - 13))\" text-anchor=\"middle\" font-size=\"10\" "
+            svg += "fill=\"\(color)\">\(value)</text>\n"
         }
         svg += "<text x=\"\(n(left))\" y=\"\(n(height - 6))\">time (s): \(format(t0, decimals: 1)) … \(format(t1, decimals: 1))</text>\n"
         svg += "</svg>\n"

@@ -219,7 +219,32 @@ struct RepDetectorDisturbanceTests {
 
     @Test("swings that fall into step but do not look alike start no set")
     func fidgetsInStepAreNotReps() {
-        #expect(repCount(Self.fidgetsInStep()) == 0)
+        var detector = RepDetector()
+        var events: [WorkoutEvent] = []
+        detector.process(Self.fidgetsInStep(), into: &events)
+        #expect(events.isEmpty)
+        // They were in rhythm, and it is the periodicity that refused them (kept for plots and diagnostics).
+        #expect(detector.setCandidates >= 1)
+        let candidate = try? #require(detector.lastSetCandidate)
+        #expect(candidate?.started == false)
+        #expect((candidate?.periodicity ?? 1) < RepDetectorConfiguration().minimumPeriodicity)
+    }
+
+    @Test("reps that look alike start a set at the first candidate, which records their periodicity")
+    func repsStartAtFirstCandidate() {
+        var detector = RepDetector()
+        var events: [WorkoutEvent] = []
+        detector.process(sineSet(repCount: 8, frequency: 0.8, amplitude: 0.3), into: &events)
+        #expect(detector.setCandidates == 1)
+        #expect(detector.lastSetCandidate?.started == true)
+        // Measured over the set's first cycles and the stillness before them: alike, if not perfectly.
+        #expect((detector.lastSetCandidate?.periodicity ?? 0) >= RepDetectorConfiguration().minimumPeriodicity)
+        #expect(abs((detector.lastSetCandidate?.period ?? 0) - 1.25) < 0.1)
+        var unchecked = RepDetectorConfiguration()
+        unchecked.minimumPeriodicity = 0
+        var plain = RepDetector(configuration: unchecked)
+        plain.process(sineSet(repCount: 8, frequency: 0.8, amplitude: 0.3), into: &events)
+        #expect(plain.lastSetCandidate?.periodicity == nil && plain.lastSetCandidate?.started == true)
     }
 
     @Test("without the periodicity check the same fidgets count as reps (what the check is for)")
