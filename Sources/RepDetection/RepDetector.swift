@@ -266,7 +266,7 @@ public struct RepDetector: Sendable {
         let period = (t - pendingTimes[0]) / Double(pendingTimes.count - 1)
         var periodicity: Double?
         if c.minimumPeriodicity > 0 {
-            periodicity = history.periodicity(endingAt: t, period: period, periods: c.repsToStartSet)
+            periodicity = history.periodicity(endingAt: t, period: period)
         }
         let starts = periodicity.map { $0 >= c.minimumPeriodicity } ?? true  // nil: too little signal to judge
         lastSetCandidate = SetCandidate(timestamp: t, period: period, periodicity: periodicity, started: starts)

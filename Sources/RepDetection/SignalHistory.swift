@@ -9,12 +9,14 @@ struct SignalHistory: Sendable {
     private(set) var count = 0
     private var newestTime = -Double.infinity
     let spacing: Double
+    private let periodicityPeriods: Int
     private var resampled: [Double]  // work space of `periodicity`, allocated once
     private static let pointsPerPeriod = 16
 
     /// A ring of at least `capacity` points (rounded up to a power of two), able to judge the periodicity of up
     /// to `periodicityPeriods` periods without allocating.
-    init(capacity: Int, spacing: Double, periodicityPeriods: Int = 0) {
+    init(capacity: Int, spacing: Double, periodicityPeriods: Int) {
+        self.periodicityPeriods = periodicityPeriods
         resampled = Array(repeating: 0, count: (periodicityPeriods + 2) * Self.pointsPerPeriod)
         var size = 1
         while size < capacity { size <<= 1 }
@@ -48,11 +50,11 @@ struct SignalHistory: Sendable {
         }
     }
 
-    /// How much the last `periods` periods of the signal before `endTime` resemble the signal one period earlier: the
-    /// best normalized correlation (−1 to 1) over lags of 0.75 to 1.25 × `period`, on the signal resampled at
+    /// How much the last `periodicityPeriods` periods of the signal before `endTime` resemble the signal one period
+    /// earlier: the best normalized correlation (−1 to 1) over lags of 0.75 to 1.25 × `period`, on the signal resampled at
     /// 16 points per period. It uses as much of that span as the ring holds; with less than two periods to
     /// compare (the stream or a dropout began too recently) it cannot judge and returns nil.
-    mutating func periodicity(endingAt endTime: Double, period: Double, periods: Int) -> Double? {
+    mutating func periodicity(endingAt endTime: Double, period: Double) -> Double? {
         let perPeriod = Self.pointsPerPeriod
         let step = period / Double(perPeriod)
         let shortestLag = perPeriod * 3 / 4
@@ -60,7 +62,7 @@ struct SignalHistory: Sendable {
         guard count >= 2, period > 0 else { return nil }
         let oldest = times[(end - count) & mask]
         let available = Int(((endTime - oldest) / step).rounded(.down)) + 1
-        let total = min(periods * perPeriod + longestLag + 1, available, resampled.count)
+        let total = min(periodicityPeriods * perPeriod + longestLag + 1, available)
         guard total - longestLag >= 2 * perPeriod else { return nil }
         resample(from: endTime - step * Double(total - 1), step: step, count: total)
         return resampled.withUnsafeBufferPointer { points in

@@ -218,16 +218,16 @@ struct RepDetectorDisturbanceTests {
     }
 
     @Test("swings that fall into step but do not look alike start no set")
-    func fidgetsInStepAreNotReps() {
+    func fidgetsInStepAreNotReps() throws {
         var detector = RepDetector()
         var events: [WorkoutEvent] = []
         detector.process(Self.fidgetsInStep(), into: &events)
         #expect(events.isEmpty)
         // They were in rhythm, and it is the periodicity that refused them (kept for plots and diagnostics).
         #expect(detector.setCandidates >= 1)
-        let candidate = try? #require(detector.lastSetCandidate)
-        #expect(candidate?.started == false)
-        #expect((candidate?.periodicity ?? 1) < RepDetectorConfiguration().minimumPeriodicity)
+        let candidate = try #require(detector.lastSetCandidate)
+        #expect(candidate.started == false)
+        #expect(try #require(candidate.periodicity) < RepDetectorConfiguration().minimumPeriodicity)
     }
 
     @Test("reps that look alike start a set at the first candidate, which records their periodicity")

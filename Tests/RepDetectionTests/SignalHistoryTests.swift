@@ -23,9 +23,9 @@ struct SignalHistoryTests {
             let phase = t.truncatingRemainder(dividingBy: 1.3) / 1.3
             return phase < 0.25 ? sin(.pi * phase / 0.25) : -0.3 * sin(.pi * (phase - 0.25) / 0.75)
         }
-        #expect(history.periodicity(endingAt: 8, period: 1.3, periods: 3) ?? 0 > 0.95)
+        #expect(history.periodicity(endingAt: 8, period: 1.3) ?? 0 > 0.95)
         // The period handed in is measured from swing times and may be off; lags of 0.75–1.25 periods are searched.
-        #expect(history.periodicity(endingAt: 8, period: 1.5, periods: 3) ?? 0 > 0.9)
+        #expect(history.periodicity(endingAt: 8, period: 1.5) ?? 0 > 0.9)
     }
 
     @Test("noise does not correlate with itself one period earlier", arguments: [UInt64(1), 2, 3])
@@ -37,14 +37,14 @@ struct SignalHistoryTests {
             smooth += 0.2 * (random.nextGaussian(standardDeviation: 0.1) - smooth)
             return smooth
         }
-        #expect(history.periodicity(endingAt: 8, period: 1.0, periods: 3) ?? 1 < 0.4)
+        #expect(history.periodicity(endingAt: 8, period: 1.0) ?? 1 < 0.4)
     }
 
     @Test("with less than two periods to compare it cannot judge and says so (nil)")
     func tooShort() {
         var history = Self.history(seconds: 3, rate: 100) { t in sin(2 * .pi * t) * (t < 1.5 ? 1 : -0.2) }
-        #expect(history.periodicity(endingAt: 3, period: 1.2, periods: 3) == nil)
+        #expect(history.periodicity(endingAt: 3, period: 1.2) == nil)
         var empty = SignalHistory(capacity: 64, spacing: 0.005, periodicityPeriods: 3)
-        #expect(empty.periodicity(endingAt: 3, period: 1, periods: 3) == nil)
+        #expect(empty.periodicity(endingAt: 3, period: 1) == nil)
     }
 }
