@@ -29,7 +29,8 @@ struct Evaluate: ParsableCommand {
             file,exercise,participant,true_reps,sample_rate_hz,duration_s,source (file relative to the manifest's \
             folder; each file a fixture CSV t,ax,ay,az in seconds and g). Every set is replayed through \
             FixtureMotionProvider.replayAll() in batches of --batch samples into RepDetectionService, exactly as \
-            the daemon does, with the default detector configuration.
+            the daemon does, with the built-in detector defaults or, with --config FILE, the [detector] settings \
+            of a repd configuration file (try settings on your own recordings before repd uses them).
 
             The table lists, per exercise, per folder and overall: n, mean absolute error (MAE), bias \
             (counted − true), % counted exactly, % within ±1. --json prints one object:
@@ -84,7 +85,7 @@ struct Evaluate: ParsableCommand {
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw a recording with the detector's signal, its reps and sets, as SVG.",
+        abstract: "Draw a recording with the detector's signal, its reps and sets, and where sets could start, as SVG.",
         discussion: """
             Examples:
               repctl plot set.csv --out set.svg --true-reps 10
