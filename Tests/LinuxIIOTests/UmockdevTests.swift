@@ -292,7 +292,9 @@ struct KernelHarnessTests {
         #expect((z.min() ?? 1) < 0.6 && (z.max() ?? 1) > 1.4, "the written motion shows up scaled: z from \(z.min() ?? 0) to \(z.max() ?? 0) g")
         let reps = Evaluator.countReps(in: samples, batchSize: 10)
         print("real kernel round trip: \(samples.count) samples recorded, replay counts \(reps) reps")
-        #expect((3...7).contains(reps), "each 2–3 s swing of the loop is a rep: counted \(reps)")
+        // At least 4 cycles fit (see above; the first may be missed while the filters settle); at most 12, since a
+        // step sleeps 10 ms and a cycle is about 100 steps (seen: 4 on a loaded host, 6 and 7 unloaded).
+        #expect((3...12).contains(reps), "each swing of the loop is a rep: counted \(reps)")
     }
 
     @Test("with no trigger at all, repd creates an hrtimer trigger through configfs, reads, and removes it again")
