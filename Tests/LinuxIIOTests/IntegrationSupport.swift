@@ -40,26 +40,28 @@ func runProgram(_ path: String, _ arguments: [String], timeout: Double = 60) thr
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    let outData = Mutex(Data())
-    let errData = Mutex(Data())
+    // Each pipe is read on another thread until its end of file (an empty read), so nothing written before the exit
+    // is lost or reordered.
+    let outData = Mutex((data: Data(), ended: false))
+    let errData = Mutex((data: Data(), ended: false))
     out.fileHandleForReading.readabilityHandler = { handle in
         let chunk = handle.availableData
-        outData.withLock { $0.append(chunk) }
+        if chunk.isEmpty { handle.readabilityHandler = nil }
+        outData.withLock { if chunk.isEmpty { $0.ended = true } else { $0.data.append(chunk) } }
     }
     err.fileHandleForReading.readabilityHandler = { handle in
         let chunk = handle.availableData
-        errData.withLock { $0.append(chunk) }
+        if chunk.isEmpty { handle.readabilityHandler = nil }
+        errData.withLock { if chunk.isEmpty { $0.ended = true } else { $0.data.append(chunk) } }
     }
     try process.run()
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning, Date() < deadline { usleep(10_000) }
     if process.isRunning { process.terminate() }
     process.waitUntilExit()
-    out.fileHandleForReading.readabilityHandler = nil
-    err.fileHandleForReading.readabilityHandler = nil
-    outData.withLock { $0.append(out.fileHandleForReading.readDataToEndOfFile()) }
-    errData.withLock { $0.append(err.fileHandleForReading.readDataToEndOfFile()) }
-    return (process.terminationStatus, outData.withLock { $0 }, String(decoding: errData.withLock { $0 }, as: UTF8.self))
+    let drained = Date().addingTimeInterval(5)
+    while !(outData.withLock { $0.ended } && errData.withLock { $0.ended }), Date() < drained { usleep(10_000) }
+    return (process.terminationStatus, outData.withLock { $0.data }, String(decoding: errData.withLock { $0.data }, as: UTF8.self))
 }
 
 /// A 16-byte record of the wrist/chest layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp (ns).

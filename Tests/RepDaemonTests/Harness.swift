@@ -30,11 +30,22 @@ func eventually(timeout: Double = 15, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// Bytes collected from a pipe on another thread.
+/// Bytes collected from a pipe on another thread, until its end of file.
 final class CapturedOutput: Sendable {
-    private let data = Mutex<Data>(Data())
-    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
-    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+    private let state = Mutex<(data: Data, ended: Bool)>((Data(), false))
+
+    /// Takes what the pipe has; an empty read is its end of file, after which the handler is removed.
+    func collect(from handle: FileHandle) {
+        let chunk = handle.availableData
+        if chunk.isEmpty { handle.readabilityHandler = nil }
+        state.withLock {
+            if chunk.isEmpty { $0.ended = true } else { $0.data.append(chunk) }
+        }
+    }
+
+    var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
+    /// Whether the writing end is closed and everything written has been collected.
+    var ended: Bool { state.withLock { $0.ended } }
 }
 
 /// Waits until something accepts connections on the socket (the file appears at bind(), before listen(), so its
@@ -62,8 +73,8 @@ final class DaemonProcess {
         process.environment = env
         process.standardOutput = outputPipe
         process.standardError = errorPipe
-        outputPipe.fileHandleForReading.readabilityHandler = { [output] handle in output.append(handle.availableData) }
-        errorPipe.fileHandleForReading.readabilityHandler = { [errors] handle in errors.append(handle.availableData) }
+        outputPipe.fileHandleForReading.readabilityHandler = { [output] handle in output.collect(from: handle) }
+        errorPipe.fileHandleForReading.readabilityHandler = { [errors] handle in errors.collect(from: handle) }
         try process.run()
     }
 
@@ -72,7 +83,9 @@ final class DaemonProcess {
 
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits for the process to exit and returns its status (nil on timeout, after which it is killed).
+    /// Waits for the process to exit and returns its status (nil on timeout, after which it is killed). On return,
+    /// `standardOutput` and `standardError` hold everything the process wrote: the pipes are read on another thread,
+    /// so an exit alone does not mean its last lines were collected (a CI pass once saw an empty stderr here).
     func waitForExit(timeout: Double = 15) -> Int32? {
         let exited = eventually(timeout: timeout) { !process.isRunning }
         if !exited {
@@ -81,6 +94,7 @@ final class DaemonProcess {
             return nil
         }
         process.waitUntilExit()
+        _ = eventually(timeout: 5) { output.ended && errors.ended }
         return process.terminationStatus
     }
 
