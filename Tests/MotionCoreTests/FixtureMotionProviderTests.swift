@@ -1,4 +1,5 @@
 import MotionCore
+import Synchronization
 import Testing
 
 @Suite("FixtureMotionProvider")
@@ -61,14 +62,23 @@ struct FixtureMotionProviderTests {
 
     @Test("stop cancels timed replay, and start resumes with the next undelivered sample")
     func stopCancelsAndStartResumes() async {
-        // 10 s of samples replayed 4× faster: a stop lands mid-replay even on a starved machine.
+        // 10 s of samples replayed 4× faster. The stop comes from a subscriber once 10 samples have arrived, on the
+        // provider's own delivery: polling from the test instead once missed the whole replay, when busy test
+        // threads kept it from running for longer than the 2.5 s the replay lasts.
         let samples = rampSamples(count: 1000, interval: 0.01)
         let provider = FixtureMotionProvider(samples: samples, batchSize: 2, speedMultiplier: 4)
         let recorder = BatchRecorder(provider)
+        let seen = Mutex(0)  // what the stopping subscriber received (subscribers get a batch in no set order)
+        let stopped = Mutex(false)
+        let stopper = provider.samplePublisher.sink { batch in
+            guard seen.withLock({ $0 += batch.count; return $0 }) >= 10, !stopped.withLock({ $0 }) else { return }
+            stopped.withLock { $0 = true }
+            provider.stop()
+        }
         provider.start()
-        #expect(await waitUntil { recorder.samples.count >= 10 })
-        provider.stop()
+        #expect(await waitUntil { stopped.withLock { $0 } })
         let atStop = recorder.samples.count
+        #expect(atStop == 10)
         #expect(provider.deliveredCount == atStop)
         #expect(recorder.states.last == .stopped)
         // 150 ms would deliver 30 more batches if the timer still ran.
@@ -79,6 +89,7 @@ struct FixtureMotionProviderTests {
         provider.start()
         #expect(await waitUntil { recorder.completed })
         #expect(recorder.samples == samples, "resumed where it stopped: nothing lost, nothing repeated")
+        stopper.cancel()
     }
 
     @Test("the end of the data completes the publisher and reports finished; start afterwards does nothing")
