@@ -19,6 +19,10 @@ public struct WorkoutGenerator: Sendable {
     public var repPeriod: Double = 2.2
     /// Relative rep-to-rep tempo variation (standard deviation, e.g. 0.1 = 10 %).
     public var tempoJitter: Double = 0.1
+    /// How much longer the last rep of a set takes than the first (1 = twice as long), as a lifter slows towards
+    /// failure: the extra time grows with the square of the rep's place in the set, so the first reps keep their
+    /// tempo and the last ones grind. The depth stays the same, so slower reps accelerate less (∝ 1/period²).
+    public var slowdown: Double = 0
     /// Mean pause between reps (at the top), in seconds.
     public var pauseSeconds: Double = 0.3
     /// Displacement of one rep, in metres.
@@ -80,8 +84,10 @@ public struct WorkoutGenerator: Sendable {
             let reps = repsPerSet[min(set, repsPerSet.count - 1)]
             var completions: [Double] = []
             let setStart = t
-            for _ in 0..<reps {
-                let period = repPeriod * max(0.5, 1 + random.nextGaussian(standardDeviation: tempoJitter))
+            for rep in 0..<reps {
+                let place = Double(rep) / Double(max(reps - 1, 1))
+                let fatigue = 1 + slowdown * place * place
+                let period = repPeriod * fatigue * max(0.5, 1 + random.nextGaussian(standardDeviation: tempoJitter))
                 plan.append((t, period))
                 t += period
                 completions.append(t)

@@ -16,7 +16,9 @@ import MotionCore
 ///    timestamps, and the last `lookbackPeriods` periods of the signal are searched again, with a threshold of
 ///    `lookbackThresholdFraction` × the set's typical half swing, for earlier reps of the same rhythm. Inside a
 ///    set a cycle counts as a rep unless it comes too soon (`harmonicFactor`: a second bump of the same rep) or
-///    after too long a pause (`maximumPauseFactor`).
+///    after too long a pause (`maximumPauseFactor`). A tiring lifter's reps get slower and, at the same depth,
+///    smaller (∝ 1/period²), so inside a set the threshold follows the last rep's half swing when it was smaller
+///    than the typical one, and the pause limit the last rep's period when it was longer.
 /// 4. **Sets** end after `restToEndSet` seconds without a rep, or at `finish()`.
 ///
 /// Delay: a rep inside a set is announced when its second swing passes the threshold (the smoothing adds about
@@ -80,6 +82,8 @@ public struct RepDetector: Sendable {
     private var gapTime = 0.0  // seconds of dropouts since the last rep or candidate
     private var periods = RecentValues()
     private var amplitudes = RecentValues()
+    private var lastPeriod = 0.0  // of the set's latest rep, when measured
+    private var lastAmplitude = 0.0  // of the set's latest rep
     private var setThreshold = 0.0
     private let sensitivitySquared: Double
     private let outlierLimitSquared: Double
@@ -222,11 +226,16 @@ public struct RepDetector: Sendable {
             let sinceLast = t - lastRepTime - gapTime  // time the sensor actually saw
             let typical = periods.median
             if sinceLast < c.harmonicFactor * typical { return }
-            if sinceLast <= c.maximumPauseFactor * typical, sinceLast <= c.maximumRepPeriod {
+            // A tiring lifter slows down: the pause is judged against the last period too, when it is longer.
+            if sinceLast <= c.maximumPauseFactor * max(typical, lastPeriod), sinceLast <= c.maximumRepPeriod {
                 // A period that spans a dropout is not a measured one: it does not join the typical period.
-                if gapTime == 0 { periods.append(sinceLast) }
+                if gapTime == 0 {
+                    periods.append(sinceLast)
+                    lastPeriod = sinceLast
+                }
                 gapTime = 0
                 amplitudes.append(amplitude)
+                lastAmplitude = amplitude
                 updateSetThreshold()
                 countRep(at: t, duration: t - lastRepTime, amplitude: amplitude, into: &events)
                 return
@@ -279,6 +288,8 @@ public struct RepDetector: Sendable {
         amplitudes.removeAll()
         for index in 1..<pendingTimes.count { periods.append(pendingTimes[index] - pendingTimes[index - 1]) }
         for amplitude in pendingAmplitudes { amplitudes.append(amplitude) }
+        lastPeriod = pendingTimes[pendingTimes.count - 1] - pendingTimes[pendingTimes.count - 2]
+        lastAmplitude = pendingAmplitudes[pendingAmplitudes.count - 1]
         let typical = periods.median
         updateSetThreshold()
         let earlier = earlierReps(before: pendingTimes[0], period: typical)
@@ -357,8 +368,11 @@ public struct RepDetector: Sendable {
         pendingAmplitudes.removeAll(keepingCapacity: true)
     }
 
+    /// The set's threshold follows its typical half swing, or the last rep's when that was smaller: slower reps of
+    /// the same depth accelerate less (∝ 1/period²), so a tiring lifter's next rep is likely smaller still.
     private mutating func updateSetThreshold() {
-        setThreshold = max(configuration.minimumAmplitude, configuration.setThresholdFraction * amplitudes.median / 2)
+        let reference = min(amplitudes.median, lastAmplitude)
+        setThreshold = max(configuration.minimumAmplitude, configuration.setThresholdFraction * reference / 2)
     }
 
     private mutating func updateAlphas(_ dt: Double) {

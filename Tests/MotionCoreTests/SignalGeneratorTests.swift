@@ -64,4 +64,26 @@ struct SignalGeneratorTests {
         let meanAlongY = lead.map(\.ay).reduce(0, +) / Double(lead.count)
         #expect(abs(meanAlongY - gravity.y) < 0.03)
     }
+
+    @Test("slowdown lengthens the last reps of a set (the last one by the given fraction) and softens them")
+    func slowdown() {
+        var generator = WorkoutGenerator()
+        generator.sets = 1
+        generator.repsPerSet = [6]
+        generator.tempoJitter = 0
+        generator.noise = 0
+        generator.slowdown = 1
+        let workout = generator.generate()
+        let completions = workout.sets[0].repCompletionTimes
+        let first = completions[0] - workout.sets[0].start
+        let last = completions[5] - completions[4]
+        #expect(abs(first - generator.repPeriod) < 1e-9)
+        #expect(last > 1.9 * generator.repPeriod && last < 2 * generator.repPeriod + 2)  // plus the pause before it
+        // The peak acceleration of the last rep is about a quarter of the first one's (∝ 1/period²).
+        func peak(from: Double, to: Double) -> Double {
+            workout.samples.filter { $0.timestamp > from && $0.timestamp < to }.map { abs($0.magnitude - 1) }.max() ?? 0
+        }
+        let ratio = peak(from: completions[4], to: completions[5]) / peak(from: workout.sets[0].start, to: completions[0])
+        #expect(ratio > 0.2 && ratio < 0.32, "\(ratio)")
+    }
 }

@@ -34,6 +34,38 @@ struct WorkoutSegmentationTests {
         }
     }
 
+    @Test("sets that slow down towards failure keep their count (last rep up to twice as long, accelerating a quarter)")
+    func tiringSetsKeepTheirCount() {
+        // 60 sets: 5, 8 and 12 reps at 1.6 s, the last rep 1.5× or 2× as long as the first, seeds 1–5. Slower reps of
+        // the same depth accelerate less, so the threshold and the pause limit must follow the set's latest rep.
+        // Measured: 59 exact, one 8-rep set at 7 (its last rep came 1.6× after the one before). Before the
+        // threshold and the pause followed the latest rep: 50 exact, and sets split in two (8 → 8 + 5 + …).
+        var exact = 0
+        var worst = 0
+        for slowdown in [0.5, 1.0] {
+            for repCount in [5, 8, 12] {
+                for seed in UInt64(1)...5 {
+                    var generator = WorkoutGenerator()
+                    generator.sets = 2
+                    generator.repsPerSet = [repCount]
+                    generator.repPeriod = 1.6
+                    generator.slowdown = slowdown
+                    generator.seed = seed
+                    let events = detect(generator.generate().samples)
+                    var counts = events.compactMap { if case .setEnded(let s) = $0 { s.repCount } else { nil } }
+                    counts += Array(repeating: 0, count: max(0, 2 - counts.count))
+                    for count in counts.prefix(2) {
+                        exact += count == repCount ? 1 : 0
+                        worst = max(worst, abs(count - repCount))
+                    }
+                    worst = max(worst, counts.count > 2 ? repCount : 0)  // a set split in pieces
+                }
+            }
+        }
+        #expect(exact >= 59, "\(exact) of 60 sets exact")
+        #expect(worst <= 1)
+    }
+
     @Test("a set ends after the configured rest without reps")
     func setEndsAfterRest() {
         var configuration = RepDetectorConfiguration()
