@@ -22,8 +22,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     public var minimumAmplitude: Double = 0.02
     /// The shortest rep period (default 0.25 s, 4 reps per second).
     public var minimumRepPeriod: Double = 0.25
-    /// The longest rep period (default 6 s).
-    public var maximumRepPeriod: Double = 6
+    /// The longest rep period (default 8 s: slow, controlled physiotherapy reps of 5–6 s still fit with room for
+    /// tempo variation).
+    public var maximumRepPeriod: Double = 8
     /// A set starts when this many reps in a row are rhythmic (default 3); they are counted then, with their own
     /// timestamps, and earlier reps of the same rhythm found in the recent signal are counted too.
     public var repsToStartSet: Int = 3

@@ -66,6 +66,26 @@ struct WorkoutSegmentationTests {
         #expect(worst <= 1)
     }
 
+    @Test("slow physiotherapy tempo counts exactly: 8-rep sets at 5 and 6 s a rep", arguments: [5.0, 6.0])
+    func slowTempo(period: Double) {
+        // With a 0.5 s pause and 10 % tempo variation some cycles last over 6.5 s: the longest rep period (8 s) must
+        // leave room for them. Both a small move that mostly tilts the wrist and a deep one that mostly lifts it.
+        for depth in [0.2, 0.45] {
+            for seed in UInt64(1)...5 {
+                var generator = WorkoutGenerator()
+                generator.sets = 2
+                generator.repsPerSet = [8]
+                generator.repPeriod = period
+                generator.pauseSeconds = 0.5
+                generator.depth = depth
+                generator.seed = seed
+                let events = detect(generator.generate().samples)
+                let counts = events.compactMap { if case .setEnded(let s) = $0 { s.repCount } else { nil } }
+                #expect(counts == [8, 8], "depth \(depth) m, seed \(seed)")
+            }
+        }
+    }
+
     @Test("a set ends after the configured rest without reps")
     func setEndsAfterRest() {
         var configuration = RepDetectorConfiguration()
@@ -147,8 +167,8 @@ struct RepDetectorConfigurationTests {
     @Test("an invalid value names the key and what is allowed")
     func invalidValues() {
         var c = RepDetectorConfiguration()
-        c.minimumRepPeriod = 7
-        #expect(throws: RepDetectorConfigurationError(key: "maximumRepPeriod", value: 6, allowed: "a number > minimumRepPeriod")) {
+        c.minimumRepPeriod = 9
+        #expect(throws: RepDetectorConfigurationError(key: "maximumRepPeriod", value: 8, allowed: "a number > minimumRepPeriod")) {
             try c.validate()
         }
         c = RepDetectorConfiguration()
