@@ -19,7 +19,10 @@ import MotionCore
 ///    after too long a pause (`maximumPauseFactor`). A tiring lifter's reps get slower and, at the same depth,
 ///    smaller (∝ 1/period²), so inside a set the threshold follows the last rep's half swing when it was smaller
 ///    than the typical one, and the pause limit the last rep's period when it was longer.
-/// 4. **Sets** end after `restToEndSet` seconds without a rep, or at `finish()`.
+///    A longer pause breaks the rhythm but not the set: reps count again, in the same set, once three cycles are
+///    in rhythm anew (and the look-back finds the ones since the pause).
+/// 4. **Sets** end after `restToEndSet` seconds without a rep, or at `finish()` (a paused set waits for a cycle
+///    that came within that time to establish its rhythm or fail to).
 ///
 /// Delay: a rep inside a set is announced when its second swing passes the threshold (the smoothing adds about
 /// 0.15 s); the first reps of a set are announced together when the set is established, at most
@@ -46,7 +49,7 @@ public struct RepDetector: Sendable {
     /// The number of the current or last set (0 before the first).
     public private(set) var setNumber = 0
     /// Whether a set is in progress.
-    public var inSet: Bool { setActive }
+    public var inSet: Bool { setOpen }
     /// How many times recent cycles were in rhythm outside a set (each one a `SetCandidate`).
     public private(set) var setCandidates = 0
     /// The latest of those moments, with its periodicity and whether a set started (for plots and diagnostics).
@@ -76,7 +79,8 @@ public struct RepDetector: Sendable {
     // Rhythm and set state.
     private var pendingTimes: [Double] = []
     private var pendingAmplitudes: [Double] = []
-    private var setActive = false
+    private var setActive = false  // counting reps in the set's rhythm
+    private var setOpen = false  // announced and not yet ended; paused while open and not active
     private var repInSet = 0
     private var lastRepTime = 0.0
     private var gapTime = 0.0  // seconds of dropouts since the last rep or candidate
@@ -127,7 +131,7 @@ public struct RepDetector: Sendable {
             return
         }
         lastTime = t
-        if setActive, t - lastRepTime > configuration.restToEndSet { endSet(into: &events) }
+        if setOpen, t - lastRepTime > configuration.restToEndSet, !pausedSetMayContinue(at: t) { endSet(into: &events) }
         if dt > configuration.gapToReset {
             // A dropout: the filters restart, but the time it hid is not a pause of the lifter's (the rhythm
             // checks leave it out) and the swing in progress before it may complete after it.
@@ -218,7 +222,7 @@ public struct RepDetector: Sendable {
 
     /// Ends the stream: an open set is closed and its `setEnded` appended.
     public mutating func finish(into events: inout [WorkoutEvent]) {
-        if setActive { endSet(into: &events) }
+        if setOpen { endSet(into: &events) }
     }
 
     // MARK: - Rhythm and sets
@@ -243,7 +247,11 @@ public struct RepDetector: Sendable {
                 countRep(at: t, duration: t - lastRepTime, amplitude: amplitude, into: &events)
                 return
             }
-            endSet(into: &events)
+            // Too long a pause (a breather at the top, a re-grip): the rhythm is broken, and reps count again only
+            // once it is established anew — in the same set, unless `restToEndSet` ends it first.
+            setActive = false
+            pendingTimes.removeAll(keepingCapacity: true)
+            pendingAmplitudes.removeAll(keepingCapacity: true)
         }
         gapTime = 0
         // Outside a set: keep the recent cycles that could still form a rhythm with this one.
@@ -298,11 +306,14 @@ public struct RepDetector: Sendable {
         let earlier = earlierReps(before: pendingTimes[0], period: typical)
 
         setActive = true
-        setNumber += 1
-        repInSet = 0
         let firstTime = earlier.first?.time ?? pendingTimes[0]
-        let count = earlier.count + pendingTimes.count
-        events.append(.setStarted(SetEvent(setNumber: setNumber, timestamp: firstTime - typical, repCount: count)))
+        if !setOpen {  // else a paused set goes on
+            setOpen = true
+            setNumber += 1
+            repInSet = 0
+            let count = earlier.count + pendingTimes.count
+            events.append(.setStarted(SetEvent(setNumber: setNumber, timestamp: firstTime - typical, repCount: count)))
+        }
         var previous = firstTime - typical
         for rep in earlier {
             countRep(at: rep.time, duration: rep.time - previous, amplitude: rep.amplitude, into: &events)
@@ -364,11 +375,19 @@ public struct RepDetector: Sendable {
                     duration: duration, amplitude: amplitude)))
     }
 
+    /// Ends the open set. Cycles waiting for a rhythm stay: they may begin the next set.
     private mutating func endSet(into events: inout [WorkoutEvent]) {
         setActive = false
+        setOpen = false
         events.append(.setEnded(SetEvent(setNumber: setNumber, timestamp: lastRepTime, repCount: repInSet)))
-        pendingTimes.removeAll(keepingCapacity: true)
-        pendingAmplitudes.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether a paused set must stay open past `restToEndSet`: a cycle that came within that time of its last rep
+    /// may still be the first of a rhythm that continues it, until the rhythm's other cycles could no longer come.
+    private func pausedSetMayContinue(at t: Double) -> Bool {
+        guard !setActive, let first = pendingTimes.first else { return false }
+        let c = configuration
+        return first - lastRepTime <= c.restToEndSet && t - first <= c.maximumRepPeriod * Double(c.repsToStartSet - 1)
     }
 
     /// The set's threshold follows its typical half swing, or the last rep's when that was smaller: slower reps of

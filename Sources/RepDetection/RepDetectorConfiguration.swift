@@ -30,8 +30,8 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     public var repsToStartSet: Int = 3
     /// The longest of those reps may last at most this many times the shortest (default 1.4).
     public var rhythmTolerance: Double = 1.4
-    /// Inside a set, a rep may take up to this many times the set's typical period (default 1.8); a longer pause
-    /// ends the rhythm and a new set must start.
+    /// Inside a set, a rep may take up to this many times the set's typical period, or its last period if longer
+    /// (default 1.8); after a longer pause the set goes on only once its rhythm is established anew.
     public var maximumPauseFactor: Double = 1.8
     /// Inside a set, a swing that comes sooner than this fraction of the typical period is part of the same rep
     /// (a second bump of one rep), not a new rep (default 0.55).

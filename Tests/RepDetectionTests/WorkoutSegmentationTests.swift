@@ -86,6 +86,27 @@ struct WorkoutSegmentationTests {
         }
     }
 
+    @Test("a breather of a few seconds inside a set does not split it; a rest longer than rest_to_end_set does",
+          arguments: [(2.0, [10]), (3.0, [10]), (5.0, [10]), (12.0, [5, 5])])
+    func breatherInsideASet(pause: Double, expected: [Int]) {
+        // Two runs of 5 reps at 2.2 s with `pause` seconds of stillness between them. The pause breaks the rhythm
+        // (it is longer than maximum_pause_factor × the period); the set stays open, and the reps after it continue
+        // it once they are in rhythm again — unless 8 s passed without a rep first.
+        for seed in UInt64(1)...5 {
+            var generator = WorkoutGenerator()
+            generator.sets = 2
+            generator.repsPerSet = [5]
+            generator.restSeconds = pause
+            generator.seed = seed
+            let events = detect(generator.generate().samples)
+            let counts = events.compactMap { if case .setEnded(let s) = $0 { s.repCount } else { nil } }
+            #expect(counts == expected, "seed \(seed)")
+            let starts = events.filter { if case .setStarted = $0 { true } else { false } }.count
+            #expect(starts == expected.count)
+            #expect(reps(events).map(\.repInSet) == expected.flatMap { Array(1...$0) })
+        }
+    }
+
     @Test("a set ends after the configured rest without reps")
     func setEndsAfterRest() {
         var configuration = RepDetectorConfiguration()
