@@ -195,9 +195,9 @@ public struct RepDetector: Sendable {
         history.append(time: t, value: value)
         let sign = value * value > squaredThreshold ? (value > 0 ? 1 : -1) : 0
         if sign == 0 {
-            // Three quarters of the longest period without a swing (6 s): the next swing starts a new cycle rather
-            // than completing one begun long ago, so a stray movement well before a set does not decide where its
-            // reps fall. (Half the period, 4 s, cut slow cycles short: cara_mixed MAE 3.51 → 3.90.)
+            // Three quarters of the longest period without a swing (6 s by default): the next swing starts a new
+            // cycle rather than completing one begun long ago, so a stray movement well before a set does not decide
+            // where its reps fall. (Half the period, 4 s, cut slow cycles short: cara_mixed MAE 3.51 → 3.90.)
             if side != 0, t - lastSwingTime > configuration.maximumRepPeriod * 0.75 {
                 side = 0
                 swings = 0
