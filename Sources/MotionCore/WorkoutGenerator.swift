@@ -145,7 +145,7 @@ public struct WorkoutGenerator: Sendable {
         return Workout(samples: samples, sets: truth)
     }
 
-    private static func perpendicular(to v: Vector3) -> Vector3 {
+    static func perpendicular(to v: Vector3) -> Vector3 {
         let helper: Vector3 = abs(v.x) < 0.9 ? .x : .y
         // helper − (helper·v) v, normalized
         return (helper + v * -helper.dot(v)).normalized

@@ -276,7 +276,8 @@ private struct TableReader {
             ("maximum_pause_factor", \.maximumPauseFactor), ("harmonic_factor", \.harmonicFactor),
             ("rest_to_end_set_s", \.restToEndSet), ("gap_to_reset_s", \.gapToReset),
             ("lookback_periods", \.lookbackPeriods), ("lookback_threshold_fraction", \.lookbackThresholdFraction),
-            ("minimum_periodicity", \.minimumPeriodicity),
+            ("minimum_periodicity", \.minimumPeriodicity), ("maximum_step_similarity", \.maximumStepSimilarity),
+            ("minimum_step_share", \.minimumStepShare),
         ]
         try checkKeys(t, keys.map(\.0) + ["reps_to_start_set"])
         for (key, path) in keys {

@@ -19,6 +19,9 @@ import MotionCore
 ///    after too long a pause (`maximumPauseFactor`). A tiring lifter's reps get slower and, at the same depth,
 ///    smaller (∝ 1/period²), so inside a set the threshold follows the last rep's half swing when it was smaller
 ///    than the typical one, and the pause limit the last rep's period when it was longer.
+///    Walking is in rhythm too: an arm swings once per stride while the body bounces once per step, so a set
+///    does not start when the vertical motion (along gravity) over the rhythm's cycles repeats every half period
+///    (`maximumStepSimilarity`), for rhythms as long as a stride (0.7–1.5 s).
 ///    A longer pause breaks the rhythm but not the set: reps count again, in the same set, once three cycles are
 ///    in rhythm anew (and the look-back finds the ones since the pause).
 /// 4. **Sets** end after `restToEndSet` seconds without a rep, or at `finish()` (a paused set waits for a cycle
@@ -63,9 +66,14 @@ public struct RepDetector: Sendable {
     private var smooth2 = (0.0, 0.0, 0.0)
     private var cxx = 1e-6, cyy = 1e-6, czz = 1e-6, cxy = 0.0, cxz = 0.0, cyz = 0.0
     private var axis = (0.57735026918962573, 0.57735026918962573, 0.57735026918962573)
+    private var down = (0.0, 0.0, 0.0)  // gravity's direction, unit length (updated with the axis)
     private var meanSquare = 0.0
     private var nextAxisUpdate = -Double.infinity
     private static let axisUpdateInterval = 0.02
+    /// The step check judges rhythms as long as a walking stride: two steps at a cadence of 80–170 steps a minute.
+    /// (Outside it, a large slow motion across gravity tilts the gravity estimate with it, and the vertical part of
+    /// the motion becomes its square, which repeats every half period like steps do.)
+    static let stridePeriods = 0.7...1.5
     private var cachedStep = -1.0
     private var alphaGravity = 0.0, alphaSmooth = 0.0, alphaAxis = 0.0, alphaLevel = 0.0
 
@@ -179,6 +187,11 @@ public struct RepDetector: Sendable {
                 let inverse = 1 / norm
                 axis = (wx * inverse, wy * inverse, wz * inverse)
             }
+            let g = (gravity.0 * gravity.0 + gravity.1 * gravity.1 + gravity.2 * gravity.2).squareRoot()
+            if g > 0 {
+                let inverse = 1 / g
+                down = (gravity.0 * inverse, gravity.1 * inverse, gravity.2 * inverse)
+            }
         }
         let value = axis.0 * x + axis.1 * y + axis.2 * z
         // The level is a clipped mean square: once it is above the noise floor, a sample counts at most
@@ -192,7 +205,7 @@ public struct RepDetector: Sendable {
         let squaredThreshold = setActive
             ? setThreshold * setThreshold
             : max(floorSquared, sensitivitySquared * meanSquare)
-        history.append(time: t, value: value)
+        history.append(time: t, value: value, vertical: down.0 * x + down.1 * y + down.2 * z)
         let sign = value * value > squaredThreshold ? (value > 0 ? 1 : -1) : 0
         if sign == 0 {
             // Three quarters of the longest period without a swing (6 s by default): the next swing starts a new
@@ -288,8 +301,17 @@ public struct RepDetector: Sendable {
         if c.minimumPeriodicity > 0 {
             periodicity = history.periodicity(endingAt: t, period: period)
         }
-        let starts = periodicity.map { $0 >= c.minimumPeriodicity } ?? true  // nil: too little signal to judge
-        lastSetCandidate = SetCandidate(timestamp: t, period: period, periodicity: periodicity, started: starts)
+        var starts = periodicity.map { $0 >= c.minimumPeriodicity } ?? true  // nil: too little signal to judge
+        // Walking swings the arm in rhythm too, but the body bounces twice per swing, once per step.
+        var steps: Double?
+        if c.maximumStepSimilarity < 1, Self.stridePeriods.contains(period),
+            let measure = history.steps(endingAt: t, period: period), measure.verticalShare >= c.minimumStepShare
+        {
+            steps = measure.halfPeriodSimilarity
+            if measure.halfPeriodSimilarity >= c.maximumStepSimilarity { starts = false }
+        }
+        lastSetCandidate = SetCandidate(
+            timestamp: t, period: period, periodicity: periodicity, stepSimilarity: steps, started: starts)
         setCandidates += 1
         if starts { startSet(into: &events) }
     }

@@ -50,6 +50,15 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// earlier at least this much (normalized correlation; 0 turns the check off; default 0.4). Reps look alike,
     /// fidgets that happen to fall into step for a few swings do not.
     public var minimumPeriodicity: Double = 0.4
+    /// A set does not start when the vertical motion (along gravity) over its first reps resembles itself half a
+    /// period earlier at least this much (normalized correlation; 1 turns the check off; default 0.5): that is
+    /// walking, an arm swinging once per stride while the body bounces once per step. A rep's vertical motion half
+    /// a period later is the opposite (down, then up) or unrelated. Only rhythms of 0.7–1.5 s, a walking stride
+    /// (80–170 steps a minute), are judged.
+    public var maximumStepSimilarity: Double = 0.5
+    /// The step check applies only when the vertical motion's mean square is at least this fraction of the motion
+    /// along the principal axis (default 0.05): a rep that hardly moves up and down has nothing to judge.
+    public var minimumStepShare: Double = 0.05
 
     /// The defaults.
     public init() {}
@@ -94,6 +103,12 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         }
         guard lookbackPeriods.isFinite, lookbackPeriods >= 0, lookbackPeriods <= 10 else {
             throw .init(key: "lookbackPeriods", value: lookbackPeriods, allowed: "a number from 0 to 10")
+        }
+        guard maximumStepSimilarity.isFinite, maximumStepSimilarity > 0, maximumStepSimilarity <= 1 else {
+            throw .init(key: "maximumStepSimilarity", value: maximumStepSimilarity, allowed: "a number in (0, 1]")
+        }
+        guard minimumStepShare.isFinite, minimumStepShare >= 0 else {
+            throw .init(key: "minimumStepShare", value: minimumStepShare, allowed: "a number >= 0")
         }
         guard minimumPeriodicity.isFinite, minimumPeriodicity >= 0, minimumPeriodicity < 1 else {
             throw .init(key: "minimumPeriodicity", value: minimumPeriodicity, allowed: "a number in [0, 1) (0 turns the check off)")

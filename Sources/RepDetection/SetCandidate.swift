@@ -9,14 +9,19 @@ public struct SetCandidate: Sendable, Equatable {
     /// when it was not judged: the check is off (`minimumPeriodicity` 0), or less than two periods of signal
     /// existed to compare (the stream or a dropout began just before); the rhythm alone then decides.
     public var periodicity: Double?
+    /// How much the vertical motion over those cycles resembled itself half a period earlier, as walking's does
+    /// (one bounce per step, two steps per arm swing); nil when not judged: the check is off
+    /// (`maximumStepSimilarity` 1), or the vertical motion was too small to matter (below `minimumStepShare`).
+    public var stepSimilarity: Double?
     /// Whether a set started here.
     public var started: Bool
 
     /// Creates a candidate record.
-    public init(timestamp: Double, period: Double, periodicity: Double?, started: Bool) {
+    public init(timestamp: Double, period: Double, periodicity: Double?, stepSimilarity: Double? = nil, started: Bool) {
         self.timestamp = timestamp
         self.period = period
         self.periodicity = periodicity
+        self.stepSimilarity = stepSimilarity
         self.started = started
     }
 }

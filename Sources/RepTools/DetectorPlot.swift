@@ -4,7 +4,8 @@ import RepProtocol
 
 /// Draws a recording as an SVG picture: the three axes, the detector's signal with its threshold, every counted
 /// rep, the sets, and each moment a set could have started (green: it did; red: the cycles were in rhythm but did
-/// not look alike enough, with their periodicity) — what an engineer looks at to see why a set was miscounted.
+/// not look alike enough, with their periodicity, or moved like steps, marked "steps" with their step similarity)
+/// — what an engineer looks at to see why a set was miscounted.
 public enum DetectorPlot {
     /// Runs the detector over `samples` and returns the picture and the events it found.
     public static func render(
@@ -81,11 +82,15 @@ public enum DetectorPlot {
             svg += "<text x=\"\(px)\" y=\"\(n(top2 + panel + 14))\" text-anchor=\"middle\" font-size=\"10\">\(rep.repInSet)</text>\n"
         }
         // Moments when cycles were in rhythm: green where a set started, red where the cycles did not look alike
-        // enough (periodicity below minimum_periodicity), each with its periodicity.
+        // enough (periodicity below minimum_periodicity), each with its periodicity; or red with "steps" and the
+        // step similarity where they moved up and down like walking (at or above maximum_step_similarity).
         for candidate in candidates {
             let px = n(x(candidate.timestamp))
             let color = candidate.started ? "#2ca02c" : "#d62728"
-            let value = candidate.periodicity.map { format($0, decimals: 2) } ?? "–"
+            var value = candidate.periodicity.map { format($0, decimals: 2) } ?? "–"
+            if !candidate.started, let steps = candidate.stepSimilarity, steps >= configuration.maximumStepSimilarity {
+                value = "steps " + format(steps, decimals: 2)
+            }
             svg += "<path class=\"candidate\" d=\"M\(px),\(n(top2 + panel - 10)) l-5,10 l10,0 z\" fill=\"\(color)\"/>\n"
             svg += "<text x=\"\(px)\" y=\"\(n(top2 + panel - 13))\" text-anchor=\"middle\" font-size=\"10\" "
             svg += "fill=\"\(color)\">\(value)</text>\n"

@@ -165,6 +165,7 @@ struct ConfigurationFileTests {
             ("[socket]\nallowed_uids = [1, -2]\n", "x.toml:2: socket.allowed_uids: expected an array of numeric ids"),
             ("[detector]\nsensitivity = nan\n", "x.toml:2: detector.sensitivity: expected a finite number"),
             ("[detector]\nharmonic_factor = 1.5\n", "x.toml:2: detector.harmonic_factor: 1.5 is not allowed: expected a number in [0, 1)"),
+            ("[detector]\nmaximum_step_similarity = 0\n", "x.toml:2: detector.maximum_step_similarity: 0.0 is not allowed: expected a number in (0, 1]"),
             ("[log]\nlevel = \"loud\"\n", "x.toml:2: log.level: 'loud' is not one of trace"),
             ("[log]\nlevel = \"info\"\ncolour = true\n", "x.toml:3: log.colour: unknown key (keys of [log] are level)"),
             ("[sensors]\n", "x.toml:1: sensors: unknown section"),
