@@ -72,7 +72,7 @@ public enum DetectorPlot {
         let top2 = top + panel + gap
         let extent = max(signal.map { max(abs($0.1), $0.2) }.max() ?? 0.1, 1e-3)
         let range = (-extent, extent)
-        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "signal along the motion axis (g), ±threshold; ▲ cycles in rhythm, with their periodicity (green: a set started)")
+        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "signal along the motion axis (g), ±threshold; ▲ cycles in rhythm, with their periodicity (green: a set started; steps: walking)")
         svg += polyline(signal.map { ($0.0, $0.2) }, color: "#17becf", x: x, top: top2, height: panel, range: range)
         svg += polyline(signal.map { ($0.0, -$0.2) }, color: "#17becf", x: x, top: top2, height: panel, range: range)
         svg += polyline(signal.map { ($0.0, $0.1) }, color: "#000000", x: x, top: top2, height: panel, range: range)
