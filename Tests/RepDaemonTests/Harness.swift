@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import RepProtocol
 import Testing
 
@@ -31,21 +30,27 @@ func eventually(timeout: Double = 15, _ condition: () -> Bool) -> Bool {
 }
 
 /// Bytes collected from a pipe on another thread, until its end of file.
-final class CapturedOutput: Sendable {
-    private let state = Mutex<(data: Data, ended: Bool)>((Data(), false))
+///
+/// Guarded by an `NSLock` (a pthread mutex, which ThreadSanitizer intercepts) rather than `Synchronization.Mutex`:
+/// behind a `Mutex`, ThreadSanitizer once reported this state as racing between the pipe's reader and the test,
+/// though every access took the lock.
+final class CapturedOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private var finished = false
 
     /// Takes what the pipe has; an empty read is its end of file, after which the handler is removed.
     func collect(from handle: FileHandle) {
         let chunk = handle.availableData
         if chunk.isEmpty { handle.readabilityHandler = nil }
-        state.withLock {
-            if chunk.isEmpty { $0.ended = true } else { $0.data.append(chunk) }
+        lock.withLock {
+            if chunk.isEmpty { finished = true } else { data.append(chunk) }
         }
     }
 
-    var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
     /// Whether the writing end is closed and everything written has been collected.
-    var ended: Bool { state.withLock { $0.ended } }
+    var ended: Bool { lock.withLock { finished } }
 }
 
 /// Waits until something accepts connections on the socket (the file appears at bind(), before listen(), so its
