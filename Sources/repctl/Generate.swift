@@ -3,7 +3,7 @@ import MotionCore
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a generated fixture CSV: a workout or a set of sine reps.",
+        abstract: "Write a generated fixture CSV: a workout, a set of sine reps, or a walk.",
         discussion: """
             Examples:
               repctl generate workout --out demo.csv    (the built-in demo workout)
@@ -11,11 +11,13 @@ struct Generate: ParsableCommand {
                 --seed 7 --out w.csv
               repctl generate sine --count 10 --frequency 1.5 --amplitude 0.5 \\
                 --out sine.csv
+              repctl generate walk --stride 0.95 --swing 20 --gravity 1,1,1 --out walk.csv
+                (a wrist on a 30 s walk: it should count no reps)
             """)
 
-    enum Kind: String, ExpressibleByArgument { case workout, sine }
+    enum Kind: String, ExpressibleByArgument { case workout, sine, walk }
 
-    @Argument(help: "What to generate: workout or sine.")
+    @Argument(help: "What to generate: workout, sine or walk.")
     var kind: Kind
 
     @Option(help: "Where to write the CSV (t,ax,ay,az in seconds and g).")
@@ -24,7 +26,7 @@ struct Generate: ParsableCommand {
     @Option(help: "Samples per second.")
     var rate: Double = 50
 
-    @Option(help: "Gravity in the sensor frame, as x,y,z (normalized).")
+    @Option(help: "Gravity in the sensor frame, as x,y,z (normalized); walk: while the arm hangs still.")
     var gravity: String = "0,0,1"
 
     @Option(help: "workout: reps per set, comma-separated (default: the demo's 8,10,12).")
@@ -33,7 +35,7 @@ struct Generate: ParsableCommand {
     @Option(help: "workout: seconds of rest between sets (default: the demo's 15).")
     var rest: Double?
 
-    @Option(help: "workout or sine: random seed.")
+    @Option(help: "workout, sine or walk: random seed.")
     var seed: UInt64 = 42
 
     @Option(help: "sine: number of cycles.")
@@ -54,11 +56,31 @@ struct Generate: ParsableCommand {
     @Option(help: "sine: white noise on every axis, in g.")
     var noise = 0.0
 
+    @Option(help: "walk: strides per second (one arm swing forward and back, two steps).")
+    var stride = 0.95
+
+    @Option(help: "walk: peak arm swing either side of vertical, in degrees.")
+    var swing = 20.0
+
+    @Option(help: "walk: peak vertical bounce of the body at each step, in g.")
+    var bounce = 0.25
+
+    @Option(help: "walk: peak of the heel strike at each step, in g.")
+    var heelStrike = 0.5
+
+    @Option(help: "walk: seconds of walking, between 3 s of stillness before and after.")
+    var seconds = 30.0
+
     func validate() throws {
         guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be a positive number.") }
         _ = try vector(gravity, "--gravity")
         _ = try vector(direction, "--direction")
         if let reps { _ = try repList(reps) }
+        guard stride > 0, stride.isFinite else { throw ValidationError("--stride must be a positive number.") }
+        guard seconds >= 0, seconds.isFinite else { throw ValidationError("--seconds must be a number >= 0.") }
+        for (value, name) in [(swing, "--swing"), (bounce, "--bounce"), (heelStrike, "--heel-strike")] {
+            guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
+        }
     }
 
     func run() throws {
@@ -77,6 +99,17 @@ struct Generate: ParsableCommand {
                 frequency: frequency, amplitude: amplitude, phase: phase, direction: try vector(direction, "--direction"),
                 gravity: try vector(gravity, "--gravity").normalized)
             samples = SignalGenerator.repetitions(count: count, of: motion, sampleRate: rate, noise: noise, seed: seed)
+        case .walk:
+            var walk = WalkingGenerator()
+            walk.sampleRate = rate
+            walk.upDirection = try vector(gravity, "--gravity")
+            walk.strideFrequency = stride
+            walk.swingDegrees = swing
+            walk.bounce = bounce
+            walk.heelStrike = heelStrike
+            walk.walkSeconds = seconds
+            walk.seed = seed
+            samples = walk.samples()
         }
         do { try FixtureFileWriter.write(samples, to: out) } catch {
             printError("repctl: \(error)")

@@ -20,6 +20,31 @@ struct RepctlConfigurationTests {
         return Int(json[range].split(separator: ":").last!.trimmingCharacters(in: .whitespaces))
     }
 
+    @Test("generate walk writes a wrist on a walk, which eval counts no reps in, and the step check is what does it")
+    func generatedWalkCountsNothing() throws {
+        let dir = scratchDirectory()
+        let generate = try DaemonProcess(
+            executable: repctl,
+            arguments: ["generate", "walk", "--out", dir + "/walk.csv", "--gravity", "1,1,1", "--stride", "1"])
+        #expect(generate.waitForExit() == 0, "\(generate.standardError)")
+        #expect(generate.standardOutput.contains("walk.csv: 1801 samples"), "\(generate.standardOutput)")
+        try "file,exercise,participant,true_reps\nwalk.csv,walking,gen,0\n".write(
+            toFile: dir + "/manifest.csv", atomically: true, encoding: .utf8)
+        let eval = try DaemonProcess(executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json"])
+        #expect(eval.waitForExit() == 0, "\(eval.standardError)")
+        #expect(counted(eval.standardOutput) == 0, "\(eval.standardOutput)")
+
+        try "[detector]\nmaximum_step_similarity = 1\n".write(toFile: dir + "/off.toml", atomically: true, encoding: .utf8)
+        let off = try DaemonProcess(
+            executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json", "--config", dir + "/off.toml"])
+        #expect(off.waitForExit() == 0, "\(off.standardError)")
+        #expect((counted(off.standardOutput) ?? 0) > 20, "\(off.standardOutput)")
+
+        let bad = try DaemonProcess(executable: repctl, arguments: ["generate", "walk", "--out", dir + "/x.csv", "--stride", "0"])
+        #expect(bad.waitForExit() == 64)
+        #expect(bad.standardError.contains("--stride must be a positive number"), "\(bad.standardError)")
+    }
+
     @Test("eval uses the [detector] settings of the configuration file it is given")
     func evalUsesConfiguration() throws {
         let dir = try evaluationFolder()
