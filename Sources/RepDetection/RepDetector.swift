@@ -20,8 +20,9 @@ import MotionCore
 ///    smaller (∝ 1/period²), so inside a set the threshold follows the last rep's half swing when it was smaller
 ///    than the typical one, and the pause limit the last rep's period when it was longer.
 ///    Walking is in rhythm too: an arm swings once per stride while the body bounces once per step, so a set
-///    does not start when the vertical motion (along gravity) over the rhythm's cycles repeats every half period
-///    (`maximumStepSimilarity`), for rhythms as long as a stride (0.7–1.5 s).
+///    does not start when, for a rhythm as long as a stride, the vertical motion (along gravity) over its cycles
+///    repeats every half period, or, for one as long as a step, the vertical motion repeats every period while the
+///    motion across it reverses (`maximumStepSimilarity`; see `StepHistory`).
 ///    A longer pause breaks the rhythm but not the set: reps count again, in the same set, once three cycles are
 ///    in rhythm anew (and the look-back finds the ones since the pause).
 /// 4. **Sets** end after `restToEndSet` seconds without a rep, or at `finish()` (a paused set waits for a cycle
@@ -66,13 +67,16 @@ public struct RepDetector: Sendable {
     private var smooth2 = (0.0, 0.0, 0.0)
     private var cxx = 1e-6, cyy = 1e-6, czz = 1e-6, cxy = 0.0, cxz = 0.0, cyz = 0.0
     private var axis = (0.57735026918962573, 0.57735026918962573, 0.57735026918962573)
-    private var down = (0.0, 0.0, 0.0)  // gravity's direction, unit length (updated with the axis)
+    private var down = (0.0, 0.0, 0.0)  // gravity's direction, unit length (updated with each step point)
+    private var nextStepPoint = -Double.infinity
+    private static let stepPointInterval = 0.04
     private var meanSquare = 0.0
     private var nextAxisUpdate = -Double.infinity
     private static let axisUpdateInterval = 0.02
-    /// The step check judges rhythms as long as a walking stride: two steps at a cadence of 80–170 steps a minute.
-    /// (Outside it, a large slow motion across gravity tilts the gravity estimate with it, and the vertical part of
+    /// The step check judges rhythms as long as a walking step or stride, at a cadence of 80–170 steps a minute.
+    /// (Outside them, a large slow motion across gravity tilts the gravity estimate with it, and the vertical part of
     /// the motion becomes its square, which repeats every half period like steps do.)
+    static let stepPeriods = 0.35...0.75
     static let stridePeriods = 0.7...1.5
     private var cachedStep = -1.0
     private var alphaGravity = 0.0, alphaSmooth = 0.0, alphaAxis = 0.0, alphaLevel = 0.0
@@ -101,6 +105,7 @@ public struct RepDetector: Sendable {
     private let outlierLimitSquared: Double
     private let floorSquared: Double
     private var history: SignalHistory
+    private var steps: StepHistory
 
     /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
     public init(configuration: RepDetectorConfiguration = .init()) {
@@ -115,6 +120,10 @@ public struct RepDetector: Sendable {
             * (Double(configuration.repsToStartSet) + max(configuration.lookbackPeriods, 1.25))
         history = SignalHistory(
             capacity: Int(span / 0.005) + 16, spacing: 0.005, periodicityPeriods: configuration.repsToStartSet)
+        // The step check compares the rhythm's cycles and one more period, of a stride at most.
+        steps = StepHistory(
+            seconds: Self.stridePeriods.upperBound * Double(configuration.repsToStartSet + 1) + 1,
+            spacing: Self.stepPointInterval, periods: configuration.repsToStartSet)
         pendingTimes.reserveCapacity(configuration.repsToStartSet + 1)
         pendingAmplitudes.reserveCapacity(configuration.repsToStartSet + 1)
     }
@@ -150,6 +159,7 @@ public struct RepDetector: Sendable {
             smooth2 = (0, 0, 0)
             side = 0
             history.removeAll()
+            steps.removeAll()
             return
         }
         // Timestamps like i / rate differ from sample to sample in their last bits; a step within a millionth of
@@ -187,11 +197,6 @@ public struct RepDetector: Sendable {
                 let inverse = 1 / norm
                 axis = (wx * inverse, wy * inverse, wz * inverse)
             }
-            let g = (gravity.0 * gravity.0 + gravity.1 * gravity.1 + gravity.2 * gravity.2).squareRoot()
-            if g > 0 {
-                let inverse = 1 / g
-                down = (gravity.0 * inverse, gravity.1 * inverse, gravity.2 * inverse)
-            }
         }
         let value = axis.0 * x + axis.1 * y + axis.2 * z
         // The level is a clipped mean square: once it is above the noise floor, a sample counts at most
@@ -205,7 +210,8 @@ public struct RepDetector: Sendable {
         let squaredThreshold = setActive
             ? setThreshold * setThreshold
             : max(floorSquared, sensitivitySquared * meanSquare)
-        history.append(time: t, value: value, vertical: down.0 * x + down.1 * y + down.2 * z)
+        history.append(time: t, value: value)
+        if t >= nextStepPoint { addStepPoint(at: t, value: value) }
         let sign = value * value > squaredThreshold ? (value > 0 ? 1 : -1) : 0
         if sign == 0 {
             // Three quarters of the longest period without a swing (6 s by default): the next swing starts a new
@@ -302,16 +308,18 @@ public struct RepDetector: Sendable {
             periodicity = history.periodicity(endingAt: t, period: period)
         }
         var starts = periodicity.map { $0 >= c.minimumPeriodicity } ?? true  // nil: too little signal to judge
-        // Walking swings the arm in rhythm too, but the body bounces twice per swing, once per step.
-        var steps: Double?
-        if c.maximumStepSimilarity < 1, Self.stridePeriods.contains(period),
-            let measure = history.steps(endingAt: t, period: period), measure.verticalShare >= c.minimumStepShare
+        // Walking is in rhythm too: the body bounces once per step, and the arm swings once per stride.
+        var walking: Double?
+        if starts, c.maximumStepSimilarity < 1, Self.stepPeriods.contains(period) || Self.stridePeriods.contains(period),
+            let measure = steps.measure(endingAt: t, period: period), measure.verticalShare >= c.minimumStepShare
         {
-            steps = measure.halfPeriodSimilarity
-            if measure.halfPeriodSimilarity >= c.maximumStepSimilarity { starts = false }
+            let asStride = Self.stridePeriods.contains(period) ? measure.strideLikeness : -1
+            let asStep = Self.stepPeriods.contains(period) ? measure.stepLikeness : -1
+            walking = max(asStride, asStep)
+            if max(asStride, asStep) >= c.maximumStepSimilarity { starts = false }
         }
         lastSetCandidate = SetCandidate(
-            timestamp: t, period: period, periodicity: periodicity, stepSimilarity: steps, started: starts)
+            timestamp: t, period: period, periodicity: periodicity, stepSimilarity: walking, started: starts)
         setCandidates += 1
         if starts { startSet(into: &events) }
     }
@@ -417,6 +425,19 @@ public struct RepDetector: Sendable {
     private mutating func updateSetThreshold() {
         let reference = min(amplitudes.median, lastAmplitude)
         setThreshold = max(configuration.minimumAmplitude, configuration.setThresholdFraction * reference / 2)
+    }
+
+    /// Adds a point to the step check's history, split along gravity and across it (every 40 ms of sample time; out
+    /// of line, so that the per-sample path stays short).
+    @inline(never)
+    private mutating func addStepPoint(at t: Double, value: Double) {
+        nextStepPoint = t + Self.stepPointInterval
+        let g = (gravity.0 * gravity.0 + gravity.1 * gravity.1 + gravity.2 * gravity.2).squareRoot()
+        if g > 0 {
+            let inverse = 1 / g
+            down = (gravity.0 * inverse, gravity.1 * inverse, gravity.2 * inverse)
+        }
+        steps.append(time: t, value: value, motion: smooth2, down: down)
     }
 
     private mutating func updateAlphas(_ dt: Double) {

@@ -50,11 +50,12 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// earlier at least this much (normalized correlation; 0 turns the check off; default 0.4). Reps look alike,
     /// fidgets that happen to fall into step for a few swings do not.
     public var minimumPeriodicity: Double = 0.4
-    /// A set does not start when the vertical motion (along gravity) over its first reps resembles itself half a
-    /// period earlier at least this much (normalized correlation; 1 turns the check off; default 0.5): that is
-    /// walking, an arm swinging once per stride while the body bounces once per step. A rep's vertical motion half
-    /// a period later is the opposite (down, then up) or unrelated. Only rhythms of 0.7–1.5 s, a walking stride
-    /// (80–170 steps a minute), are judged.
+    /// A set does not start when its first reps move like walking at least this much (default 0.5; 1 turns the
+    /// check off). Walking swings the arm once per stride and bounces the body once per step. For a rhythm as long
+    /// as a stride (0.7–1.5 s), the measure is how much the vertical motion (along gravity) resembles itself half a
+    /// period earlier; for one as long as a step (0.35–0.75 s), the lesser of how much the vertical motion resembles
+    /// itself one period earlier and how much the motion across gravity is reversed one period later (normalized
+    /// correlations). A rep moves down and up once per period and repeats itself every way.
     public var maximumStepSimilarity: Double = 0.5
     /// The step check applies only when the vertical motion's mean square is at least this fraction of the motion
     /// along the principal axis (default 0.05): a rep that hardly moves up and down has nothing to judge.

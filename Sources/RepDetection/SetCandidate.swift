@@ -9,9 +9,9 @@ public struct SetCandidate: Sendable, Equatable {
     /// when it was not judged: the check is off (`minimumPeriodicity` 0), or less than two periods of signal
     /// existed to compare (the stream or a dropout began just before); the rhythm alone then decides.
     public var periodicity: Double?
-    /// How much the vertical motion over those cycles resembled itself half a period earlier, as walking's does
-    /// (one bounce per step, two steps per arm swing); nil when not judged: the check is off
-    /// (`maximumStepSimilarity` 1), or the vertical motion was too small to matter (below `minimumStepShare`).
+    /// How much those cycles moved like walking (see `RepDetectorConfiguration.maximumStepSimilarity`); nil when
+    /// not judged: the check is off (`maximumStepSimilarity` 1), the rhythm is neither as long as a step nor as a
+    /// stride, the cycles did not look alike anyway, or the vertical motion was too small (below `minimumStepShare`).
     public var stepSimilarity: Double?
     /// Whether a set started here.
     public var started: Bool

@@ -1,17 +1,16 @@
-/// A fixed-size ring of recent (time, signal, vertical) points, so that the start of a set can be searched for earlier
-/// reps and checked for periodicity and for steps. Points closer than `spacing` seconds are thinned out, so the ring covers the same
+/// A fixed-size ring of recent (time, signal) points, so that the start of a set can be searched for earlier reps
+/// and checked for periodicity. Points closer than `spacing` seconds are thinned out, so the ring covers the same
 /// time at any sample rate.
 struct SignalHistory: Sendable {
     private var times: [Double]
     private var values: [Double]
-    private var verticals: [Double]  // the motion along gravity, for the step check
     private let mask: Int
     private var end = 0  // index one past the newest point (wraps through `mask`)
     private(set) var count = 0
     private var newestTime = -Double.infinity
     let spacing: Double
     private let periodicityPeriods: Int
-    private var resampled: [Double]  // work space of `periodicity` and `steps`, allocated once
+    private var resampled: [Double]  // work space of `periodicity`, allocated once
     private static let pointsPerPeriod = 16
 
     /// A ring of at least `capacity` points (rounded up to a power of two), able to judge the periodicity of up
@@ -23,18 +22,16 @@ struct SignalHistory: Sendable {
         while size < capacity { size <<= 1 }
         times = Array(repeating: 0, count: size)
         values = Array(repeating: 0, count: size)
-        verticals = Array(repeating: 0, count: size)
         mask = size - 1
         self.spacing = spacing
     }
 
     @inline(__always)
-    mutating func append(time: Double, value: Double, vertical: Double) {
+    mutating func append(time: Double, value: Double) {
         if time - newestTime < spacing { return }
         newestTime = time
         times.withUnsafeMutableBufferPointer { $0[end] = time }
         values.withUnsafeMutableBufferPointer { $0[end] = value }
-        verticals.withUnsafeMutableBufferPointer { $0[end] = vertical }
         end = (end + 1) & mask
         if count <= mask { count += 1 }
     }
@@ -67,7 +64,7 @@ struct SignalHistory: Sendable {
         let available = Int(((endTime - oldest) / step).rounded(.down)) + 1
         let total = min(periodicityPeriods * perPeriod + longestLag + 1, available)
         guard total - longestLag >= 2 * perPeriod else { return nil }
-        resample(values, from: endTime - step * Double(total - 1), step: step, count: total)
+        resample(from: endTime - step * Double(total - 1), step: step, count: total)
         return resampled.withUnsafeBufferPointer { points in
             var best = -1.0
             for lag in shortestLag...longestLag {
@@ -84,39 +81,9 @@ struct SignalHistory: Sendable {
         }
     }
 
-    /// How the last `periodicityPeriods` periods of motion before `endTime` compare with walking (see
-    /// `StepMeasure`). Nil when less than one period of signal exists.
-    mutating func steps(endingAt endTime: Double, period: Double) -> StepMeasure? {
-        let perPeriod = Self.pointsPerPeriod
-        let step = period / Double(perPeriod)
-        let lag = perPeriod / 2
-        guard count >= 2, period > 0 else { return nil }
-        let oldest = times[(end - count) & mask]
-        let available = Int(((endTime - oldest) / step).rounded(.down)) + 1
-        let total = min(periodicityPeriods * perPeriod + lag + 1, available)
-        guard total - lag >= perPeriod else { return nil }
-        let from = endTime - step * Double(total - 1)
-        resample(values, from: from, step: step, count: total)
-        var principal = 0.0
-        for k in lag..<total { principal += resampled[k] * resampled[k] }
-        resample(verticals, from: from, step: step, count: total)
-        return resampled.withUnsafeBufferPointer { points in
-            var sxy = 0.0, sxx = 0.0, syy = 0.0
-            for k in lag..<total {
-                let x = points[k], y = points[k - lag]
-                sxy += x * y
-                sxx += x * x
-                syy += y * y
-            }
-            return StepMeasure(
-                halfPeriodSimilarity: sxx > 0 && syy > 0 ? sxy / (sxx * syy).squareRoot() : 0,
-                verticalShare: principal > 0 ? sxx / principal : 0)
-        }
-    }
-
-    /// Fills the first `count` points of `output` with `channel` linearly interpolated at `from`,
+    /// Fills the first `count` points of `resampled` with the signal linearly interpolated at `from`,
     /// `from + step`, …; the span must lie within the ring.
-    private mutating func resample(_ channel: [Double], from: Double, step: Double, count points: Int) {
+    private mutating func resample(from: Double, step: Double, count points: Int) {
         let start = (end - count) & mask
         var offset = 0
         for k in 0..<points {
@@ -126,18 +93,7 @@ struct SignalHistory: Sendable {
             let i1 = (start + min(offset + 1, count - 1)) & mask
             let t0 = times[i0], t1 = times[i1]
             let w = t1 > t0 ? min(max((time - t0) / (t1 - t0), 0), 1) : 0
-            resampled[k] = channel[i0] + (channel[i1] - channel[i0]) * w
+            resampled[k] = values[i0] + (values[i1] - values[i0]) * w
         }
     }
-}
-
-/// How a stretch of motion compares with walking. Walking swings the arm once per stride and bounces the body once
-/// per step, twice per swing: when a rhythm's period is the stride, its vertical motion repeats every half period.
-/// A rep moves up and down once per period (its vertical motion half a period later is the opposite) or hardly at
-/// all.
-struct StepMeasure: Equatable, Sendable {
-    /// Normalized correlation (−1 to 1) of the vertical motion (along gravity) with itself half a period earlier.
-    var halfPeriodSimilarity: Double
-    /// Mean square of the vertical motion over that of the motion along the principal axis.
-    var verticalShare: Double
 }

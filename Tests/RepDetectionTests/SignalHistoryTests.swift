@@ -7,44 +7,13 @@ import Testing
 @Suite("SignalHistory's periodicity measure")
 struct SignalHistoryTests {
     /// `seconds` of `value(t)` at `rate` Hz in a history that holds 40 s.
-    static func history(
-        seconds: Double, rate: Double, vertical: (Double) -> Double = { _ in 0 }, _ value: (Double) -> Double
-    ) -> SignalHistory {
+    static func history(seconds: Double, rate: Double, _ value: (Double) -> Double) -> SignalHistory {
         var history = SignalHistory(capacity: 8192, spacing: 0.005, periodicityPeriods: 3)
         for i in 0...Int(seconds * rate) {
             let t = Double(i) / rate
-            history.append(time: t, value: value(t), vertical: vertical(t))
+            history.append(time: t, value: value(t))
         }
         return history
-    }
-
-    @Test("a bounce twice per period (steps under an arm swing) repeats every half period", arguments: [12.5, 100, 1600])
-    func stepsRepeatEveryHalfPeriod(rate: Double) throws {
-        // The arm swings once per 1.05 s stride; the body bounces at each of its two steps.
-        var history = Self.history(
-            seconds: 8, rate: rate, vertical: { t in 0.2 * cos(2 * .pi * 2 * t / 1.05) }, { t in 0.3 * sin(2 * .pi * t / 1.05) })
-        let result = history.steps(endingAt: 8, period: 1.05)
-        let measure = try #require(result)
-        #expect(measure.halfPeriodSimilarity > 0.95)
-        #expect(abs(measure.verticalShare - (0.2 * 0.2) / (0.3 * 0.3)) < 0.1)
-    }
-
-    @Test("a rep's up-and-down motion half a period later is its opposite", arguments: [12.5, 100, 1600])
-    func repsReverseEveryHalfPeriod(rate: Double) throws {
-        // A squat: down and up once per 2 s rep, the principal axis close to vertical.
-        var history = Self.history(
-            seconds: 10, rate: rate, vertical: { t in 0.25 * sin(2 * .pi * t / 2) }, { t in 0.26 * sin(2 * .pi * t / 2) })
-        let result = history.steps(endingAt: 10, period: 2)
-        let measure = try #require(result)
-        #expect(measure.halfPeriodSimilarity < -0.95)
-        #expect(measure.verticalShare > 0.85)
-    }
-
-    @Test("the step measure needs a period of signal to judge")
-    func stepsNeedSignal() {
-        var history = Self.history(seconds: 0.5, rate: 100) { t in sin(2 * .pi * t) }
-        let result = history.steps(endingAt: 0.5, period: 1)
-        #expect(result == nil)
     }
 
     @Test("a repeating wave correlates with itself one period earlier", arguments: [12.5, 100, 1600])

@@ -38,6 +38,18 @@ struct WalkingTests {
         }
     }
 
+    @Test("a slow walk whose bounce outweighs a small arm swing counts no reps either (without the check: one per step)")
+    func stepLockedWalk() {
+        for up in Self.ups {
+            let samples = Self.walk(stride: 0.8, swing: 10, bounce: 0.3, up: up).samples()
+            #expect(repCount(samples) == 0, "up \(up)")
+            var off = RepDetectorConfiguration()
+            off.maximumStepSimilarity = 1
+            // 30 s at 0.8 strides/s: about 47 steps.
+            #expect(reps(detect(samples, configuration: off)).count > 40, "up \(up)")
+        }
+    }
+
     @Test("without the step check the same walk counts a rep per stride (what the check is for)")
     func stepCheckMatters() throws {
         let samples = Self.walk(stride: 0.95, swing: 20, bounce: 0.25, up: .z).samples()
