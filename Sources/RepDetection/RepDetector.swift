@@ -67,7 +67,6 @@ public struct RepDetector: Sendable {
     private var smooth2 = (0.0, 0.0, 0.0)
     private var cxx = 1e-6, cyy = 1e-6, czz = 1e-6, cxy = 0.0, cxz = 0.0, cyz = 0.0
     private var axis = (0.57735026918962573, 0.57735026918962573, 0.57735026918962573)
-    private var down = (0.0, 0.0, 0.0)  // gravity's direction, unit length (updated with each step point)
     private var nextStepPoint = -Double.infinity
     private static let stepPointInterval = 0.04
     private var meanSquare = 0.0
@@ -310,13 +309,13 @@ public struct RepDetector: Sendable {
         var starts = periodicity.map { $0 >= c.minimumPeriodicity } ?? true  // nil: too little signal to judge
         // Walking is in rhythm too: the body bounces once per step, and the arm swings once per stride.
         var walking: Double?
-        if starts, c.maximumStepSimilarity < 1, Self.stepPeriods.contains(period) || Self.stridePeriods.contains(period),
+        let asStride = Self.stridePeriods.contains(period), asStep = Self.stepPeriods.contains(period)
+        if starts, c.maximumStepSimilarity < 1, asStride || asStep,
             let measure = steps.measure(endingAt: t, period: period), measure.verticalShare >= c.minimumStepShare
         {
-            let asStride = Self.stridePeriods.contains(period) ? measure.strideLikeness : -1
-            let asStep = Self.stepPeriods.contains(period) ? measure.stepLikeness : -1
-            walking = max(asStride, asStep)
-            if max(asStride, asStep) >= c.maximumStepSimilarity { starts = false }
+            let likeness = max(asStride ? measure.strideLikeness : -1, asStep ? measure.stepLikeness : -1)
+            walking = likeness
+            if likeness >= c.maximumStepSimilarity { starts = false }
         }
         lastSetCandidate = SetCandidate(
             timestamp: t, period: period, periodicity: periodicity, stepSimilarity: walking, started: starts)
@@ -433,10 +432,9 @@ public struct RepDetector: Sendable {
     private mutating func addStepPoint(at t: Double, value: Double) {
         nextStepPoint = t + Self.stepPointInterval
         let g = (gravity.0 * gravity.0 + gravity.1 * gravity.1 + gravity.2 * gravity.2).squareRoot()
-        if g > 0 {
-            let inverse = 1 / g
-            down = (gravity.0 * inverse, gravity.1 * inverse, gravity.2 * inverse)
-        }
+        guard g > 0 else { return }
+        let inverse = 1 / g
+        let down = (gravity.0 * inverse, gravity.1 * inverse, gravity.2 * inverse)
         steps.append(time: t, value: value, motion: smooth2, down: down)
     }
 
