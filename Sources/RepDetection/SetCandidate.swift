@@ -12,7 +12,10 @@ public struct SetCandidate: Sendable, Equatable {
     /// How much those cycles moved like walking (see `RepDetectorConfiguration.maximumStepSimilarity`); nil when
     /// not judged: the check is off (`maximumStepSimilarity` 1), the rhythm is neither as long as a step nor as a
     /// stride, the cycles did not look alike anyway, or the vertical motion was too small (below `minimumStepShare`).
+    /// Judged only for cycles that looked alike, so a judged candidate that did not start was refused as walking.
     public var stepSimilarity: Double?
+    /// Whether the cycles were refused because they moved like walking.
+    public var refusedAsWalking: Bool { !started && stepSimilarity != nil }
     /// Whether a set started here.
     public var started: Bool
 

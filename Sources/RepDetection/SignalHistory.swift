@@ -68,14 +68,9 @@ struct SignalHistory: Sendable {
         return resampled.withUnsafeBufferPointer { points in
             var best = -1.0
             for lag in shortestLag...longestLag {
-                var sxy = 0.0, sxx = 0.0, syy = 0.0
-                for k in longestLag..<total {
-                    let x = points[k], y = points[k - lag]
-                    sxy += x * y
-                    sxx += x * x
-                    syy += y * y
-                }
-                if sxx > 0, syy > 0 { best = max(best, sxy / (sxx * syy).squareRoot()) }
+                var correlation = Correlation()
+                for k in longestLag..<total { correlation.add(points[k], points[k - lag]) }
+                if correlation.xx > 0, correlation.yy > 0 { best = max(best, correlation.value) }
             }
             return best
         }

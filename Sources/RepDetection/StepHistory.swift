@@ -113,17 +113,3 @@ struct StepMeasure: Equatable, Sendable {
     /// How much it looks like walking whose step is the period: the steps repeat, the arm swings the other way.
     var stepLikeness: Double { min(periodSimilarity, -acrossPeriodSimilarity) }
 }
-
-/// A normalized correlation about zero, accumulated pair by pair.
-struct Correlation {
-    private(set) var xy = 0.0, xx = 0.0, yy = 0.0
-
-    mutating func add(_ x: Double, _ y: Double) {
-        xy += x * y
-        xx += x * x
-        yy += y * y
-    }
-
-    /// −1 to 1; 0 when either side is all zeros.
-    var value: Double { xx > 0 && yy > 0 ? xy / (xx * yy).squareRoot() : 0 }
-}

@@ -88,7 +88,7 @@ public enum DetectorPlot {
             let px = n(x(candidate.timestamp))
             let color = candidate.started ? "#2ca02c" : "#d62728"
             var value = candidate.periodicity.map { format($0, decimals: 2) } ?? "–"
-            if !candidate.started, let steps = candidate.stepSimilarity, steps >= configuration.maximumStepSimilarity {
+            if candidate.refusedAsWalking, let steps = candidate.stepSimilarity {
                 value = "steps " + format(steps, decimals: 2)
             }
             svg += "<path class=\"candidate\" d=\"M\(px),\(n(top2 + panel - 10)) l-5,10 l10,0 z\" fill=\"\(color)\"/>\n"

@@ -63,6 +63,7 @@ struct WalkingTests {
         detector.process(samples, into: &events)
         let candidate = try #require(detector.lastSetCandidate)
         #expect(!candidate.started)
+        #expect(candidate.refusedAsWalking)
         #expect(try #require(candidate.stepSimilarity) >= RepDetectorConfiguration().maximumStepSimilarity)
     }
 
