@@ -2,8 +2,13 @@
 /// and checked for periodicity. Points closer than `spacing` seconds are thinned out, so the ring covers the same
 /// time at any sample rate.
 struct SignalHistory: Sendable {
-    private var times: [Double]
-    private var values: [Double]
+    /// One point of the ring.
+    private struct Point: Sendable {
+        var time = 0.0
+        var value = 0.0
+    }
+
+    private var points: [Point]  // one array, so that appending checks uniqueness once
     private let mask: Int
     private var end = 0  // index one past the newest point (wraps through `mask`)
     private(set) var count = 0
@@ -20,8 +25,7 @@ struct SignalHistory: Sendable {
         resampled = Array(repeating: 0, count: (periodicityPeriods + 2) * Self.pointsPerPeriod)
         var size = 1
         while size < capacity { size <<= 1 }
-        times = Array(repeating: 0, count: size)
-        values = Array(repeating: 0, count: size)
+        points = Array(repeating: Point(), count: size)
         mask = size - 1
         self.spacing = spacing
     }
@@ -30,8 +34,8 @@ struct SignalHistory: Sendable {
     mutating func append(time: Double, value: Double) {
         if time - newestTime < spacing { return }
         newestTime = time
-        times.withUnsafeMutableBufferPointer { $0[end] = time }
-        values.withUnsafeMutableBufferPointer { $0[end] = value }
+        let index = end
+        points.withUnsafeMutableBufferPointer { $0[index] = Point(time: time, value: value) }
         end = (end + 1) & mask
         if count <= mask { count += 1 }
     }
@@ -44,10 +48,24 @@ struct SignalHistory: Sendable {
     /// Calls `body` with every point whose time is in `range`, oldest first.
     func forEach(in range: Range<Double>, _ body: (Double, Double) -> Void) {
         let start = (end - count) & mask
-        for offset in 0..<count {
-            let index = (start + offset) & mask
-            if range.contains(times[index]) { body(times[index], values[index]) }
+        var offset = pointsBefore(range.lowerBound)
+        while offset < count {
+            let point = points[(start + offset) & mask]
+            guard point.time < range.upperBound else { break }
+            body(point.time, point.value)
+            offset += 1
         }
+    }
+
+    /// How many points are older than `time` (a binary search: the ring is in time order).
+    private func pointsBefore(_ time: Double) -> Int {
+        let start = (end - count) & mask
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if points[(start + middle) & mask].time < time { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// How much the last `periodicityPeriods` periods of the signal before `endTime` resemble the signal one period
@@ -60,7 +78,7 @@ struct SignalHistory: Sendable {
         let shortestLag = perPeriod * 3 / 4
         let longestLag = perPeriod * 5 / 4
         guard count >= 2, period > 0 else { return nil }
-        let oldest = times[(end - count) & mask]
+        let oldest = points[(end - count) & mask].time
         let available = Int(((endTime - oldest) / step).rounded(.down)) + 1
         let total = min(periodicityPeriods * perPeriod + longestLag + 1, available)
         guard total - longestLag >= 2 * perPeriod else { return nil }
@@ -78,17 +96,17 @@ struct SignalHistory: Sendable {
 
     /// Fills the first `count` points of `resampled` with the signal linearly interpolated at `from`,
     /// `from + step`, …; the span must lie within the ring.
-    private mutating func resample(from: Double, step: Double, count points: Int) {
+    private mutating func resample(from: Double, step: Double, count total: Int) {
         let start = (end - count) & mask
-        var offset = 0
-        for k in 0..<points {
+        // The point just before `from` (or the oldest): the ring holds up to a few thousand points before it.
+        var offset = max(pointsBefore(from) - 1, 0)
+        for k in 0..<total {
             let time = from + step * Double(k)
-            while offset + 1 < count, times[(start + offset + 1) & mask] < time { offset += 1 }
-            let i0 = (start + offset) & mask
-            let i1 = (start + min(offset + 1, count - 1)) & mask
-            let t0 = times[i0], t1 = times[i1]
-            let w = t1 > t0 ? min(max((time - t0) / (t1 - t0), 0), 1) : 0
-            resampled[k] = values[i0] + (values[i1] - values[i0]) * w
+            while offset + 1 < count, points[(start + offset + 1) & mask].time < time { offset += 1 }
+            let p0 = points[(start + offset) & mask]
+            let p1 = points[(start + min(offset + 1, count - 1)) & mask]
+            let w = p1.time > p0.time ? min(max((time - p0.time) / (p1.time - p0.time), 0), 1) : 0
+            resampled[k] = p0.value + (p1.value - p0.value) * w
         }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import RepDetection
 
-@Suite("SignalHistory's periodicity measure")
+@Suite("SignalHistory: recent points and their periodicity")
 struct SignalHistoryTests {
     /// `seconds` of `value(t)` at `rate` Hz in a history that holds 40 s.
     static func history(seconds: Double, rate: Double, _ value: (Double) -> Double) -> SignalHistory {
@@ -46,5 +46,39 @@ struct SignalHistoryTests {
         #expect(history.periodicity(endingAt: 3, period: 1.2) == nil)
         var empty = SignalHistory(capacity: 64, spacing: 0.005, periodicityPeriods: 3)
         #expect(empty.periodicity(endingAt: 3, period: 1) == nil)
+    }
+
+    @Test("after the ring has wrapped, a time range yields exactly its points, oldest first")
+    func rangeAfterWrapping() {
+        // 64 points a second for 3 s in a ring of 64: only the last second is kept, and it spans the wrap.
+        var history = SignalHistory(capacity: 64, spacing: 0.005, periodicityPeriods: 3)
+        for i in 0..<192 { history.append(time: Double(i) / 64, value: Double(i)) }
+        var seen: [Double] = []
+        history.forEach(in: 2.25..<2.5) { time, value in
+            #expect(value == time * 64)
+            seen.append(value)
+        }
+        #expect(seen == Array(stride(from: 144.0, to: 160, by: 1)))
+        var all: [Double] = []
+        history.forEach(in: 0..<10) { _, value in all.append(value) }
+        #expect(all == Array(stride(from: 128.0, to: 192, by: 1)))
+        var none = 0
+        history.forEach(in: 1..<1.99) { _, _ in none += 1 }
+        #expect(none == 0)
+    }
+
+    @Test("periodicity is the same whether the span to compare sits at the start of the ring or after it wrapped")
+    func periodicityAfterWrapping() {
+        // Growing and shrinking, so that comparing the wrong stretch would give another value.
+        let wave = { (t: Double) in
+            (1 + 0.5 * sin(t / 2)) * (sin(2 * .pi * t / 1.3) + 0.4 * sin(4 * .pi * t / 1.3 + 1))
+        }
+        var short = Self.history(seconds: 8, rate: 100, wave)
+        // 60 s in a ring of 8192 points 5 ms apart (41 s): it has wrapped, with 52 s of signal before the span.
+        var long = Self.history(seconds: 60, rate: 100) { t in wave(t - 52) }
+        let expected = short.periodicity(endingAt: 8, period: 1.3)
+        let measured = long.periodicity(endingAt: 60, period: 1.3)
+        #expect(expected ?? 0 > 0.8)
+        #expect(abs((measured ?? 0) - (expected ?? 1)) < 1e-9, "\(String(describing: measured)) vs \(String(describing: expected))")
     }
 }
