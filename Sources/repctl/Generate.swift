@@ -9,6 +9,8 @@ struct Generate: ParsableCommand {
               repctl generate workout --out demo.csv    (the built-in demo workout)
               repctl generate workout --reps 5,5,5 --rest 30 --gravity 0,-1,0 \\
                 --seed 7 --out w.csv
+              repctl generate workout --reps 8,8 --period 4 --depth 0.3 --out slow.csv
+                (slow physiotherapy tempo: 4 s a rep)
               repctl generate sine --count 10 --frequency 1.5 --amplitude 0.5 \\
                 --out sine.csv
               repctl generate walk --stride 0.95 --swing 20 --gravity 1,1,1 --out walk.csv
@@ -34,6 +36,15 @@ struct Generate: ParsableCommand {
 
     @Option(help: "workout: seconds of rest between sets (default: the demo's 15).")
     var rest: Double?
+
+    @Option(help: "workout: seconds per rep (default: the demo's 2.2; each rep varies by up to 10 %).")
+    var period: Double?
+
+    @Option(help: "workout: how far each rep moves the sensor along gravity (down and back up), in m (default: the demo's 0.45).")
+    var depth: Double?
+
+    @Option(help: "workout: how far the sensor tilts at the bottom of each rep, in degrees (default: the demo's 8).")
+    var tilt: Double?
 
     @Option(help: "workout, sine or walk: random seed.")
     var seed: UInt64 = 42
@@ -76,6 +87,10 @@ struct Generate: ParsableCommand {
         _ = try vector(gravity, "--gravity")
         _ = try vector(direction, "--direction")
         if let reps { _ = try repList(reps) }
+        if let period { guard period > 0, period.isFinite else { throw ValidationError("--period must be a positive number.") } }
+        for (value, name) in [(depth, "--depth"), (tilt, "--tilt")] {
+            if let value { guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") } }
+        }
         guard stride > 0, stride.isFinite else { throw ValidationError("--stride must be a positive number.") }
         guard seconds >= 0, seconds.isFinite else { throw ValidationError("--seconds must be a number >= 0.") }
         for (value, name) in [(swing, "--swing"), (bounce, "--bounce"), (heelStrike, "--heel-strike")] {
@@ -93,6 +108,9 @@ struct Generate: ParsableCommand {
             generator.seed = seed
             if let reps { generator.repsPerSet = try repList(reps); generator.sets = generator.repsPerSet.count }
             if let rest { generator.restSeconds = rest }
+            if let period { generator.repPeriod = period }
+            if let depth { generator.depth = depth }
+            if let tilt { generator.tiltDegrees = tilt }
             samples = generator.generate().samples
         case .sine:
             let motion = SineMotion(

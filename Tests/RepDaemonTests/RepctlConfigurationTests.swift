@@ -45,6 +45,36 @@ struct RepctlConfigurationTests {
         #expect(bad.standardError.contains("--stride must be a positive number"), "\(bad.standardError)")
     }
 
+    @Test("generate workout takes the tempo, depth and tilt of its reps, and eval counts a slow workout exactly")
+    func generatedSlowWorkout() throws {
+        let dir = scratchDirectory()
+        var samples: [String: Int] = [:]
+        var lines = "file,exercise,participant,true_reps\n"
+        for (name, period) in [("brisk", "2.5"), ("slow", "5")] {
+            let generate = try DaemonProcess(
+                executable: repctl,
+                arguments: ["generate", "workout", "--out", dir + "/\(name).csv", "--reps", "6,6", "--period", period,
+                            "--depth", "0.3", "--tilt", "6", "--gravity", "0,1,0"])
+            #expect(generate.waitForExit() == 0, "\(generate.standardError)")
+            samples[name] = Int(generate.standardOutput.split(separator: " ").dropFirst().first ?? "")
+            lines += "\(name).csv,squat,gen,12\n"
+        }
+        // 12 reps twice as slow last about 12 × 2.5 s longer, at 50 samples a second.
+        let extra = (samples["slow"] ?? 0) - (samples["brisk"] ?? 0)
+        #expect(abs(extra - 12 * 125) < 200, "\(samples)")
+        try lines.write(toFile: dir + "/manifest.csv", atomically: true, encoding: .utf8)
+        let eval = try DaemonProcess(executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json"])
+        #expect(eval.waitForExit() == 0, "\(eval.standardError)")
+        #expect(eval.standardOutput.contains(#""exact_pct":100"#), "\(eval.standardOutput)")
+
+        for (option, message) in [("--period=0", "--period must be a positive number"), ("--depth=-1", "--depth must be a number >= 0"),
+                                  ("--tilt=nan", "--tilt must be a number >= 0")] {
+            let bad = try DaemonProcess(executable: repctl, arguments: ["generate", "workout", "--out", dir + "/x.csv", option])
+            #expect(bad.waitForExit() == 64, "\(option)")
+            #expect(bad.standardError.contains(message), "\(option): \(bad.standardError)")
+        }
+    }
+
     @Test("eval uses the [detector] settings of the configuration file it is given")
     func evalUsesConfiguration() throws {
         let dir = try evaluationFolder()
