@@ -7,29 +7,23 @@
 /// the opposite (or unrelated), and repeats its motion in every direction from one period to the next.
 struct StepHistory: Sendable {
     /// One point of the ring.
-    struct Point: Sendable {
+    struct Point: TimedPoint {
         var time = 0.0
         var principal = 0.0  // the motion along the principal axis (the detector's signal)
         var vertical = 0.0  // along gravity
         var across = (0.0, 0.0, 0.0)  // the rest, in sensor axes
     }
 
-    private var points: [Point]
+    private var ring: TimedRing<Point>
     private var work: [[Double]]  // resampled channels, allocated once
-    private let mask: Int
-    private var end = 0
-    private var count = 0
     private let periods: Int
     private static let pointsPerPeriod = 16
 
     /// A ring holding `seconds` of points at least `spacing` apart, able to compare `periods` periods without
     /// allocating.
     init(seconds: Double, spacing: Double, periods: Int) {
-        var size = 1
-        while Double(size) * spacing < seconds { size <<= 1 }
-        points = Array(repeating: Point(), count: size)
+        ring = TimedRing(capacity: Int((seconds / spacing).rounded(.up)), filler: Point())
         work = Array(repeating: Array(repeating: 0, count: (periods + 2) * Self.pointsPerPeriod), count: 5)
-        mask = size - 1
         self.periods = periods
     }
 
@@ -42,14 +36,11 @@ struct StepHistory: Sendable {
         let point = Point(
             time: time, principal: value, vertical: v,
             across: (motion.0 - v * down.0, motion.1 - v * down.1, motion.2 - v * down.2))
-        let index = end
-        points.withUnsafeMutableBufferPointer { $0[index] = point }
-        end = (end + 1) & mask
-        if count <= mask { count += 1 }
+        ring.append(point)
     }
 
     mutating func removeAll() {
-        count = 0
+        ring.removeAll()
     }
 
     /// How the last `periods` periods of motion before `endTime` compare with walking. Nil when the ring holds less
@@ -57,12 +48,11 @@ struct StepHistory: Sendable {
     mutating func measure(endingAt endTime: Double, period: Double) -> StepMeasure? {
         let perPeriod = Self.pointsPerPeriod
         let step = period / Double(perPeriod)
-        guard count >= 2, period > 0 else { return nil }
-        let first = (end - count) & mask
-        let available = Int(((endTime - points[first].time) / step).rounded(.down)) + 1
+        guard ring.count >= 2, period > 0, let oldest = ring.oldestTime else { return nil }
+        let available = Int(((endTime - oldest) / step).rounded(.down)) + 1
         let total = min(periods * perPeriod + perPeriod + 1, available)
         guard total >= 2 * perPeriod else { return nil }
-        resample(first: first, from: endTime - step * Double(total - 1), step: step, points: total)
+        resample(from: endTime - step * Double(total - 1), step: step, points: total)
         let half = perPeriod / 2
         var principalSquares = 0.0
         var verticalHalf = Correlation(), verticalFull = Correlation(), across = Correlation()
@@ -79,15 +69,10 @@ struct StepHistory: Sendable {
     }
 
     /// Fills the first `total` entries of each `work` channel with the points linearly interpolated at `from`,
-    /// `from + step`, …; the span must lie within the ring.
-    private mutating func resample(first: Int, from: Double, step: Double, points total: Int) {
-        var offset = 0
-        for k in 0..<total {
-            let time = from + step * Double(k)
-            while offset + 1 < count, points[(first + offset + 1) & mask].time < time { offset += 1 }
-            let p0 = points[(first + offset) & mask]
-            let p1 = points[(first + min(offset + 1, count - 1)) & mask]
-            let w = p1.time > p0.time ? min(max((time - p0.time) / (p1.time - p0.time), 0), 1) : 0
+    /// `from + step`, ….
+    private mutating func resample(from: Double, step: Double, points total: Int) {
+        let ring = ring
+        ring.interpolate(from: from, step: step, total: total) { k, p0, p1, w in
             work[0][k] = p0.principal + (p1.principal - p0.principal) * w
             work[1][k] = p0.vertical + (p1.vertical - p0.vertical) * w
             work[2][k] = p0.across.0 + (p1.across.0 - p0.across.0) * w
