@@ -37,6 +37,9 @@ final class SocketServerService: Service {
         self.logger = logger
     }
 
+    /// How long clients have to read their `bye` at shutdown before they are closed anyway.
+    static let byeGrace = TimeAmount.seconds(2)
+
     func run() async throws {
         let bootstrap = ServerBootstrap(group: hub.eventLoop)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
@@ -68,10 +71,11 @@ final class SocketServerService: Service {
 
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
-        } onGracefulShutdown: { [hub, logger] in
-            logger.info("saying bye to \(hub.clientCount) clients")
-            hub.closeAll(reason: "shutdown").whenComplete { _ in channel.close(promise: nil) }
+        } onGracefulShutdown: {
+            channel.close(promise: nil)  // no new clients from here on
         }
+        logger.info("saying bye to \(hub.clientCount) clients")
+        try? await hub.closeAll(reason: "shutdown", grace: Self.byeGrace).get()
         if activatedSocket == nil { unlink(options.path) }
     }
 

@@ -1,0 +1,60 @@
+import Foundation
+import MotionCore
+import RepProtocol
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes waiting in a socket's receive queue (`FIONREAD`).
+func unreadBytes(_ fd: Int32) -> Int32 {
+    var count: Int32 = 0
+    _ = ioctl(fd, UInt(FIONREAD), &count)
+    return count
+}
+
+/// Seconds on the monotonic clock since `start`.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+}
+
+@Suite("repd reliability (#16)", .serialized)
+struct ReliabilityTests {
+    @Test("SIGTERM ends repd within a few seconds while a client that stopped reading is under its queue limit")
+    func shutdownWithStalledClient() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let config = dir + "/repd.toml"
+        // A queue limit far above what the test produces, so the client is never disconnected for it.
+        try "[socket]\nclient_queue_kib = 65536\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: [
+            "--config", config, "--demo", "--speed", "50", "--loop", "--socket", socketPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let stalled = try #require(LineClient(path: socketPath))
+        var small: Int32 = 4096
+        setsockopt(stalled.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        stalled.send("subscribe samples\n")
+        // Stalled: the kernel queue towards the client is full, so repd holds the rest in its own queue. Seen from
+        // here as a receive queue that stops growing while samples keep flowing.
+        var history: [Int32] = []
+        let full = eventually(timeout: 30) {
+            usleep(100_000)
+            history.append(unreadBytes(stalled.fd))
+            return history.count > 10 && history.last! > 0 && history.suffix(10).allSatisfy { $0 == history.last! }
+        }
+        #expect(full, "the client's receive queue never stopped growing: \(history.suffix(12))")
+
+        let start = ContinuousClock.now
+        daemon.signal(SIGTERM)
+        let status = daemon.waitForExit(timeout: 10)
+        let took = seconds(since: start)
+        print("shutdown with a stalled client took \(took) s")
+        #expect(status == 0, "exit status \(String(describing: status)) after \(took) s; \(daemon.standardError.suffix(4000))")
+        #expect(took < 5, "shutdown took \(took) s")
+        #expect(access(socketPath, F_OK) != 0, "the socket file is removed")
+        #expect(!daemon.standardError.contains("stopped reading"), "the client stayed under its queue limit")
+    }
+}
