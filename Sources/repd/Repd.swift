@@ -72,7 +72,7 @@ struct Repd: AsyncParsableCommand {
         setvbuf(stdout, nil, _IOLBF, 0)  // one line at a time, also into pipes and the journal
         var configuration: DaemonConfiguration
         do { configuration = try loadConfiguration() } catch {
-            fputs("repd: \(error)\n", stderr)
+            fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(78)
         }
         if demo { configuration.provider = .demo }
@@ -105,10 +105,10 @@ struct Repd: AsyncParsableCommand {
         do {
             try await Daemon.run(configuration: configuration, options: options, logger: logger)
         } catch let error as ConfigError {
-            fputs("repd: \(error)\n", stderr)
+            fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(78)
         } catch {
-            fputs("repd: \(error)\n", stderr)
+            fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(1)
         }
     }

@@ -57,4 +57,42 @@ struct ReliabilityTests {
         #expect(access(socketPath, F_OK) != 0, "the socket file is removed")
         #expect(!daemon.standardError.contains("stopped reading"), "the client stayed under its queue limit")
     }
+
+    @Test("control characters a client sends are escaped in the log: no forged journald priority, no escape codes")
+    func forgedLogPriority() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        // JOURNAL_STREAM makes repd prefix each stderr line with its priority, as journald reads it.
+        let daemon = try DaemonProcess(
+            arguments: ["--demo", "--socket", socketPath, "--quiet"], environment: ["JOURNAL_STREAM": "8:1234"])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        #expect(client.next(type: "hello") != nil)
+        client.send("{\"cmd\":\"x\\n<0>forged emergency\"}\n")
+        #expect(client.next(type: "error") != nil)
+        client.send("frob\u{1B}[2J\u{7F}nicate\n")
+        #expect(client.next(type: "error") != nil)
+        client.send("ping\n")
+        #expect(client.next(type: "pong") != nil)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let log = daemon.standardError
+        let lines = log.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let unprefixed = lines.filter { line in !["<4>", "<5>", "<6>", "<7>"].contains { line.hasPrefix($0) } }
+        #expect(unprefixed.isEmpty, "lines that are not repd's own info/notice/warning/debug lines: \(unprefixed)")
+        #expect(!log.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F }, "\(log)")
+        #expect(log.contains(#"x\n<0>forged emergency"#), "\(log)")
+        #expect(log.contains(#"frob\x1b[2J\x7fnicate"#), "\(log)")
+    }
+
+    @Test("control characters in a configuration value are escaped in repd's error message")
+    func forgedPriorityInConfiguration() throws {
+        let dir = scratchDirectory()
+        let config = dir + "/repd.toml"
+        try "[sensor]\nprovider = \"demo\\n<0>forged\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--config", config, "--check-config"], environment: ["JOURNAL_STREAM": "8:1234"])
+        #expect(daemon.waitForExit() == 78)
+        #expect(!daemon.standardError.contains("\n<0>"), "\(daemon.standardError)")
+        #expect(daemon.standardError.contains(#"'demo\n<0>forged' is not one of iio, fixture, demo"#), "\(daemon.standardError)")
+    }
 }
