@@ -95,4 +95,39 @@ struct ReliabilityTests {
         #expect(!daemon.standardError.contains("\n<0>"), "\(daemon.standardError)")
         #expect(daemon.standardError.contains(#"'demo\n<0>forged' is not one of iio, fixture, demo"#), "\(daemon.standardError)")
     }
+
+    @Test("an open set ends when no sample arrives for rest_to_end_set_s (the recording stops mid-set)")
+    func setEndsWhenSamplesStop() throws {
+        let dir = scratchDirectory()
+        let workout = try WorkoutFixture(directory: dir, repsPerSet: [30], rest: 10, lead: 4)
+        let cut = workout.reps[9].timestamp + 0.3
+        let path = dir + "/cut.csv"
+        try FixtureFileWriter.write(workout.samples.filter { $0.timestamp <= cut }, to: path)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--fixture", path, "--speed", "4", "--socket", socketPath, "--quiet"])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        var reps = 0
+        var finishedAt: ContinuousClock.Instant?
+        var setEnd: JSONValue?
+        while setEnd == nil, let message = client.nextMessage(timeout: 20) {
+            switch message["type"]?.stringValue {
+            case "rep": reps += 1
+            case "sensor" where message["state"]?.stringValue == "finished": finishedAt = .now
+            case "set_end": setEnd = message
+            default: break
+            }
+        }
+        let finished = try #require(finishedAt, "the recording ended")
+        let waited = seconds(since: finished)
+        print("set_end \(waited) s after the recording ended")
+        #expect(reps == 10)
+        let end = try #require(setEnd, "a set_end arrived")
+        #expect(end["set"]?.int == 1)
+        #expect(end["reps"]?.int == reps)
+        #expect(waited > 6 && waited < 11, "set_end came \(waited) s after the recording ended (rest_to_end_set_s 8)")
+        #expect(eventually(timeout: 5) { daemon.standardError.contains("no samples for 8 s: set 1 ended") })
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
 }
