@@ -74,19 +74,23 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         pending.writeBuffer(&incoming)
         while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
             let length = newline - pending.readerIndex
+            // A line too long is refused whole, whether its newline came in the same read or not yet.
+            guard length <= ClientCommand.maximumLineLength else { return refuseLongLine(context: context) }
             let line = pending.readBytes(length: length)!
             pending.moveReaderIndex(forwardBy: 1)
             guard accepted else { continue }
             handle(line: line, context: context)
         }
-        if pending.readableBytes > ClientCommand.maximumLineLength {
-            logger.warning("client \(id) sent a line longer than \(ClientCommand.maximumLineLength) bytes; disconnecting it")
-            hub.send(ServerMessage.error("line longer than \(ClientCommand.maximumLineLength) bytes; closing"), to: context.channel)
-            pending.clear()
-            context.close(promise: nil)
-            return
-        }
+        guard pending.readableBytes <= ClientCommand.maximumLineLength else { return refuseLongLine(context: context) }
         pending.discardReadBytes()
+    }
+
+    /// Replies `error` and closes the connection; the rest of what the client sent is ignored.
+    private func refuseLongLine(context: ChannelHandlerContext) {
+        logger.warning("client \(id) sent a line longer than \(ClientCommand.maximumLineLength) bytes; disconnecting it")
+        hub.send(ServerMessage.error("line longer than \(ClientCommand.maximumLineLength) bytes; closing"), to: context.channel)
+        pending.clear()
+        context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
