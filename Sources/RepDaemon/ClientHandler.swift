@@ -41,10 +41,16 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         peerCredentials(of: channel).whenComplete { result in
             let handler = loopBound.value
             let credentials = try? result.get()
-            if let credentials, !handler.options.admits(uid: credentials.uid, gid: credentials.gid) {
-                handler.logger.warning(
-                    "refusing a client: uid \(credentials.uid) gid \(credentials.gid) (pid \(credentials.pid)) is not in socket.allowed_uids/allowed_gids")
-                handler.hub.send(ServerMessage.error("permission denied: uid \(credentials.uid) is not allowed"), to: channel)
+            if !handler.options.admits(credentials) {
+                if let credentials {
+                    handler.logger.warning(
+                        "refusing a client: uid \(credentials.uid) gid \(credentials.gid) (pid \(credentials.pid)) is not in socket.allowed_uids/allowed_gids")
+                    handler.hub.send(ServerMessage.error("permission denied: uid \(credentials.uid) is not allowed"), to: channel)
+                } else {
+                    handler.logger.warning(
+                        "refusing a client: its credentials (SO_PEERCRED) cannot be read and socket.allowed_uids/allowed_gids are set")
+                    handler.hub.send(ServerMessage.error("permission denied: your credentials cannot be checked"), to: channel)
+                }
                 channel.close(promise: nil)
                 return
             }

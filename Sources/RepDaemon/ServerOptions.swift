@@ -8,6 +8,14 @@ struct ServerOptions: Sendable {
     var allowedUIDs: [UInt32]
     var allowedGIDs: [UInt32]
 
+    /// Whether a peer may connect: anyone when no allow-list is set; otherwise only a peer whose credentials could
+    /// be read (`SO_PEERCRED`) and that `admits(uid:gid:)`.
+    func admits(_ credentials: ClientHandler.PeerCredentials?) -> Bool {
+        if allowedUIDs.isEmpty && allowedGIDs.isEmpty { return true }
+        guard let credentials else { return false }
+        return admits(uid: credentials.uid, gid: credentials.gid)
+    }
+
     /// Root, the daemon's own user, and — when allow-lists are set — only the users and groups on them.
     func admits(uid: UInt32, gid: UInt32) -> Bool {
         if allowedUIDs.isEmpty && allowedGIDs.isEmpty { return true }
