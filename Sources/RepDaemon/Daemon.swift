@@ -33,7 +33,7 @@ public enum Daemon {
     /// Runs the daemon; returns after a graceful shutdown, throws when it cannot start.
     public static func run(configuration: DaemonConfiguration, options: Options = .init(), logger: Logger) async throws {
         let notifier = SystemdNotifier()
-        let activated = SocketActivation.takeListeningSocket()
+        let activated = try SocketActivation.takeListeningSocket()
         let socketPath = configuration.socketPath.isEmpty ? DefaultSocketPath.forDaemon() : configuration.socketPath
 
         let (provider, sensor) = try makeProvider(configuration, logger: logger)
