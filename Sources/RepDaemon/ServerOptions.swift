@@ -1,3 +1,5 @@
+import RepProtocol
+
 /// What the socket server needs from the configuration.
 struct ServerOptions: Sendable {
     var path: String
@@ -7,6 +9,8 @@ struct ServerOptions: Sendable {
     var queueLimitBytes: Int
     var allowedUIDs: [UInt32]
     var allowedGIDs: [UInt32]
+    /// The last-resort socket folder (`$TMPDIR/repd-UID`): used only if it is ours and mode 0700.
+    var privateFolder: String = DefaultSocketPath.privateFolder()
 
     /// Whether a peer may connect: anyone when no allow-list is set; otherwise only a peer whose credentials could
     /// be read (`SO_PEERCRED`) and that `admits(uid:gid:)`.

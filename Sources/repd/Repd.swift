@@ -28,7 +28,7 @@ struct Repd: AsyncParsableCommand {
             Configuration: --config FILE (default /etc/repd/repd.toml if it exists; every key is documented in \
             config/repd.toml). Flags override the file. --check-config validates and exits.
             Socket: --socket PATH, else socket.path, else $RUNTIME_DIRECTORY/events.sock (systemd), \
-            $XDG_RUNTIME_DIR/repd/events.sock, or /tmp/repd-UID/events.sock.
+            $XDG_RUNTIME_DIR/repd/events.sock, or ${TMPDIR:-/tmp}/repd-UID/events.sock (private: mode 0700).
             Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0.
             Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration; 1 cannot start (e.g. socket in use).
             """)

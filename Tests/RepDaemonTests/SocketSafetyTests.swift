@@ -79,4 +79,56 @@ struct SocketSafetyTests {
         #expect(activator.waitForExit(timeout: 10) == 1, "\(activator.standardError)")
         #expect(activator.standardError.contains("fd 3 passed by systemd (LISTEN_FDS) is not a Unix socket"), "\(activator.standardError)")
     }
+
+    /// Runs repd on the last-resort socket folder `$TMPDIR/repd-UID` (TMPDIR a fresh folder), after `prepare` made
+    /// (or not) that folder.
+    static func daemonOnPrivateFolder(_ prepare: (String) throws -> Void) throws -> (DaemonProcess, String) {
+        let tmp = scratchDirectory()
+        let folder = tmp + "/repd-\(getuid())"
+        try prepare(folder)
+        let daemon = try DaemonProcess(
+            arguments: ["--demo", "--quiet", "--socket", folder + "/events.sock"],
+            environment: ["TMPDIR": tmp, "XDG_RUNTIME_DIR": "", "RUNTIME_DIRECTORY": ""])
+        return (daemon, folder)
+    }
+
+    @Test("the last-resort socket folder $TMPDIR/repd-UID is created mode 0700")
+    func privateFolderCreated() throws {
+        let (daemon, folder) = try Self.daemonOnPrivateFolder { _ in }
+        #expect(daemonListens(folder + "/events.sock"))
+        var info = stat()
+        #expect(stat(folder, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700, "mode \(String(info.st_mode & 0o777, radix: 8))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("a last-resort socket folder that others can enter is refused with a clear message, exit 1")
+    func privateFolderOpen() throws {
+        let (daemon, folder) = try Self.daemonOnPrivateFolder { folder in
+            #expect(mkdir(folder, 0o755) == 0 && chmod(folder, 0o755) == 0)
+        }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.standardError.contains("the socket folder \(folder) has mode 755; it must be 700"), "\(daemon.standardError)")
+    }
+
+    @Test("a last-resort socket folder that is a symbolic link is refused, exit 1")
+    func privateFolderSymlink() throws {
+        let (daemon, folder) = try Self.daemonOnPrivateFolder { folder in
+            let target = folder + "-elsewhere"
+            #expect(mkdir(target, 0o700) == 0 && symlink(target, folder) == 0)
+        }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.standardError.contains("the socket folder \(folder) is not a directory"), "\(daemon.standardError)")
+    }
+
+    @Test("a last-resort socket folder owned by another user is refused, exit 1",
+        .enabled(if: getuid() == 0, "needs root to give the folder to another user"))
+    func privateFolderForeign() throws {
+        let (daemon, folder) = try Self.daemonOnPrivateFolder { folder in
+            #expect(mkdir(folder, 0o700) == 0 && chown(folder, 65534, 65534) == 0)
+        }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.standardError.contains("the socket folder \(folder) belongs to uid 65534"), "\(daemon.standardError)")
+    }
 }

@@ -1,4 +1,8 @@
 import RepProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 @Suite("RepProtocol number formatting")
@@ -17,5 +21,18 @@ struct FormatTests {
     ])
     func extremes(value: Double, decimals: Int, expected: String) {
         #expect(format(value, decimals: decimals) == expected)
+    }
+}
+
+@Suite("default socket path")
+struct DefaultSocketPathTests {
+    @Test("without a runtime folder the daemon falls back to $TMPDIR/repd-UID, or /tmp/repd-UID", arguments: [
+        (["TMPDIR": "/scratch/t/"], "/scratch/t/repd-\(getuid())/events.sock"),
+        ([:], "/tmp/repd-\(getuid())/events.sock"),
+        (["TMPDIR": "", "XDG_RUNTIME_DIR": ""], "/tmp/repd-\(getuid())/events.sock"),
+        (["XDG_RUNTIME_DIR": "/run/user/7", "TMPDIR": "/x"], "/run/user/7/repd/events.sock"),
+    ] as [([String: String], String)])
+    func fallback(environment: [String: String], expected: String) {
+        #expect(DefaultSocketPath.forDaemon(environment: { environment[$0] }) == expected)
     }
 }
