@@ -9,17 +9,7 @@ import Glibc
 func sendDatagram(to path: String) -> Bool {
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        raw.copyBytes(from: Array(path.utf8))
-        raw[path.utf8.count] = 0
-    }
-    let sent = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(fd, "x", 1, 0, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
+    let sent = withUnixAddress(path) { sendto(fd, "x", 1, 0, $0, $1) }
     return sent == 1
 }
 
