@@ -17,24 +17,25 @@ private let datasetManifest: String? = {
     return nil
 }()
 
-/// The dataset's manifest entries and the folder their files are relative to; nil (said on the output) when the
-/// dataset is not beside the checkout.
-private func datasetEntries() throws -> (entries: [ManifestEntry], root: String)? {
-    guard let manifest = datasetManifest else {
-        print("skipped: ../shared/datasets/reps is not beside this checkout, so real-recording accuracy is not checked")
-        return nil
-    }
+/// The dataset's manifest entries and the folder their files are relative to (the suite runs only when the
+/// dataset is beside the checkout).
+private func datasetEntries() throws -> (entries: [ManifestEntry], root: String) {
+    let manifest = try #require(datasetManifest)
     let text = try String(contentsOfFile: manifest, encoding: .utf8)
     return (try EvaluationManifest.parse(text, file: manifest), (manifest as NSString).deletingLastPathComponent)
 }
 
-@Suite("Accuracy on the real recordings (when ../shared/datasets/reps is present)")
+@Suite(
+    "Accuracy on the real recordings",
+    .enabled(
+        if: datasetManifest != nil,
+        "../shared/datasets/reps is not beside this checkout, so real-recording accuracy is not checked"))
 struct DatasetRegressionTests {
     /// Floors just under what the default configuration measured when it was chosen (README, "How well it counts"):
     /// a change to the detector that loses accuracy on real motion fails here, not only on sine waves.
     @Test("the default configuration keeps its measured accuracy on every folder")
     func accuracyFloors() throws {
-        guard let (entries, root) = try datasetEntries() else { return }
+        let (entries, root) = try datasetEntries()
         let report = Evaluator.evaluate(entries, root: root)
         #expect(report.failures.isEmpty, "\(report.failures.map { $0.failure ?? "" })")
 
@@ -57,7 +58,7 @@ struct DatasetRegressionTests {
     /// too, and it is the periodicity check that makes it so (without it the defaults count reps at standing rest).
     @Test("the rest recordings count nothing at settings next to the defaults, thanks to the periodicity check")
     func restMargin() throws {
-        guard let (entries, root) = try datasetEntries() else { return }
+        let (entries, root) = try datasetEntries()
         let rest = entries.filter { $0.file.hasPrefix("tbe_rest/") }
         #expect(rest.count == 2)
         var neighbours: [(String, RepDetectorConfiguration)] = []
