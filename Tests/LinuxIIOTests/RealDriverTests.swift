@@ -66,19 +66,38 @@ struct RealDriverWorkout {
             .joined(separator: " ")
     }
 
-    func run() throws -> Outcome {
-        let harness = try #require(kernelHarness)
+    /// Guest shell lines that write repd's configuration for `device`, start repd (pid in `$P`) and wait until it
+    /// delivers samples.
+    static func startRepd(device: String) -> String {
         let config = "[sensor]\\nprovider = \\\"iio\\\"\\ndevice = \\\"\(device)\\\"\\nrate_hz = 100.0\\nhrtimer_trigger = true\\n[socket]\\npath = \\\"/tmp/repd.sock\\\"\\n"
+        return """
+            printf "\(config)" > /tmp/repd.toml
+            repd --config /tmp/repd.toml --quiet > /tmp/repd.out 2> /tmp/repd.err &
+            P=$!
+            n=0; until repctl status --json --socket /tmp/repd.sock 2>/dev/null | grep -Eq '"sensor_state":"(connected|polling)"'; do sleep 0.1; n=$((n+1)); [ $n -gt 150 ] && break; done
+            """
+    }
+
+    /// Boots the harness with `chips` (the first one flat at 1 g), runs `script` in the guest with repd and repctl.
+    static func boot(_ chips: [String], countsPerG: Int, script: String) throws -> Outcome {
+        let harness = try #require(kernelHarness)
+        var arguments = chips.flatMap { ["--i2c-accel", $0] }
+        arguments += [
+            "--accel-init", "0 0 \(countsPerG)", "--quiet", "-t", "100", "-b", productsDirectory + "/repd",
+            "-b", productsDirectory + "/repctl", "-r", script,
+        ]
+        let result = try runProgram(harness, arguments, timeout: 130)
+        return Outcome(status: result.status, console: String(decoding: result.output, as: UTF8.self) + result.errors)
+    }
+
+    func run() throws -> Outcome {
         // The z value follows /proc/uptime (centiseconds), not the loop's speed: under TCG a loop step takes
         // 20-40 ms, and the period stays 2 s whatever it takes.
         let script = """
             for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat $d/name)" = \(device) ] && D=$d; done
             state() { echo "$1 enable=$(cat $D/buffer/enable 2>/dev/null) clock=$(cat $D/current_timestamp_clock 2>/dev/null) trigger=[$(cat $D/trigger/current_trigger 2>/dev/null)] en=$(cat $D/scan_elements/*_en 2>/dev/null | tr -d '\\n') freq=$(cat $D/in_accel_sampling_frequency $D/sampling_frequency 2>/dev/null)"; }
-            printf "\(config)" > /tmp/repd.toml
             state BEFORE
-            repd --config /tmp/repd.toml --quiet > /tmp/repd.out 2> /tmp/repd.err &
-            P=$!
-            n=0; until repctl status --json --socket /tmp/repd.sock 2>/dev/null | grep -Eq '"sensor_state":"(connected|polling)"'; do sleep 0.1; n=$((n+1)); [ $n -gt 150 ] && break; done
+            \(Self.startRepd(device: device))
             repctl subscribe --json --events rep,set,sensor --socket /tmp/repd.sock > /tmp/events 2>&1 &
             S=$!
             state DURING
@@ -101,13 +120,7 @@ struct RealDriverWorkout {
             echo "HRTIMER-LEFT $(ls /sys/kernel/config/iio/triggers/hrtimer | grep -c '^repd-')"
             sed 's/^/EVENT /' /tmp/events; sed 's/^/REPD-LOG /' /tmp/repd.err
             """
-        var arguments = chips.flatMap { ["--i2c-accel", $0] }
-        arguments += [
-            "--accel-init", "0 0 \(countsPerG)", "--quiet", "-t", "100", "-b", productsDirectory + "/repd",
-            "-b", productsDirectory + "/repctl", "-r", script,
-        ]
-        let result = try runProgram(harness, arguments, timeout: 130)
-        return Outcome(status: result.status, console: String(decoding: result.output, as: UTF8.self) + result.errors)
+        return try Self.boot(chips, countsPerG: countsPerG, script: script)
     }
 }
 
@@ -169,5 +182,36 @@ struct RealDriverTests {
         expectCounted(outcome, "mxc4005 beside lis3dh")
         #expect(outcome.line("DURING")?.contains("trigger=[repd-iio-device1]") == true,
             "repd made its own hrtimer trigger for the second device: \(outcome.line("DURING") ?? "")")
+    }
+
+    @Test("mma8452 deleted from the I2C bus mid-stream is reported lost, comes back when re-added, samples resume")
+    func removedAndBack() throws {
+        let samples = "repctl status --json --socket /tmp/repd.sock | sed -n 's/.*\"samples\":\\([0-9]*\\).*/\\1/p'"
+        let script = """
+            \(RealDriverWorkout.startRepd(device: "mma8452"))
+            repctl subscribe --json --events sensor --socket /tmp/repd.sock > /tmp/events 2>&1 &
+            sleep 1; echo "SAMPLES-BEFORE $(\(samples))"
+            echo 0x1c > /sys/bus/i2c/devices/i2c-0/delete_device
+            sleep 1; a=$(\(samples)); sleep 1; echo "SAMPLES-GONE $(( $(\(samples)) - a ))"
+            i2c-accel -b 0 bind mma8452 0x1c > /dev/null
+            n=0; until grep -q '"state":"back"' /tmp/events; do sleep 0.1; n=$((n+1)); [ $n -gt 100 ] && break; done
+            a=$(\(samples)); sleep 1; echo "SAMPLES-BACK $(( $(\(samples)) - a ))"
+            kill -TERM $P; wait $P; echo "REPD-EXIT $?"
+            echo "HRTIMER-LEFT $(ls /sys/kernel/config/iio/triggers/hrtimer | grep -c '^repd-')"
+            sed 's/^/EVENT /' /tmp/events; sed 's/^/REPD-LOG /' /tmp/repd.err
+            """
+        let outcome = try RealDriverWorkout.boot(["mma8452"], countsPerG: 1024, script: script)
+        let tail = String(outcome.console.suffix(4000))
+        #expect(outcome.status == 0, "\(tail)")
+        let count = { (tag: String) in Int(outcome.line(tag) ?? "") ?? -1 }
+        print("mma8452 removed and re-added: samples before \(count("SAMPLES-BEFORE")), in 1 s while gone \(count("SAMPLES-GONE")), in 1 s after \(count("SAMPLES-BACK"))")
+        #expect(count("SAMPLES-BEFORE") > 50, "about 100 Hz before: \(tail)")
+        #expect(count("SAMPLES-GONE") == 0)
+        #expect(count("SAMPLES-BACK") > 50, "samples resume at about 100 Hz")
+        let states = outcome.lines("EVENT").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["state"] as? String }
+        #expect(states == ["lost", "back", "stopped"], "\(outcome.lines("EVENT"))")
+        #expect(outcome.line("REPD-EXIT") == "0", "nothing hangs")
+        #expect(outcome.line("HRTIMER-LEFT") == "0", "the trigger repd made for the device that came back is removed")
     }
 }
