@@ -305,12 +305,12 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         switch clock.source {
         case .device?:
             let setting = Sysfs.readIfPresent(found.path("current_timestamp_clock"))?.trimmingWhitespace()
-            timing = SampleTiming(.device, "\(found.sysname) in_timestamp, current_timestamp_clock \(setting ?? "absent (realtime)")")
+            timing = SampleTiming(source: .device, reason: "\(found.sysname) in_timestamp, current_timestamp_clock \(setting ?? "absent (realtime)")")
         case .host? where clock.seen.isEmpty:
-            timing = SampleTiming(.host, "\(found.sysname) records carry no timestamp channel; \(capture)")
+            timing = SampleTiming(source: .host, reason: "\(found.sysname) records carry no timestamp channel; \(capture)")
         default:
             let seen = clock.seen.map { String(Int64($0 * 1e9)) }.joined(separator: ", ")
-            timing = SampleTiming(.host, "\(found.sysname) in_timestamp does not advance (first values, ns: \(seen)); \(capture)")
+            timing = SampleTiming(source: .host, reason: "\(found.sysname) in_timestamp does not advance (first values, ns: \(seen)); \(capture)")
         }
         timingState.withLock { $0 = timing }
         stateSubject.send(back ? .sensorBack : .running)
@@ -333,7 +333,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
             guard fd >= 0 else { throw Sysfs.error(path, verb: "cannot open") }
             fds.append(fd)
         }
-        timingState.withLock { $0 = SampleTiming(.host, "\(found.sysname) polled: CLOCK_MONOTONIC at each read of in_accel_*_raw") }
+        timingState.withLock { $0 = SampleTiming(source: .host, reason: "\(found.sysname) polled: CLOCK_MONOTONIC at each read of in_accel_*_raw") }
         stateSubject.send(.polling(reason: reason))
         let period = 1 / max(0.1, options.rate)
         var next = monotonicNow()

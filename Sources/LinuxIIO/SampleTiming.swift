@@ -16,12 +16,6 @@ public struct SampleTiming: Sendable, Equatable, CustomStringConvertible {
     /// Why, in a sentence for the log.
     public var reason: String
 
-    /// Creates the description.
-    public init(_ source: Source, _ reason: String) {
-        self.source = source
-        self.reason = reason
-    }
-
     public var description: String { "timestamps: \(source.rawValue) (\(reason))" }
 }
 
