@@ -139,3 +139,34 @@ struct FixtureMotionProviderTests {
         #expect(recorder.samples.isEmpty)
     }
 }
+
+@Suite("FixtureMotionProvider sample sink")
+struct FixtureMotionProviderSinkTests {
+    @Test("an attached sink gets exactly the batches samplePublisher gets, and the end", arguments: [1, 4, 10])
+    func sinkMatchesPublisher(batchSize: Int) {
+        let samples = rampSamples(count: 23)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: batchSize)
+        let sink = CollectingSink()
+        provider.attach(sink)
+        let recorder = BatchRecorder(provider)
+        provider.replayAll()
+        #expect(sink.batches == recorder.batches)
+        #expect(sink.batches.flatMap { $0 } == samples)
+        #expect(sink.finished == 1)
+    }
+
+    @Test("looping shifts the timestamps on the sink path too")
+    func loopThroughSink() async {
+        let samples = rampSamples(count: 4, interval: 0.01)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: 2, speedMultiplier: 10, loop: true)
+        let sink = CollectingSink()
+        provider.attach(sink)
+        provider.start()
+        #expect(await waitUntil { sink.batches.count >= 4 })
+        provider.stop()
+        let times = sink.batches.flatMap { $0 }.map(\.timestamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(abs(times[4] - 0.04) < 1e-9)
+        #expect(sink.finished == 0)
+    }
+}
