@@ -1,4 +1,5 @@
 import MotionCore
+import PlainText
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,8 @@
 import LinuxIIO
 import Logging
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import NIOCore
 import NIOPosix
 import RepConfiguration

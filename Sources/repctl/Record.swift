@@ -1,6 +1,7 @@
 import ArgumentParser
 import LinuxIIO
 import MotionCore
+import MotionFixtures
 import RepProtocol
 import Synchronization
 

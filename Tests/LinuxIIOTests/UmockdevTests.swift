@@ -1,6 +1,7 @@
 import Foundation
 import LinuxIIO
 import MotionCore
+import MotionFixtures
 import RepTools
 import Testing
 

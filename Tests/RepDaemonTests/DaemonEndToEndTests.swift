@@ -1,5 +1,7 @@
 import Foundation
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import RepDetection
 import RepProtocol
 import Testing

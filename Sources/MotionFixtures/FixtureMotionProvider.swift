@@ -1,4 +1,5 @@
 import Dispatch
+import MotionCore
 
 /// Replays recorded or generated samples through the `MotionProvider` protocol: tests, demos, replays.
 ///
