@@ -1,3 +1,4 @@
+import LinuxIIO
 import Logging
 import MotionCore
 import RepProtocol
@@ -64,7 +65,7 @@ final class SensorService: Service {
 
     func run() async throws {
         let states = provider.statePublisher.sink { [hub, state, logger, onState] providerState in
-            state.sensorState = Self.describe(providerState)
+            state.sensorState = ServerMessage.stateName(providerState)
             // Samples flow from here on: say which clock times them.
             var timing: (source: String, reason: String)?
             switch providerState {
@@ -76,7 +77,7 @@ final class SensorService: Service {
             case .failed(let error): logger.error("sensor: \(error.message)")
             case .sensorLost(let reason): logger.warning("sensor lost: \(reason)")
             case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)\(clock)")
-            default: logger.info("sensor: \(Self.describe(providerState))\(clock)")
+            default: logger.info("sensor: \(ServerMessage.stateName(providerState))\(clock)")
             }
             hub.publish(.sensor, ServerMessage.sensor(providerState, wall: wallClock(), timestamps: timing?.source))
             onState(providerState)
@@ -87,18 +88,5 @@ final class SensorService: Service {
         provider.stop()
         states.cancel()
         pump.doorbell.ringAlways()
-    }
-
-    static func describe(_ state: MotionProviderState) -> String {
-        switch state {
-        case .idle: "idle"
-        case .running: "connected"
-        case .stopped: "stopped"
-        case .finished: "finished"
-        case .sensorLost: "lost"
-        case .sensorBack: "back"
-        case .polling: "polling"
-        case .failed: "error"
-        }
     }
 }

@@ -1,3 +1,4 @@
+import LinuxIIO
 import MotionCore
 import MotionFixtures
 import MotionSimulation
@@ -18,7 +19,7 @@ enum PipelineBenchmark {
         for _ in 0..<3 {
             let ends = RingBenchmark.Ends(capacity: 16384)
             let provider = FixtureMotionProvider(samples: samples, batchSize: 32)
-            let start = monotonicSeconds()
+            let start = monotonicNow()
             provider.attach(WaitingRingSink(ends))
             let producer = BenchThread { provider.replayAll() }
             var counted = 0
@@ -41,7 +42,7 @@ enum PipelineBenchmark {
             }
             producer.join()
             consumer.join()
-            best = max(best, Double(samples.count) / (monotonicSeconds() - start) / 1e6)
+            best = max(best, Double(samples.count) / (monotonicNow() - start) / 1e6)
             reps = counted
         }
         return [
