@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionSimulation
 import Testing
 
 @testable import RepDetection
