@@ -188,25 +188,23 @@ struct RepDetectorConfigurationTests {
     @Test("an invalid value names the key and what is allowed")
     func invalidValues() {
         var c = RepDetectorConfiguration()
-        c.minimumRepPeriod = 9
-        #expect(throws: RepDetectorConfigurationError(key: "maximumRepPeriod", value: 8, allowed: "a number > minimumRepPeriod")) {
+        c.maximumRepPeriod = 0.2
+        #expect(throws: RepDetectorConfigurationError(key: "maximumRepPeriod", value: 0.2, allowed: "a number > minimumRepPeriod, at most 12")) {
             try c.validate()
         }
         c = RepDetectorConfiguration()
-        c.sensitivity = -1
+        c.minimumMatch = -1
         #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
         c = RepDetectorConfiguration()
-        c.repsToStartSet = 1
-        #expect(throws: RepDetectorConfigurationError(key: "repsToStartSet", value: 1, allowed: "a whole number from 2 to 8")) {
-            try c.validate()
-        }
-        c = RepDetectorConfiguration()
         c.minimumPeriodicity = 1
-        #expect(throws: RepDetectorConfigurationError(key: "minimumPeriodicity", value: 1, allowed: "a number in [0, 1) (0 turns the check off)")) {
+        #expect(throws: RepDetectorConfigurationError(key: "minimumPeriodicity", value: 1, allowed: "a number between 0 and 1 (exclusive)")) {
             try c.validate()
         }
         c = RepDetectorConfiguration()
         c.gravityTimeConstant = .nan
+        #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
+        c = RepDetectorConfiguration()
+        c.restToEndSet = 5
         #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
     }
 }

@@ -1,0 +1,145 @@
+/// One rep's motion as the set repeats it: a period of 3-D motion, mean removed, that each new stretch of motion is
+/// matched against (normalized correlation, −1…1). A rep is where the match peaks.
+struct CycleTemplate {
+    private(set) var length = 0
+    private var x: [Double] = []
+    private var y: [Double] = []
+    private var z: [Double] = []
+    private var scratch: [Double] = []
+    private var sum = (0.0, 0.0, 0.0)
+    private var squares = 0.0
+
+    init(reserving capacity: Int) {
+        x.reserveCapacity(capacity)
+        y.reserveCapacity(capacity)
+        z.reserveCapacity(capacity)
+        scratch.reserveCapacity(capacity)
+    }
+
+    /// The template becomes the `length` points of motion ending at `end`, mean removed.
+    mutating func set(from grid: MotionGrid, endingAt end: Int, length: Int) {
+        self.length = length
+        x.removeAll(keepingCapacity: true)
+        y.removeAll(keepingCapacity: true)
+        z.removeAll(keepingCapacity: true)
+        let mean = Self.mean(grid, endingAt: end, length: length)
+        for j in (end - length + 1)...end {
+            let s = grid.slot(j)
+            x.append(grid.x[s] - mean.0)
+            y.append(grid.y[s] - mean.1)
+            z.append(grid.z[s] - mean.2)
+        }
+        updateSums()
+    }
+
+    /// The template becomes the mean of the (mean-removed) periods of motion ending at each of `ends`.
+    mutating func average(from grid: MotionGrid, endingAt ends: [Int], length: Int) {
+        self.length = length
+        x = Array(repeating: 0, count: length)
+        y = x
+        z = x
+        var used = 0
+        for end in ends where end - length + 1 >= grid.oldest && end < grid.next {
+            let mean = Self.mean(grid, endingAt: end, length: length)
+            for n in 0..<length {
+                let s = grid.slot(end - length + 1 + n)
+                x[n] += grid.x[s] - mean.0
+                y[n] += grid.y[s] - mean.1
+                z[n] += grid.z[s] - mean.2
+            }
+            used += 1
+        }
+        if used > 1 {
+            let inverse = 1 / Double(used)
+            for n in 0..<length {
+                x[n] *= inverse
+                y[n] *= inverse
+                z[n] *= inverse
+            }
+        }
+        updateSums()
+    }
+
+    /// Moves the template a fraction `weight` toward the period of motion ending at `end`.
+    mutating func blend(from grid: MotionGrid, endingAt end: Int, weight: Double) {
+        let mean = Self.mean(grid, endingAt: end, length: length)
+        for n in 0..<length {
+            let s = grid.slot(end - length + 1 + n)
+            x[n] += weight * (grid.x[s] - mean.0 - x[n])
+            y[n] += weight * (grid.y[s] - mean.1 - y[n])
+            z[n] += weight * (grid.z[s] - mean.2 - z[n])
+        }
+        updateSums()
+    }
+
+    /// Stretches or shrinks the template to `newLength` points (linear interpolation).
+    mutating func resample(to newLength: Int) {
+        guard newLength != length, length > 1, newLength > 1 else { return }
+        func stretch(_ values: inout [Double], _ scratch: inout [Double]) {
+            scratch.removeAll(keepingCapacity: true)
+            let step = Double(length - 1) / Double(newLength - 1)
+            for n in 0..<newLength {
+                let position = Double(n) * step
+                let lower = min(Int(position), length - 2)
+                let fraction = position - Double(lower)
+                scratch.append(values[lower] + fraction * (values[lower + 1] - values[lower]))
+            }
+            swap(&values, &scratch)
+        }
+        stretch(&x, &scratch)
+        stretch(&y, &scratch)
+        stretch(&z, &scratch)
+        length = newLength
+        updateSums()
+    }
+
+    /// The normalized correlation of the `length` points of motion ending at `end` with the template.
+    func match(_ grid: MotionGrid, endingAt end: Int) -> Double {
+        guard length > 1, end - length + 1 >= grid.oldest else { return 0 }
+        var sx = 0.0, sy = 0.0, sz = 0.0, sq = 0.0, dot = 0.0
+        let first = end - length + 1
+        for n in 0..<length {
+            let s = grid.slot(first + n)
+            let a = grid.x[s], b = grid.y[s], c = grid.z[s]
+            sx += a
+            sy += b
+            sz += c
+            sq += grid.energy[s]
+            dot += a * x[n] + b * y[n] + c * z[n]
+        }
+        let count = Double(length)
+        let centeredEnergy = sq - (sx * sx + sy * sy + sz * sz) / count
+        let centeredDot = dot - (sx * sum.0 + sy * sum.1 + sz * sum.2) / count
+        let denominator = (max(centeredEnergy, 0) * squares).squareRoot()
+        return denominator > 0 ? centeredDot / denominator : 0
+    }
+
+    /// Peak-to-peak size of the template's motion, g (2√2 × its RMS: a sine's peak-to-peak).
+    var amplitude: Double {
+        length > 0 ? 2 * (2 * squares / Double(length)).squareRoot() : 0
+    }
+
+    private static func mean(_ grid: MotionGrid, endingAt end: Int, length: Int) -> (Double, Double, Double) {
+        var sx = 0.0, sy = 0.0, sz = 0.0
+        for j in (end - length + 1)...end {
+            let s = grid.slot(j)
+            sx += grid.x[s]
+            sy += grid.y[s]
+            sz += grid.z[s]
+        }
+        let inverse = 1 / Double(length)
+        return (sx * inverse, sy * inverse, sz * inverse)
+    }
+
+    private mutating func updateSums() {
+        var sx = 0.0, sy = 0.0, sz = 0.0, sq = 0.0
+        for n in 0..<length {
+            sx += x[n]
+            sy += y[n]
+            sz += z[n]
+            sq += x[n] * x[n] + y[n] * y[n] + z[n] * z[n]
+        }
+        sum = (sx, sy, sz)
+        squares = sq
+    }
+}
