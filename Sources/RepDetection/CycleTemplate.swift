@@ -8,6 +8,11 @@ struct CycleTemplate {
     private var scratch: [Double] = []
     private var sum = (0.0, 0.0, 0.0)
     private var squares = 0.0
+    private var firstHalfSquares = 0.0
+    private var secondHalfSquares = 0.0
+    /// A window matches only when each of its halves carries at least this share of the template's energy in that
+    /// half: a window only partly filled with motion (a set's first or last partial cycle) is not a rep.
+    static let halfEnergyShare = 0.25
 
     init(reserving capacity: Int) {
         x.reserveCapacity(capacity)
@@ -97,7 +102,9 @@ struct CycleTemplate {
     func match(_ grid: MotionGrid, endingAt end: Int) -> Double {
         guard length > 1, end - length + 1 >= grid.oldest else { return 0 }
         var sx = 0.0, sy = 0.0, sz = 0.0, sq = 0.0, dot = 0.0
+        var hx = 0.0, hy = 0.0, hz = 0.0, hq = 0.0
         let first = end - length + 1
+        let half = length / 2
         for n in 0..<length {
             let s = grid.slot(first + n)
             let a = grid.x[s], b = grid.y[s], c = grid.z[s]
@@ -106,12 +113,51 @@ struct CycleTemplate {
             sz += c
             sq += grid.energy[s]
             dot += a * x[n] + b * y[n] + c * z[n]
+            if n == half - 1 {
+                (hx, hy, hz, hq) = (sx, sy, sz, sq)
+            }
         }
         let count = Double(length)
+        // Each half's energy about the whole window's mean m: Σ|w|² − 2 m·Σw + n|m|².
+        let m = (sx / count, sy / count, sz / count)
+        func halfEnergy(_ q: Double, _ a: Double, _ b: Double, _ c: Double, _ n: Double) -> Double {
+            q - 2 * (m.0 * a + m.1 * b + m.2 * c) + n * (m.0 * m.0 + m.1 * m.1 + m.2 * m.2)
+        }
+        let firstHalf = halfEnergy(hq, hx, hy, hz, Double(half))
+        let secondHalf = halfEnergy(sq - hq, sx - hx, sy - hy, sz - hz, count - Double(half))
+        guard firstHalf >= Self.halfEnergyShare * firstHalfSquares, secondHalf >= Self.halfEnergyShare * secondHalfSquares
+        else { return 0 }
         let centeredEnergy = sq - (sx * sx + sy * sy + sz * sz) / count
         let centeredDot = dot - (sx * sum.0 + sy * sum.1 + sz * sum.2) / count
-        let denominator = (max(centeredEnergy, 0) * squares).squareRoot()
-        return denominator > 0 ? centeredDot / denominator : 0
+        // McLeod's normalized difference rather than the plain correlation: a window only partly filled with motion
+        // (a set's edge) has less energy than the template and matches less.
+        let denominator = max(centeredEnergy, 0) + squares
+        return denominator > 0 ? 2 * centeredDot / denominator : 0
+    }
+
+    /// The point of the period of motion ending at `end` where it moves least (its energy smoothed over an eighth
+    /// of the period, circularly), as an offset from the period's first point: a rep's rest position.
+    static func quietestOffset(_ grid: MotionGrid, endingAt end: Int, length: Int) -> Int {
+        let mean = Self.mean(grid, endingAt: end, length: length)
+        let first = end - length + 1
+        func energy(_ n: Int) -> Double {
+            let s = grid.slot(first + ((n % length) + length) % length)
+            let a = grid.x[s] - mean.0, b = grid.y[s] - mean.1, c = grid.z[s] - mean.2
+            return a * a + b * b + c * c
+        }
+        let half = max(1, length / 16)
+        var window = 0.0
+        for n in -half...half { window += energy(n) }
+        var best = 0
+        var lowest = window
+        for n in 1..<length {
+            window += energy(n + half) - energy(n - half - 1)
+            if window < lowest {
+                lowest = window
+                best = n
+            }
+        }
+        return best
     }
 
     /// Peak-to-peak size of the template's motion, g (2√2 × its RMS: a sine's peak-to-peak).
@@ -141,5 +187,9 @@ struct CycleTemplate {
         }
         sum = (sx, sy, sz)
         squares = sq
+        var firstHalf = 0.0
+        for n in 0..<(length / 2) { firstHalf += x[n] * x[n] + y[n] * y[n] + z[n] * z[n] }
+        firstHalfSquares = firstHalf
+        secondHalfSquares = sq - firstHalf
     }
 }

@@ -70,6 +70,10 @@ public struct RepDetector: Sendable {
     private var tracker: PeriodTracker
     private let minimumWindow: Int
     private var runLag = 0.0  // 0: no run of steady periodicity
+    private var lastWalking = Int.min / 2
+    private var retryAt = 0  // a start refused for want of two matching cycles is retried from here
+    /// Seconds after a walking-like moment during which no set starts.
+    static let walkingHoldOff = 3.0
     private var runStart = 0
 
     // The set.
@@ -195,8 +199,12 @@ public struct RepDetector: Sendable {
         var (k, clarity) = tracker.pick()
         var window = max(k, minimumWindow)
         if k == 0 { window = minimumWindow }
-        walkingLikeness = k > 0 ? walking(at: i, lag: k, window: window) : nil
-        if let likeness = walkingLikeness, likeness >= c.maximumWalkingLikeness { clarity = 0 }
+        // A step-long period may be half a stride: judge the stride too.
+        walkingLikeness = k > 0 ? Self.larger(walking(at: i, lag: k, window: window), walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow))) : nil
+        if let likeness = walkingLikeness, likeness >= c.maximumWalkingLikeness {
+            clarity = 0
+            lastWalking = i
+        }
         period = Double(k) * Self.spacing
         periodicity = clarity
 
@@ -205,7 +213,10 @@ public struct RepDetector: Sendable {
                 into: &events)
             return
         }
-        let steady = k > 0 && clarity >= c.minimumPeriodicity && rms(endingAt: i, window: window) >= c.minimumAmplitude
+        // Walking comes and goes as the arm's swing varies: no set starts within a few seconds of a walking moment.
+        let afterWalking = Double(i - lastWalking) * Self.spacing <= Self.walkingHoldOff
+        let steady = k > 0 && !afterWalking && clarity >= c.minimumPeriodicity
+            && rms(endingAt: i, window: window) >= c.minimumAmplitude
         if steady, runLag > 0, max(Double(k), runLag) / min(Double(k), runLag) <= c.periodTolerance {
             runLag = 0.8 * runLag + 0.2 * Double(k)
         } else if steady {
@@ -214,7 +225,7 @@ public struct RepDetector: Sendable {
         } else {
             runLag = 0
         }
-        if runLag > 0, Double(i - runStart) * Self.spacing >= max(c.startHold, 0.5 * runLag * Self.spacing) {
+        if runLag > 0, i >= retryAt, Double(i - runStart) * Self.spacing >= max(c.startHold, 0.5 * runLag * Self.spacing) {
             startSet(at: i, window: window, into: &events)
         }
     }
@@ -256,20 +267,24 @@ public struct RepDetector: Sendable {
     private mutating func startSet(at i: Int, window: Int, into events: inout [WorkoutEvent]) {
         let c = configuration
         lag = Int(runLag.rounded())
-        runLag = 0
         guard i - lag + 1 >= grid.oldest else { return }
-        template.set(from: grid, endingAt: i, length: lag)
-        // Earlier cycles of the same motion: peaks of the match before i, walking back from i while they follow
+        // The template's period ends where the motion is quietest (a rep's rest position), so that the cycles it
+        // matches are whole reps and a set's edges (rest before and after) do not make half a cycle.
+        let quiet = CycleTemplate.quietestOffset(grid, endingAt: i, length: lag)
+        let end = i - lag + 1 + quiet
+        guard end - lag + 1 >= grid.oldest else { return }
+        template.set(from: grid, endingAt: end, length: lag)
+        // Earlier cycles of the same motion: peaks of the match before `end`, walking back from it while they follow
         // each other within 1.6 periods.
         let lookback = Int((c.lookbackPeriods + 2) * Double(lag)) + window
-        let low = max(grid.oldest + lag - 1, i - lookback, 1)
+        let low = max(grid.oldest + lag - 1, end - lookback, 1)
         scratch.removeAll(keepingCapacity: true)
         for j in low...i { scratch.append(template.match(grid, endingAt: j)) }
         var found: [Int] = []
-        Self.peaks(in: scratch, offset: low, upTo: i - 1, threshold: c.lookbackMatch,
+        Self.peaks(in: scratch, offset: low, upTo: end - 1, threshold: c.lookbackMatch,
             separation: c.minimumCycleSeparation * Double(lag)) { found.append($0) }
         var earlier: [Int] = []
-        var next = i
+        var next = end
         for j in found.reversed() {
             if Double(next - j) > 1.6 * Double(lag) { break }
             if Double(next - j) >= c.minimumCycleSeparation * Double(lag) {
@@ -278,8 +293,11 @@ public struct RepDetector: Sendable {
             }
         }
         earlier.reverse()
-        if !earlier.isEmpty { earlier.append(i) }
+        earlier.append(end)
+        // The match since `end`, for the live peak search to go on from.
+        let sinceEnd = scratch.count - 1 - (i - end)
 
+        runLag = 0
         open = true
         setStart = i
         setOrigin = grid.origin
@@ -299,10 +317,9 @@ public struct RepDetector: Sendable {
             countRep(at: j, previous: previous, into: &events)
             previous = j
         }
-        // The cycle ending at i has been counted; the next peak must come at least a separation later.
-        previousMatch = 0
-        lastMatch = 0
-        if earlier.isEmpty { lastMatch = 0 }
+        // The cycle ending at `end` has been counted; the next peak must come at least a separation later.
+        previousMatch = sinceEnd >= 1 && i > end ? scratch[scratch.count - 2] : 0
+        lastMatch = i > end ? scratch[scratch.count - 1] : 0
     }
 
     private mutating func endSet(into events: inout [WorkoutEvent]) {
@@ -406,7 +423,15 @@ public struct RepDetector: Sendable {
         guard vv >= c.minimumVerticalShare * (vv + hh) else { return nil }
         let vertical = vl / max((vv * vll).squareRoot(), 1e-12)
         let across = hl / max((hh * hll).squareRoot(), 1e-12)
-        return vertical - across
+        // Any back-and-forth motion across gravity reverses every half period, so the reversal alone says nothing:
+        // the steps (vertical motion repeating at half the stride) must be there too.
+        return min(vertical - across, 2 * vertical)
+    }
+
+    private static func larger(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return max(a, b)
     }
 
     private func time(_ index: Int) -> Double { origin + Double(index) * Self.spacing }

@@ -105,6 +105,32 @@ public enum DetectorPlot {
         return (svg, events)
     }
 
+    /// The detector's view at every grid point (25 per second) as CSV: `t,period_s,periodicity,match,walking`
+    /// (match empty outside sets, walking 1 where the rhythm was judged walking), then one `# event` line per event.
+    public static func traceCSV(samples: [MotionSample], configuration: RepDetectorConfiguration = .init()) -> String {
+        var detector = RepDetector(configuration: configuration)
+        var events: [WorkoutEvent] = []
+        var out = "t,period_s,periodicity,match,walking,likeness\n"
+        for sample in samples {
+            let before = detector.gridPoints
+            let seen = events.count
+            detector.process(sample, into: &events)
+            if detector.gridPoints != before {
+                let walking = (detector.walkingLikeness ?? -9) >= configuration.maximumWalkingLikeness
+                out += "\(format(sample.timestamp, decimals: 2)),\(format(detector.period, decimals: 2)),"
+                out += "\(format(detector.periodicity, decimals: 3)),\(detector.match.map { format($0, decimals: 3) } ?? ""),"
+                out += walking ? "1," : "0,"
+                out += detector.walkingLikeness.map { format($0, decimals: 2) } ?? ""
+                out += "\n"
+            }
+            for event in events[seen...] { out += "# \(event)\n" }
+        }
+        let seen = events.count
+        detector.finish(into: &events)
+        for event in events[seen...] { out += "# \(event)\n" }
+        return out
+    }
+
     private static func axisFrame(top: Double, height: Double, left: Double, width: Double, range: (Double, Double), label: String) -> String {
         var s = "<rect x=\"\(n(left))\" y=\"\(n(top))\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"none\" stroke=\"#999\"/>\n"
         s += "<text x=\"\(n(left + 4))\" y=\"\(n(top - 6))\">\(escape(label))</text>\n"
