@@ -276,7 +276,7 @@ private struct TableReader {
             ("final_match", \.finalMatch), ("minimum_cycle_separation", \.minimumCycleSeparation),
             ("minimum_amplitude_g", \.minimumAmplitude), ("maximum_walking_likeness", \.maximumWalkingLikeness),
             ("walking_period_low_s", \.walkingPeriodLow), ("walking_period_high_s", \.walkingPeriodHigh),
-            ("minimum_vertical_share", \.minimumVerticalShare), ("rest_to_end_set_s", \.restToEndSet),
+            ("minimum_vertical_share", \.minimumVerticalShare), ("walking_maximum_rms_g", \.walkingMaximumRMS), ("rest_to_end_set_s", \.restToEndSet),
             ("gap_to_reset_s", \.gapToReset),
         ]
         try checkKeys(t, keys.map(\.0))
@@ -297,6 +297,7 @@ private struct TableReader {
             if character.isUppercase { snake += "_" + character.lowercased() } else { snake.append(character) }
         }
         if snake == "minimum_amplitude" { return "minimum_amplitude_g" }
+        if snake == "walking_maximum_r_m_s" { return "walking_maximum_rms_g" }
         return keys.first { $0 == snake || $0 == snake + "_s" } ?? snake
     }
 }

@@ -71,7 +71,7 @@ public struct RepDetector: Sendable {
     private let minimumWindow: Int
     private var runLag = 0.0  // 0: no run of steady periodicity
     private var lastWalking = Int.min / 2
-    private var retryAt = 0  // a start refused for want of two matching cycles is retried from here
+    private var retryAt = 0  // the next grid point at which a set whose template stopped matching may re-anchor
     /// Seconds after a walking-like moment during which no set starts.
     static let walkingHoldOff = 3.0
     private var runStart = 0
@@ -251,7 +251,15 @@ public struct RepDetector: Sendable {
         }
         previousMatch = lastMatch
         lastMatch = current
-        if Double(i - (reps.last ?? setStart)) * Self.spacing > c.restToEndSet { endSet(into: &events) }
+        let sinceRep = i - (reps.last ?? setStart)
+        if Double(sinceRep) * Self.spacing > c.restToEndSet {
+            endSet(into: &events)
+        } else if k > 0, clarity >= c.minimumPeriodicity, Double(sinceRep) > 1.5 * Double(lag), i >= retryAt,
+            Self.isNewPace(k, comparedTo: lag, tolerance: c.periodTolerance)
+        {
+            retryAt = i + max(1, k / 2)
+            reanchor(at: i, lag: k, window: max(k, minimumWindow), into: &events)
+        }
     }
 
     /// Grid indices skipped by a long gap: the rest rule still applies in sample time.
@@ -265,38 +273,8 @@ public struct RepDetector: Sendable {
     // MARK: - Sets
 
     private mutating func startSet(at i: Int, window: Int, into events: inout [WorkoutEvent]) {
-        let c = configuration
-        lag = Int(runLag.rounded())
-        guard i - lag + 1 >= grid.oldest else { return }
-        // The template's period ends where the motion is quietest (a rep's rest position), so that the cycles it
-        // matches are whole reps and a set's edges (rest before and after) do not make half a cycle.
-        let quiet = CycleTemplate.quietestOffset(grid, endingAt: i, length: lag)
-        let end = i - lag + 1 + quiet
-        guard end - lag + 1 >= grid.oldest else { return }
-        template.set(from: grid, endingAt: end, length: lag)
-        // Earlier cycles of the same motion: peaks of the match before `end`, walking back from it while they follow
-        // each other within 1.6 periods.
-        let lookback = Int((c.lookbackPeriods + 2) * Double(lag)) + window
-        let low = max(grid.oldest + lag - 1, end - lookback, 1)
-        scratch.removeAll(keepingCapacity: true)
-        for j in low...i { scratch.append(template.match(grid, endingAt: j)) }
-        var found: [Int] = []
-        Self.peaks(in: scratch, offset: low, upTo: end - 1, threshold: c.lookbackMatch,
-            separation: c.minimumCycleSeparation * Double(lag)) { found.append($0) }
-        var earlier: [Int] = []
-        var next = end
-        for j in found.reversed() {
-            if Double(next - j) > 1.6 * Double(lag) { break }
-            if Double(next - j) >= c.minimumCycleSeparation * Double(lag) {
-                earlier.append(j)
-                next = j
-            }
-        }
-        earlier.reverse()
-        earlier.append(end)
-        // The match since `end`, for the live peak search to go on from.
-        let sinceEnd = scratch.count - 1 - (i - end)
-
+        let candidateLag = Int(runLag.rounded())
+        guard let cycles = anchor(at: i, lag: candidateLag, window: window, after: nil) else { return }
         runLag = 0
         open = true
         setStart = i
@@ -305,21 +283,70 @@ public struct RepDetector: Sendable {
         setNumber += 1
         reps.removeAll(keepingCapacity: true)
         liveCount = 0
-        previousMatch = scratch.count > 1 ? scratch[scratch.count - 2] : 0
-        lastMatch = 1
-        let first = earlier.first ?? i
+        let first = cycles.first ?? i
         events.append(
-            .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: earlier.count)))
-        var previous: Int? = nil
-        for j in earlier {
+            .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
+        count(cycles, at: i, into: &events)
+    }
+
+    /// Inside a set whose template no longer matches (the lifter changed pace, or the set started on a harmonic)
+    /// while the motion is still periodic: a new template at the tracked period, and the cycles since the last rep.
+    private mutating func reanchor(at i: Int, lag newLag: Int, window: Int, into events: inout [WorkoutEvent]) {
+        let last = reps.last ?? setStart
+        guard let cycles = anchor(at: i, lag: newLag, window: window, after: last) else { return }
+        count(cycles, at: i, into: &events)
+    }
+
+    /// Takes the last `candidateLag` points before `i` as the cycle template, its period ending where the motion is
+    /// quietest (a rep's rest position: the cycles it matches are whole reps, and a set's edges, rest before and
+    /// after, make no half cycle), and finds the earlier cycles it matches: peaks of the match before that end,
+    /// walking back while they follow each other within 1.6 periods and come after `after`. Returns those cycles'
+    /// ends and the template's, in time order; nil when there is not enough history.
+    private mutating func anchor(at i: Int, lag candidateLag: Int, window: Int, after: Int?) -> [Int]? {
+        let c = configuration
+        guard candidateLag > 1, i - candidateLag + 1 >= grid.oldest else { return nil }
+        let quiet = CycleTemplate.quietestOffset(grid, endingAt: i, length: candidateLag)
+        let end = i - candidateLag + 1 + quiet
+        guard end - candidateLag + 1 >= grid.oldest else { return nil }
+        let separation = c.minimumCycleSeparation * Double(candidateLag)
+        if let after, Double(end - after) < separation { return nil }
+        lag = candidateLag
+        template.set(from: grid, endingAt: end, length: lag)
+        let lookback = Int((c.lookbackPeriods + 2) * Double(lag)) + window
+        let low = max(grid.oldest + lag - 1, end - lookback, 1)
+        scratch.removeAll(keepingCapacity: true)
+        for j in low...i { scratch.append(template.match(grid, endingAt: j)) }
+        var found: [Int] = []
+        Self.peaks(in: scratch, offset: low, upTo: end - 1, threshold: c.lookbackMatch, separation: separation) {
+            found.append($0)
+        }
+        var cycles: [Int] = []
+        var next = end
+        for j in found.reversed() {
+            if Double(next - j) > 1.6 * Double(lag) { break }
+            if let after, Double(j - after) < separation { break }
+            if Double(next - j) >= separation {
+                cycles.append(j)
+                next = j
+            }
+        }
+        cycles.reverse()
+        cycles.append(end)
+        // The live peak search goes on from the match since `end` (the cycle ending there is counted).
+        previousMatch = i > end + 1 ? scratch[scratch.count - 2] : 0
+        lastMatch = i > end ? scratch[scratch.count - 1] : 0
+        return cycles
+    }
+
+    /// Counts `cycles` (grid indices where reps ended) as reps of the open set.
+    private mutating func count(_ cycles: [Int], at i: Int, into events: inout [WorkoutEvent]) {
+        var previous = reps.last
+        for j in cycles {
             reps.append(j)
             liveCount += 1
             countRep(at: j, previous: previous, into: &events)
             previous = j
         }
-        // The cycle ending at `end` has been counted; the next peak must come at least a separation later.
-        previousMatch = sinceEnd >= 1 && i > end ? scratch[scratch.count - 2] : 0
-        lastMatch = i > end ? scratch[scratch.count - 1] : 0
     }
 
     private mutating func endSet(into events: inout [WorkoutEvent]) {
@@ -421,11 +448,27 @@ public struct RepDetector: Sendable {
             hll += gx * gx + gy * gy + gz * gz
         }
         guard vv >= c.minimumVerticalShare * (vv + hh) else { return nil }
+        // A swinging arm and a bouncing body move the wrist by a few tenths of a g (0.12–0.32 g RMS on the real
+        // walks); jumping jacks and rope skipping, which also bounce twice per arm cycle, by 0.8–2.3 g.
+        guard (vv + hh) / Double(window) <= c.walkingMaximumRMS * c.walkingMaximumRMS else { return nil }
         let vertical = vl / max((vv * vll).squareRoot(), 1e-12)
         let across = hl / max((hh * hll).squareRoot(), 1e-12)
         // Any back-and-forth motion across gravity reverses every half period, so the reversal alone says nothing:
         // the steps (vertical motion repeating at half the stride) must be there too.
         return min(vertical - across, 2 * vertical)
+    }
+
+    /// Whether a tracked period of `k` points is the same set at a different pace: more than `tolerance` and at most
+    /// 1.6 times faster or slower than the set's `lag` (a bigger change is another activity), and not a harmonic.
+    static func isNewPace(_ k: Int, comparedTo lag: Int, tolerance: Double) -> Bool {
+        let ratio = Double(max(k, lag)) / Double(min(k, lag))
+        // Between the set's own pace and another activity's: a lifter changes pace by less than this.
+        guard ratio > tolerance, ratio <= 1.6 else { return false }
+        if k < lag {
+            let multiple = (Double(lag) / Double(k)).rounded()
+            if multiple >= 2, abs(Double(lag) / Double(k) - multiple) < 0.2 * multiple { return false }
+        }
+        return true
     }
 
     private static func larger(_ a: Double?, _ b: Double?) -> Double? {

@@ -46,6 +46,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     public var walkingPeriodLow: Double = 0.8
     /// See `walkingPeriodLow`.
     public var walkingPeriodHigh: Double = 1.7
+    /// The walking check judges only motion whose RMS is at most this, in g (default 1 g): a wrist on a walk moves
+    /// by a few tenths of a g, jumping jacks and rope skipping (which also bounce twice per arm cycle) by 1–2 g.
+    public var walkingMaximumRMS: Double = 1.0
     /// The walking check needs at least this share of the motion along gravity (default 0.1).
     public var minimumVerticalShare: Double = 0.1
     /// A set ends after this much time without a rep (default 8 s).
@@ -103,6 +106,7 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         guard walkingPeriodHigh.isFinite, walkingPeriodHigh > walkingPeriodLow else {
             throw .init(key: "walkingPeriodHigh", value: walkingPeriodHigh, allowed: "a number > walkingPeriodLow")
         }
+        try positive(walkingMaximumRMS, "walkingMaximumRMS")
         guard minimumVerticalShare.isFinite, minimumVerticalShare >= 0, minimumVerticalShare < 1 else {
             throw .init(key: "minimumVerticalShare", value: minimumVerticalShare, allowed: "a number from 0 to 1 (exclusive)")
         }
