@@ -305,8 +305,13 @@ public struct RepDetector: Sendable {
     private mutating func anchor(at i: Int, lag candidateLag: Int, window: Int, after: Int?) -> [Int]? {
         let c = configuration
         guard candidateLag > 1, i - candidateLag + 1 >= grid.oldest else { return nil }
-        let quiet = CycleTemplate.quietestOffset(grid, endingAt: i, length: candidateLag)
-        let end = i - candidateLag + 1 + quiet
+        var end = i - candidateLag + 1 + CycleTemplate.quietestOffset(grid, endingAt: i, length: candidateLag)
+        // A set that starts from stillness starts its first rep where the motion begins: its cycles end a whole
+        // number of periods after that (this decides between two equally quiet points, as a sine has).
+        if after == nil, let onset = onset(before: i, lag: candidateLag, window: window) {
+            let periods = (i - onset) / candidateLag
+            if periods >= 1 { end = onset + periods * candidateLag }
+        }
         guard end - candidateLag + 1 >= grid.oldest else { return nil }
         let separation = c.minimumCycleSeparation * Double(candidateLag)
         if let after, Double(end - after) < separation { return nil }
@@ -414,6 +419,29 @@ public struct RepDetector: Sendable {
             j += 1
         }
         if let p = pending { body(p) }
+    }
+
+    /// The last still point before the periodic motion ending at `i`: walking back over at most the look-back, the
+    /// first point where the motion's energy (smoothed over a sixteenth of the period) is below 5 % of the last
+    /// period's mean. nil when the motion does not start from stillness there.
+    private func onset(before i: Int, lag: Int, window: Int) -> Int? {
+        var sum = 0.0
+        for j in (i - lag + 1)...i { sum += grid.energy[grid.slot(j)] }
+        let still = 0.05 * sum / Double(lag)
+        let half = max(1, lag / 16)
+        let lookback = Int((configuration.lookbackPeriods + 2) * Double(lag)) + window
+        let low = max(grid.oldest + half, i - lookback)
+        var j = i - lag
+        guard j - half >= low, j + half < grid.next else { return nil }
+        var smoothed = 0.0
+        for n in (j - half)...(j + half) { smoothed += grid.energy[grid.slot(n)] }
+        let width = Double(2 * half + 1)
+        while j - half > low {
+            if smoothed / width < still { return j }
+            smoothed += grid.energy[grid.slot(j - half - 1)] - grid.energy[grid.slot(j + half)]
+            j -= 1
+        }
+        return nil
     }
 
     /// RMS of the motion over the `window` points ending at `i`, g.
