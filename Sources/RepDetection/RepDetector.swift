@@ -72,6 +72,8 @@ public struct RepDetector: Sendable {
     private var runLag = 0.0  // 0: no run of steady periodicity
     private var lastWalking = Int.min / 2
     private var retryAt = 0  // the next grid point at which a set whose template stopped matching may re-anchor
+    /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
+    static let cutCycleShare = 0.7
     /// Seconds after a walking-like moment during which no set starts.
     static let walkingHoldOff = 3.0
     private var runStart = 0
@@ -188,7 +190,7 @@ public struct RepDetector: Sendable {
 
     /// Ends the stream: an open set is counted again over its whole length, closed and its `setEnded` appended.
     public mutating func finish(into events: inout [WorkoutEvent]) {
-        if open { endSet(into: &events) }
+        if open { endSet(streamEnded: true, into: &events) }
     }
 
     // MARK: - Per grid point
@@ -357,7 +359,7 @@ public struct RepDetector: Sendable {
         }
     }
 
-    private mutating func endSet(into events: inout [WorkoutEvent]) {
+    private mutating func endSet(streamEnded: Bool = false, into events: inout [WorkoutEvent]) {
         let c = configuration
         var final = liveCount
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest {
@@ -386,6 +388,25 @@ public struct RepDetector: Sendable {
                     }
                 }
                 count += filled
+            }
+            // The stream ended inside a rep (a recording stopped as the lifter finished): a cycle at least
+            // `Self.cutCycleShare` done that matches the start of the template counts.
+            if streamEnded, let last = strong.last ?? reps.last {
+                let done = grid.next - 1 - last
+                if Double(done) >= Self.cutCycleShare * Double(lag), done < lag,
+                    template.prefixMatch(grid, after: last, count: done) >= c.finalMatch
+                {
+                    count += 1
+                }
+            }
+            // Likewise a first cycle cut short by the start of the stream (a recording started as the lifter began).
+            if let first = strong.first ?? reps.first, grid.origin == 0, grid.oldest == 0 {
+                let done = first - lag
+                if Double(done) >= Self.cutCycleShare * Double(lag), done < lag,
+                    template.suffixMatch(grid, endingAt: first - lag, count: done) >= c.finalMatch
+                {
+                    count += 1
+                }
             }
             final = count
         }
