@@ -162,19 +162,22 @@ struct CycleTemplate {
 
     /// How well the `count` points after `last` match the template's first `count` points (McLeod's normalized
     /// difference, means removed): a cycle cut short by the end of the stream.
-    func prefixMatch(_ grid: MotionGrid, after last: Int, count: Int) -> Double {
-        guard count > 1, count <= length, last + count < grid.next, last + 1 >= grid.oldest else { return 0 }
+    func prefixMatch(_ grid: MotionGrid, after last: Int, count: Int) -> (match: Double, energy: Double) {
+        guard count > 1, count <= length, last + count < grid.next, last + 1 >= grid.oldest else { return (0, 0) }
         return partialMatch(grid, from: last + 1, templateFrom: 0, count: count)
     }
 
     /// How well the `count` points ending at `end` match the template's last `count` points: a cycle cut short by
     /// the start of the stream.
-    func suffixMatch(_ grid: MotionGrid, endingAt end: Int, count: Int) -> Double {
-        guard count > 1, count <= length, end < grid.next, end - count + 1 >= grid.oldest else { return 0 }
+    func suffixMatch(_ grid: MotionGrid, endingAt end: Int, count: Int) -> (match: Double, energy: Double) {
+        guard count > 1, count <= length, end < grid.next, end - count + 1 >= grid.oldest else { return (0, 0) }
         return partialMatch(grid, from: end - count + 1, templateFrom: length - count, count: count)
     }
 
-    private func partialMatch(_ grid: MotionGrid, from first: Int, templateFrom offset: Int, count: Int) -> Double {
+    /// The match and the ratio of the motion's energy to the template's over the same part.
+    private func partialMatch(_ grid: MotionGrid, from first: Int, templateFrom offset: Int, count: Int)
+        -> (match: Double, energy: Double)
+    {
         var wx = 0.0, wy = 0.0, wz = 0.0, tx = 0.0, ty = 0.0, tz = 0.0
         for n in 0..<count {
             let s = grid.slot(first + n)
@@ -196,7 +199,7 @@ struct CycleTemplate {
             ww += a.0 * a.0 + a.1 * a.1 + a.2 * a.2
             tt += b.0 * b.0 + b.1 * b.1 + b.2 * b.2
         }
-        return ww + tt > 0 ? 2 * dot / (ww + tt) : 0
+        return (ww + tt > 0 ? 2 * dot / (ww + tt) : 0, tt > 0 ? ww / tt : 0)
     }
 
     /// Peak-to-peak size of the template's motion, g (2√2 × its RMS: a sine's peak-to-peak).

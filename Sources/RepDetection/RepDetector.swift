@@ -389,24 +389,28 @@ public struct RepDetector: Sendable {
                 }
                 count += filled
             }
-            // The stream ended inside a rep (a recording stopped as the lifter finished): a cycle at least
-            // `Self.cutCycleShare` done that matches the start of the template counts.
-            if streamEnded, let last = strong.last ?? reps.last {
-                let done = grid.next - 1 - last
-                if Double(done) >= Self.cutCycleShare * Double(lag), done < lag,
-                    template.prefixMatch(grid, after: last, count: done) >= c.finalMatch
-                {
-                    count += 1
-                }
+            // Cycles cut short by the stream: a recording that starts or stops while the lifter moves. A piece at
+            // least `cutCycleShare` of a period long that matches the template's start (end) is a rep; so are two
+            // short pieces at both ends that move as much as the template there and add up to that much (the
+            // set's cycles then only look cut in two because of where the template's period begins).
+            let starts = grid.origin == 0 && grid.oldest == 0
+            let head = starts ? max(0, (strong.first ?? reps[0]) - lag) : 0
+            let tail = streamEnded ? grid.next - 1 - (strong.last ?? reps[reps.count - 1]) : 0
+            func piece(_ done: Int, _ measured: (match: Double, energy: Double)) -> (whole: Bool, part: Bool) {
+                guard done > 1, done < lag else { return (false, false) }
+                let share = Double(done) / Double(lag)
+                let whole = share >= Self.cutCycleShare && measured.match >= c.finalMatch
+                let part = measured.energy >= 0.5 && (share < 0.3 || measured.match >= c.finalMatch)
+                return (whole, part)
             }
-            // Likewise a first cycle cut short by the start of the stream (a recording started as the lifter began).
-            if let first = strong.first ?? reps.first, grid.origin == 0, grid.oldest == 0 {
-                let done = first - lag
-                if Double(done) >= Self.cutCycleShare * Double(lag), done < lag,
-                    template.suffixMatch(grid, endingAt: first - lag, count: done) >= c.finalMatch
-                {
-                    count += 1
-                }
+            let headPiece = piece(head, template.suffixMatch(grid, endingAt: head, count: head))
+            let tailPiece = piece(tail, template.prefixMatch(grid, after: grid.next - 1 - tail, count: tail))
+            if headPiece.whole { count += 1 }
+            if tailPiece.whole { count += 1 }
+            if !headPiece.whole, !tailPiece.whole, headPiece.part, tailPiece.part,
+                Double(head + tail) >= Self.cutCycleShare * Double(lag)
+            {
+                count += 1
             }
             final = count
         }
