@@ -23,11 +23,14 @@ struct MotionGrid {
     init(capacityPowerOfTwo: Int = 13) {
         capacity = 1 << capacityPowerOfTwo
         mask = capacity - 1
-        x = Array(repeating: 0, count: capacity)
+        // x, y, z and energy are stored twice (slot and slot + capacity), so that the `capacity` points up to any
+        // index are contiguous from `mirrored(index) - capacity + 1` to `mirrored(index)`: the period tracker's
+        // loop over lags then reads memory in order, without wrapping.
+        x = Array(repeating: 0, count: 2 * capacity)
         y = x
         z = x
         energy = x
-        vertical = x
+        vertical = Array(repeating: 0, count: capacity)
         hx = x
         hy = x
         hz = x
@@ -36,6 +39,10 @@ struct MotionGrid {
     /// The slot of absolute index `index`.
     @inline(__always) func slot(_ index: Int) -> Int { index & mask }
 
+    /// Where `index` sits in the upper copy of x, y, z and energy: `mirrored(index) - n` is `index - n` for n below
+    /// the capacity.
+    @inline(__always) func mirrored(_ index: Int) -> Int { (index & mask) + capacity }
+
     /// The oldest index still held in the current run.
     var oldest: Int { max(origin, next - capacity) }
 
@@ -43,10 +50,15 @@ struct MotionGrid {
     @inline(__always)
     mutating func append(motion: (Double, Double, Double), down: (Double, Double, Double)) {
         let s = next & mask
+        let e = motion.0 * motion.0 + motion.1 * motion.1 + motion.2 * motion.2
         x[s] = motion.0
         y[s] = motion.1
         z[s] = motion.2
-        energy[s] = motion.0 * motion.0 + motion.1 * motion.1 + motion.2 * motion.2
+        energy[s] = e
+        x[s + capacity] = motion.0
+        y[s + capacity] = motion.1
+        z[s + capacity] = motion.2
+        energy[s + capacity] = e
         let v = motion.0 * down.0 + motion.1 * down.1 + motion.2 * down.2
         vertical[s] = v
         hx[s] = motion.0 - v * down.0

@@ -14,12 +14,15 @@ struct PeriodTracker {
     let minimumLag: Int
     let maximumLag: Int
     private let keyMaximumFraction: Double
+    private let minimumWindow: Int
     private var window: [Int]
     private var cross: [Double]
     private var energyNow: [Double]
     private var energyLagged: [Double]
-    /// n(k) after the last point, 0 where the window is not yet full.
+    /// n(k) after the last `pick()`, 0 where the window is not yet full.
     private(set) var nsdf: [Double]
+    private var latest = -1
+    private var origin = 0
     private var sinceRecompute = 0
     private static let recomputeInterval = 1024
 
@@ -27,6 +30,7 @@ struct PeriodTracker {
         self.minimumLag = minimumLag
         self.maximumLag = maximumLag
         self.keyMaximumFraction = keyMaximumFraction
+        self.minimumWindow = minimumWindow
         window = (0...maximumLag).map { max($0, minimumWindow) }
         cross = Array(repeating: 0, count: maximumLag + 1)
         energyNow = cross
@@ -46,6 +50,7 @@ struct PeriodTracker {
             nsdf[k] = 0
         }
         sinceRecompute = 0
+        latest = -1
     }
 
     /// Takes in the grid's newest point.
@@ -58,38 +63,70 @@ struct PeriodTracker {
             recompute(grid)
             return
         }
-        let si = grid.slot(i)
+        let mask = grid.capacity - 1
+        let si = i & mask
         let xi = grid.x[si], yi = grid.y[si], zi = grid.z[si], ei = grid.energy[si]
+        let maximumLag = maximumLag
+        // Once every lag's window is full (the usual case), no lag needs a bounds decision.
+        let steady = i - span >= start
         grid.x.withUnsafeBufferPointer { x in
             grid.y.withUnsafeBufferPointer { y in
                 grid.z.withUnsafeBufferPointer { z in
                     grid.energy.withUnsafeBufferPointer { e in
-                        for k in 1...maximumLag {
-                            let lagged = i - k
-                            guard lagged >= start else { break }
-                            let s = grid.slot(lagged)
-                            cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
-                            energyNow[k] += ei
-                            energyLagged[k] += e[s]
-                            let w = window[k]
-                            let leaving = i - w
-                            if leaving - k >= start {
-                                let a = grid.slot(leaving), b = grid.slot(leaving - k)
-                                cross[k] -= x[a] * x[b] + y[a] * y[b] + z[a] * z[b]
-                                energyNow[k] -= e[a]
-                                energyLagged[k] -= e[b]
-                            }
-                            if i - w + 1 >= start + k {
-                                let total = energyNow[k] + energyLagged[k]
-                                nsdf[k] = 2 * cross[k] / max(total, 1e-12)
-                            } else {
-                                nsdf[k] = 0
+                        window.withUnsafeBufferPointer { window in
+                            cross.withUnsafeMutableBufferPointer { cross in
+                                energyNow.withUnsafeMutableBufferPointer { now in
+                                    energyLagged.withUnsafeMutableBufferPointer { lagged in
+                                        if steady {
+                                            // Contiguous reads from the grid's mirrored copy.
+                                            let base = grid.mirrored(i)
+                                            // Lags up to the minimum window drop the point that window left …
+                                            let short = min(minimumWindow, maximumLag)
+                                            let a0 = base - minimumWindow
+                                            let xa = x[a0], ya = y[a0], za = z[a0], ea = e[a0]
+                                            for k in 1...short {
+                                                let s = base - k, b = a0 - k
+                                                cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
+                                                    - (xa * x[b] + ya * y[b] + za * z[b])
+                                                now[k] += ei - ea
+                                                lagged[k] += e[s] - e[b]
+                                            }
+                                            // … longer ones (window = lag) the point one lag back, against two lags back.
+                                            guard short < maximumLag else { return }
+                                            for k in (short + 1)...maximumLag {
+                                                let s = base - k, b = base - 2 * k
+                                                cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
+                                                    - (x[s] * x[b] + y[s] * y[b] + z[s] * z[b])
+                                                now[k] += ei - e[s]
+                                                lagged[k] += e[s] - e[b]
+                                            }
+                                            return
+                                        }
+                                        for k in 1...maximumLag {
+                                            let lag = i - k
+                                            guard lag >= start else { break }
+                                            let s = lag & mask
+                                            cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
+                                            now[k] += ei
+                                            lagged[k] += e[s]
+                                            let leaving = i - window[k]
+                                            if leaving - k >= start {
+                                                let a = leaving & mask, b = (leaving - k) & mask
+                                                cross[k] -= x[a] * x[b] + y[a] * y[b] + z[a] * z[b]
+                                                now[k] -= e[a]
+                                                lagged[k] -= e[b]
+                                            }
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
         }
+        latest = i
+        origin = start
     }
 
     /// Sums every lag's window again from the grid.
@@ -110,12 +147,25 @@ struct PeriodTracker {
             cross[k] = c
             energyNow[k] = now
             energyLagged[k] = lagged
-            nsdf[k] = i - w + 1 >= start + k ? 2 * c / max(now + lagged, 1e-12) : 0
         }
+        latest = i
+        origin = start
     }
 
-    /// The period in grid points (0: none) and its periodicity.
-    func pick() -> (lag: Int, periodicity: Double) {
+    /// The period in grid points (0: none) and its periodicity, after the last point.
+    mutating func pick() -> (lag: Int, periodicity: Double) {
+        let maximumLag = maximumLag
+        let steady = latest - span >= origin
+        nsdf.withUnsafeMutableBufferPointer { n in
+            if steady {
+                for k in 1...maximumLag { n[k] = 2 * cross[k] / max(energyNow[k] + energyLagged[k], 1e-12) }
+            } else {
+                for k in 1...maximumLag {
+                    let full = latest - window[k] + 1 >= origin + k
+                    n[k] = full ? 2 * cross[k] / max(energyNow[k] + energyLagged[k], 1e-12) : 0
+                }
+            }
+        }
         var highest = -Double.infinity
         forEachKeyMaximum { _, value in
             highest = max(highest, value)

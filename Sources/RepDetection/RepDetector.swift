@@ -70,6 +70,7 @@ public struct RepDetector: Sendable {
     private var tracker: PeriodTracker
     private let minimumWindow: Int
     private var runLag = 0.0  // 0: no run of steady periodicity
+    private var picked = (lag: 0, periodicity: 0.0)
     private var lastWalking = Int.min / 2
     private var retryAt = 0  // the next grid point at which a set whose template stopped matching may re-anchor
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
@@ -198,11 +199,16 @@ public struct RepDetector: Sendable {
     private mutating func step(into events: inout [WorkoutEvent]) {
         let i = grid.next - 1
         let c = configuration
-        var (k, clarity) = tracker.pick()
+        // The period is picked every other grid point (every 80 ms): it moves slowly, and picking is half the cost.
+        if i & 1 == 0 || grid.next - 1 == grid.origin { picked = tracker.pick() }
+        var (k, clarity) = picked
         var window = max(k, minimumWindow)
         if k == 0 { window = minimumWindow }
-        // A step-long period may be half a stride: judge the stride too.
-        walkingLikeness = k > 0 ? Self.larger(walking(at: i, lag: k, window: window), walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow))) : nil
+        // A step-long period may be half a stride: judge the stride too. (Only periodic motion is judged: the rest
+        // neither starts a set nor counts.)
+        walkingLikeness = k > 0 && clarity >= c.minimumPeriodicity
+            ? Self.larger(walking(at: i, lag: k, window: window), walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow)))
+            : nil
         if let likeness = walkingLikeness, likeness >= c.maximumWalkingLikeness {
             clarity = 0
             lastWalking = i

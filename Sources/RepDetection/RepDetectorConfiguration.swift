@@ -15,9 +15,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// The periodicity of a lag is measured over at least this much motion, or one period when longer (default 1 s).
     public var minimumWindow: Double = 1
     /// Octave guard: the period is the shortest lag whose periodicity peak reaches this fraction of the highest peak
-    /// (McLeod's key maxima; default 0.85). A press whose lockout adds a second bump has a weaker peak at half its
+    /// (McLeod's key maxima; default 0.8). A press whose lockout adds a second bump has a weaker peak at half its
     /// period and a stronger one at the period: the period wins.
-    public var keyMaximumFraction: Double = 0.85
+    public var keyMaximumFraction: Double = 0.8
     /// A set starts when the motion's periodicity (normalized 3-D autocorrelation at the tracked period, −1…1) stays
     /// at least this high (default 0.5) …
     public var minimumPeriodicity: Double = 0.5
@@ -26,8 +26,8 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// The period may change by at most this factor while periodicity builds up (default 1.25).
     public var periodTolerance: Double = 1.25
     /// Inside a set, a cycle is a rep when the last period of motion matches the set's cycle template at least this
-    /// much (normalized 3-D correlation, default 0.6).
-    public var minimumMatch: Double = 0.6
+    /// much (McLeod normalized difference, default 0.7).
+    public var minimumMatch: Double = 0.7
     /// When a set starts, the recent motion is searched this many periods back for its earlier reps (default 3) …
     public var lookbackPeriods: Double = 3
     /// … where a cycle counts when it matches at least this much (default 0.4: the first reps are often less alike).
@@ -40,8 +40,8 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     public var minimumAmplitude: Double = 0.015
     /// Walking: for a period as long as a stride (`walkingPeriods`), the motion along gravity repeats every half
     /// period (a step) while the motion across it reverses (the arm swings back). When the first correlation minus
-    /// the second reaches this (−2…2; default 0.4), the rhythm is walking, not reps.
-    public var maximumWalkingLikeness: Double = 0.4
+    /// the second reaches this (−2…2; default 0.3), the rhythm is walking, not reps.
+    public var maximumWalkingLikeness: Double = 0.3
     /// The periods judged as strides (default 0.8–1.7 s: 70–150 steps a minute).
     public var walkingPeriodLow: Double = 0.8
     /// See `walkingPeriodLow`.
