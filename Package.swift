@@ -85,6 +85,7 @@ let package = Package(
         ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore"]),
+        .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
         .testTarget(name: "RepDaemonTests", dependencies: ["RepDaemon", "RepProtocol", "RepDetection", "MotionCore"]),
         .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "RepTools"], exclude: ["umockdev"]),

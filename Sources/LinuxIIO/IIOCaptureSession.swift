@@ -4,8 +4,9 @@ import Glibc
 
 /// Configures a device for buffered capture exactly as repd needs it and puts back exactly the state it found.
 ///
-/// `configure` saves `buffer/enable`, the trigger, every scan element's `_en`, the sampling frequency, the buffer
-/// length and watermark; `restore` writes them back (buffer disabled first, enable last).
+/// `configure` saves `buffer/enable`, the trigger, every scan element's `_en`, the sampling frequency,
+/// `current_timestamp_clock`, the buffer length and watermark; `restore` writes them back (buffer disabled first,
+/// enable last). `configurePolling` sets (and `restore` puts back) the sampling frequency alone.
 public final class IIOCaptureSession: @unchecked Sendable {
     // @unchecked Sendable: configured and restored by one owner (the provider's start/stop or the reader thread
     // when the device is lost), never concurrently.
@@ -18,6 +19,8 @@ public final class IIOCaptureSession: @unchecked Sendable {
     public private(set) var frequency: Double?
     /// The trigger chosen ("" for none).
     public private(set) var trigger: String?
+    /// `current_timestamp_clock` during capture (`monotonic` once set; nil when the device has no such attribute).
+    public private(set) var timestampClock: String?
 
     private var saved: [(path: String, value: String)] = []
     private var createdTrigger: String?
@@ -47,13 +50,16 @@ public final class IIOCaptureSession: @unchecked Sendable {
         if savedEnable != "0" { try Sysfs.write("0", to: enablePath) }
         configured = true
 
-        // Sampling frequency.
-        if let attribute = device.frequencyAttribute {
-            let path = device.path(attribute)
-            let target = SysfsValue.nearestAtOrAbove(rate, in: device.availableFrequencies) ?? rate
-            try save(path)
-            try Sysfs.write(Self.text(target), to: path)
-            frequency = (try? SysfsValue.number(Sysfs.read(path), path: path)) ?? target
+        try setFrequency(rate)
+
+        // Timestamps on CLOCK_MONOTONIC (the kernel's default is realtime, which an NTP or RTC step moves
+        // backwards, and the detector drops samples whose time does not advance). Writable only while the buffer
+        // is off (EBUSY otherwise), so before enabling.
+        let clockPath = device.path("current_timestamp_clock")
+        if Sysfs.exists(clockPath) {
+            try save(clockPath)
+            if try Sysfs.read(clockPath).trimmingWhitespace() != "monotonic" { try Sysfs.write("monotonic", to: clockPath) }
+            timestampClock = "monotonic"
         }
 
         // Channels: accel x, y, z and the timestamp on, everything else off.
@@ -74,7 +80,11 @@ public final class IIOCaptureSession: @unchecked Sendable {
             var choice = requested ?? device.ownTriggers.first ?? current
             if choice.isEmpty, hrtimer { choice = try createHrtimerTrigger(rate: frequency ?? rate) }
             try save(triggerPath)
-            if choice != current { try Sysfs.write(choice, to: triggerPath) }
+            if choice != current {
+                do { try Sysfs.write(choice, to: triggerPath) } catch where error.kind == .io {
+                    throw IIOError(.io, path: triggerPath, "\(error.message): the driver refuses trigger '\(choice)' (its validate_trigger accepts only its own, e.g. bmc150 with a hardware FIFO); set sensor.trigger to one of the device's own triggers (\(device.ownTriggers.isEmpty ? "it has none" : device.ownTriggers.joined(separator: ", ")))")
+                }
+            }
             trigger = choice
         }
 
@@ -92,24 +102,49 @@ public final class IIOCaptureSession: @unchecked Sendable {
             try save(watermarkPath)
             try Sysfs.write(String(max(1, Int(rateHz * latency))), to: watermarkPath)
         }
-        if enable { try Sysfs.write("1", to: enablePath) }
+        if enable {
+            do { try Sysfs.write("1", to: enablePath) } catch where error.kind == .io && (trigger ?? "").isEmpty && Sysfs.exists(triggerPath) {
+                throw IIOError(.io, path: enablePath, "\(error.message): the device has no trigger (\(triggerPath) is empty and it has none of its own); set sensor.hrtimer_trigger = true (repctl sensors --hrtimer) to let repd create one, or sensor.trigger")
+            }
+        }
+    }
+
+    /// For polling `in_accel_*_raw`: sets the sampling frequency alone (the nearest available at or above four
+    /// times `rate`), since some chips wait for a sample at their own rate on every raw read (lis3dh sleeps
+    /// 2000 / sampling_frequency ms: 2 s at its 1 Hz default).
+    public func configurePolling(rate: Double) throws(IIOError) {
+        configured = true
+        try setFrequency(rate * 4)
+    }
+
+    private func setFrequency(_ rate: Double) throws(IIOError) {
+        guard let attribute = device.frequencyAttribute else { return }
+        let path = device.path(attribute)
+        let target = SysfsValue.nearestAtOrAbove(rate, in: device.availableFrequencies) ?? rate
+        try save(path)
+        // A driver that refuses the value (EINVAL: no list of choices to pick from) keeps its own rate.
+        do { try Sysfs.write(Self.text(target), to: path) } catch where error.kind == .io {}
+        frequency = (try? SysfsValue.number(Sysfs.read(path), path: path)) ?? target
     }
 
     /// Puts back the state found before `configure`. Errors are collected, not thrown: as much as possible is
     /// restored (a device that vanished cannot be).
     @discardableResult
     public func restore() -> [IIOError] {
-        guard configured, let bufferDirectory = device.bufferDirectory else { return [] }
+        guard configured else { return [] }
         configured = false
         var errors: [IIOError] = []
-        let enablePath = device.path(bufferDirectory + "/enable")
-        do { try Sysfs.write("0", to: enablePath) } catch { errors.append(error) }
+        let enablePath = device.bufferDirectory.map { device.path($0 + "/enable") }
+        if let enablePath, savedEnable != nil {
+            do { try Sysfs.write("0", to: enablePath) } catch { errors.append(error) }
+        }
         for (path, value) in saved.reversed() {
             do { try Sysfs.write(value, to: path) } catch { errors.append(error) }
         }
-        if let savedEnable, savedEnable != "0" {
+        if let enablePath, let savedEnable, savedEnable != "0" {
             do { try Sysfs.write(savedEnable, to: enablePath) } catch { errors.append(error) }
         }
+        savedEnable = nil
         saved.removeAll()
         if let createdTrigger {
             if rmdir(createdTrigger) != 0 { errors.append(Sysfs.error(createdTrigger, verb: "cannot remove")) }

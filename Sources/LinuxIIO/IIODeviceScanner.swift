@@ -7,7 +7,9 @@ import Glibc
 /// Finds IIO devices with libudev (subsystem `iio`) and reads what repd needs from sysfs. Works with udevd (udev
 /// properties such as `ACCEL_MOUNT_MATRIX`) and without it (devices not initialized: sysfs only).
 public enum IIODeviceScanner {
-    /// Every IIO device with a device node (triggers have none), accelerometers or not, sorted by sysname.
+    /// Every IIO device (`iio:deviceN`; not triggers, `iio_evgen` or `iio_sysfs_trigger`), accelerometers or not,
+    /// sorted by sysname. A device without a buffer or events has no device node (da280, mma7660): it is listed too,
+    /// and read by polling `in_accel_*_raw`.
     public static func scan() throws(IIOError) -> [IIODevice] {
         guard let udev = udev_new() else { throw IIOError(.io, path: "", "libudev: udev_new failed") }
         defer { udev_unref(udev) }
@@ -22,7 +24,7 @@ public enum IIODeviceScanner {
         while let current = entry {
             if let syspath = udev_list_entry_get_name(current), let device = udev_device_new_from_syspath(udev, syspath) {
                 let sysname = udev_device_get_sysname(device).map { String(cString: $0) } ?? ""
-                if udev_device_get_devnode(device) != nil {
+                if sysname.hasPrefix("iio:device") {
                     devices.append(device)
                 } else {
                     if sysname.hasPrefix("trigger"), let name = Sysfs.readIfPresent(String(cString: syspath) + "/name") {
@@ -113,7 +115,8 @@ public enum IIODeviceScanner {
             }
         }
         let frequencyAttribute = ["sampling_frequency", "in_accel_sampling_frequency"].first { Sysfs.exists(syspath + "/" + $0) }
-        let available = frequencyAttribute.flatMap { attribute($0 + "_available") }
+        // The list may be shared by type or not (bmc150: in_accel_sampling_frequency with sampling_frequency_available).
+        let available = frequencyAttribute.flatMap { attribute($0 + "_available") ?? attribute("sampling_frequency_available") }
             .flatMap { try? SysfsValue.availableValues($0, path: "") } ?? []
         let number = sysname.split(separator: "e").last.flatMap { Int($0) } ?? 0
         let own = triggers.filter { $0 == "\(name)-dev\(number)" || $0 == "\(name)-trigger" }

@@ -54,6 +54,8 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         public var bytesDiscarded: Int
         /// Times the device came back after being lost.
         public var reconnects: Int
+        /// Where the current capture's sample times come from (nil before samples flow).
+        public var timing: SampleTiming?
     }
 
     /// The options.
@@ -68,6 +70,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     private let discarded = Atomic<Int>(0)
     private let reconnectCount = Atomic<Int>(0)
     private let device = Mutex<IIODevice?>(nil)
+    private let timingState = Mutex<SampleTiming?>(nil)
 
     /// A provider with `options`; nothing happens until `start()`.
     public init(options: Options = .init()) { self.options = options }
@@ -79,8 +82,12 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     public var counters: Counters {
         Counters(
             recordsRead: records.load(ordering: .relaxed), bytesDiscarded: discarded.load(ordering: .relaxed),
-            reconnects: reconnectCount.load(ordering: .relaxed))
+            reconnects: reconnectCount.load(ordering: .relaxed), timing: timing)
     }
+
+    /// Where the current capture's sample times come from; set before `.running`, `.sensorBack` or `.polling` is
+    /// published, nil before samples flow.
+    public var timing: SampleTiming? { timingState.withLock { $0 } }
 
     /// The device in use (nil before it is found).
     public var currentDevice: IIODevice? { device.withLock { $0 } }
@@ -113,36 +120,53 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         case stopped
         case lost(String)
         case noData
+        /// The driver refused the buffered setup; why, with the file and the fix.
+        case refused(String)
     }
 
     private func run(stop: StopSignal) {
         let monitor = UdevMonitor()
         var lost = false
         var reportedMissing = false
+        var lastFailure: String?
         while !stop.fired {
             do {
                 let found = try IIODeviceScanner.choose(options.device)
                 device.withLock { $0 = found }
+                timingState.withLock { $0 = nil }
                 if lost { reconnectCount.wrappingAdd(1, ordering: .relaxed) }
                 let outcome: Outcome
                 if found.hasBufferedAccel, found.bufferDirectory != nil, !options.forcePolling {
-                    let buffered = try runBuffered(found, stop: stop, monitor: monitor, back: lost)
-                    if case .noData = buffered {
+                    let buffered: Outcome
+                    do {
+                        buffered = try runBuffered(found, stop: stop, monitor: monitor, back: lost)
+                    } catch where error.kind == .io {
+                        // The driver refused the setup (a trigger it does not accept, a buffer it cannot start):
+                        // the message names the file and the fix; samples still flow by polling.
+                        buffered = .refused(error.description)
+                    }
+                    switch buffered {
+                    case .noData:
                         outcome = try runPolling(found, stop: stop, reason: "the buffer delivered nothing within \(options.deliveryDeadline) s")
-                    } else {
+                    case .refused(let reason):
+                        outcome = try runPolling(found, stop: stop, reason: reason)
+                    default:
                         outcome = buffered
                     }
                 } else {
-                    let reason = options.forcePolling ? "polling was asked for" : "the device has no usable buffer"
+                    let reason =
+                        options.forcePolling ? "polling was asked for"
+                        : found.devnode == nil ? "the device has no buffer (no \(found.sysname) device node)" : "the device has no usable buffer"
                     outcome = try runPolling(found, stop: stop, reason: reason)
                 }
+                lastFailure = nil
                 switch outcome {
                 case .stopped: return
                 case .lost(let reason):
                     lost = true
                     reportedMissing = true
                     stateSubject.send(.sensorLost(reason: reason))
-                case .noData: break
+                case .noData, .refused: break
                 }
             } catch {
                 switch error.kind {
@@ -156,14 +180,14 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                         }
                     }
                     if error.kind == .deviceLost { lost = true }
-                case .permissionDenied:
-                    stateSubject.send(.failed(MotionProviderError(.permissionDenied, error.description)))
-                    reportedMissing = true
-                case .unsupported, .invalidValue:
-                    stateSubject.send(.failed(MotionProviderError(.unsupported, error.description)))
-                    reportedMissing = true
-                case .io:
-                    stateSubject.send(.failed(MotionProviderError(.io, error.description)))
+                case .permissionDenied, .unsupported, .invalidValue, .io:
+                    // The same failure again at the next rescan is not news.
+                    if lastFailure != error.description {
+                        lastFailure = error.description
+                        let kind: MotionProviderError.Kind =
+                            error.kind == .permissionDenied ? .permissionDenied : error.kind == .io ? .io : .unsupported
+                        stateSubject.send(.failed(MotionProviderError(kind, error.description)))
+                    }
                     reportedMissing = true
                 }
             }
@@ -198,16 +222,16 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         let fd = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw Sysfs.error(devnode, verb: "cannot open") }
         defer { close(fd) }
-        stateSubject.send(back ? .sensorBack : .running)
 
         let recordSize = layout.recordSize
         let rate = session.frequency ?? options.rate
+        var clock = SampleClock(deviceTimestamps: decoder.hasTimestamp, rate: rate)
         var buffer = [UInt8](repeating: 0, count: recordSize * 1024)
         var carried = 0
         var batch: [MotionSample] = []
         batch.reserveCapacity(1024)
         var gotData = false
-        let started = realtimeNow()
+        let started = monotonicNow()
         var fds = [
             pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: monitor?.fd ?? -1, events: Int16(POLLIN), revents: 0),
@@ -224,6 +248,13 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     return .lost("\(found.sysname) was removed (udev)")
                 }
             }
+            // A removed device's node never polls readable again (the kernel reports no event): without udevd
+            // nothing else tells, so a quiet node is checked against sysfs.
+            if ready == 0, !Sysfs.exists(found.path("name")) {
+                emit(&batch)
+                discarded.wrappingAdd(carried, ordering: .relaxed)
+                return .lost("\(found.sysname) is gone (\(found.syspath) no longer exists)")
+            }
             if fds[0].revents != 0 {
                 reading: while true {
                     let result = buffer.withUnsafeMutableBytes { raw in
@@ -233,24 +264,11 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     case .bytes(let n):
                         gotData = true
                         let filled = carried + n
-                        let consumed = buffer.withUnsafeBytes { raw -> Int in
-                            // With a timestamp channel every record carries its own time: decode them in one pass.
-                            if decoder.hasTimestamp {
-                                return decoder.decodeAll(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), into: &batch)
-                            }
-                            // Without one, records are spaced back from now at the sample rate.
-                            let now = realtimeNow()
-                            let count = filled / recordSize
-                            var offset = 0
-                            var index = 0
-                            while offset + recordSize <= filled {
-                                let fallback = now - Double(count - 1 - index) / rate
-                                batch.append(decoder.decode(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + recordSize]), fallbackTime: fallback))
-                                offset += recordSize
-                                index += 1
-                            }
-                            return offset
+                        let first = batch.count
+                        let consumed = buffer.withUnsafeBytes { raw in
+                            decoder.decodeAll(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), into: &batch)
                         }
+                        if clock.stamp(&batch, from: first, readAt: monotonicNow()) { announce(clock, of: found, back: back) }
                         records.wrappingAdd(consumed / recordSize, ordering: .relaxed)
                         carried = filled - consumed
                         if carried > 0 {
@@ -262,11 +280,11 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     case .wouldBlock:
                         break reading
                     case .endOfFile:
-                        emit(&batch)
+                        if clock.decided { emit(&batch) }
                         discarded.wrappingAdd(carried, ordering: .relaxed)
                         return .lost("\(devnode): end of data (the device went away)")
                     case .failed(let code):
-                        emit(&batch)
+                        if clock.decided { emit(&batch) }
                         discarded.wrappingAdd(carried, ordering: .relaxed)
                         if code == ENODEV || code == EIO || code == ENXIO {
                             return .lost("\(devnode): \(String(cString: strerror(code)))")
@@ -274,53 +292,82 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                         return .lost("\(devnode): read failed: \(String(cString: strerror(code)))")
                     }
                 }
-                emit(&batch)
+                if clock.decided { emit(&batch) }
             }
-            if !gotData, realtimeNow() - started > options.deliveryDeadline { return .noData }
+            if !gotData, monotonicNow() - started > options.deliveryDeadline { return .noData }
         }
+    }
+
+    /// Publishes where the samples' times come from, then that samples flow.
+    private func announce(_ clock: SampleClock, of found: IIODevice, back: Bool) {
+        let capture = "CLOCK_MONOTONIC at read time, spread over each read at the sample rate"
+        let timing: SampleTiming
+        switch clock.source {
+        case .device?:
+            let setting = Sysfs.readIfPresent(found.path("current_timestamp_clock"))?.trimmingWhitespace()
+            timing = SampleTiming(source: .device, reason: "\(found.sysname) in_timestamp, current_timestamp_clock \(setting ?? "absent (realtime)")")
+        case .host? where clock.seen.isEmpty:
+            timing = SampleTiming(source: .host, reason: "\(found.sysname) records carry no timestamp channel; \(capture)")
+        default:
+            let seen = clock.seen.map { String(Int64($0 * 1e9)) }.joined(separator: ", ")
+            timing = SampleTiming(source: .host, reason: "\(found.sysname) in_timestamp does not advance (first values, ns: \(seen)); \(capture)")
+        }
+        timingState.withLock { $0 = timing }
+        stateSubject.send(back ? .sensorBack : .running)
     }
 
     private func runPolling(_ found: IIODevice, stop: StopSignal, reason: String) throws(IIOError) -> Outcome {
         guard found.hasRawAccel else {
             throw IIOError(.unsupported, path: found.syspath, "no in_accel_x/y/z_raw to poll (\(reason))")
         }
+        // A chip that sleeps between reads (lis3dh: 2000 / sampling_frequency ms per read) must run fast enough.
+        let session = IIOCaptureSession(device: found)
+        defer { session.restore() }
+        try session.configurePolling(rate: options.rate)
         let conversion = AccelRecordDecoder.Conversion(scale: found.scale, offset: found.offset, mountMatrix: found.mountMatrix)
         var fds: [Int32] = []
         defer { fds.forEach { close($0) } }
-        for axis in ["x", "y", "z"] {
-            let path = found.path("in_accel_\(axis)_raw")
+        let paths = ["x", "y", "z"].map { found.path("in_accel_\($0)_raw") }
+        for path in paths {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw Sysfs.error(path, verb: "cannot open") }
             fds.append(fd)
         }
+        timingState.withLock { $0 = SampleTiming(source: .host, reason: "\(found.sysname) polled: CLOCK_MONOTONIC at each read of in_accel_*_raw") }
         stateSubject.send(.polling(reason: reason))
         let period = 1 / max(0.1, options.rate)
-        var next = realtimeNow()
+        var next = monotonicNow()
         var text = [UInt8](repeating: 0, count: 64)
         var batch: [MotionSample] = []
         batch.reserveCapacity(64)
         let perBatch = max(1, Int(options.latency / period))
         while true {
-            let delay = next - realtimeNow()
+            let delay = next - monotonicNow()
             if delay > 0, wait(stop, seconds: delay) { return .stopped }
             if stop.fired { return .stopped }
             var raw = [0.0, 0.0, 0.0]
             for (axis, fd) in fds.enumerated() {
                 let n = pread(fd, &text, text.count - 1, 0)
+                if n < 0, errno == EBUSY {
+                    let enable = found.bufferDirectory.map { found.path($0 + "/enable") } ?? found.path("buffer/enable")
+                    throw IIOError(.io, path: paths[axis],
+                        "busy: the driver refuses raw reads while its buffer runs (\(enable) = 1, enabled by another program); stop that program, or write 0 to \(enable)")
+                }
                 if n <= 0 {
                     let code = n < 0 ? errno : ENODEV
-                    return .lost("\(found.path("in_accel_raw")): \(String(cString: strerror(code)))")
+                    emit(&batch)
+                    return .lost("\(paths[axis]): \(String(cString: strerror(code)))")
                 }
                 guard let value = parseDecimal(String(decoding: text[..<n], as: UTF8.self)) else {
-                    throw IIOError(.invalidValue, path: found.path("in_accel_\(["x", "y", "z"][axis])_raw"), "not a number")
+                    throw IIOError(.invalidValue, path: paths[axis], "not a number")
                 }
                 raw[axis] = value
             }
-            batch.append(conversion.sample(rawX: raw[0], rawY: raw[1], rawZ: raw[2], time: realtimeNow()))
+            let now = monotonicNow()
+            batch.append(conversion.sample(rawX: raw[0], rawY: raw[1], rawZ: raw[2], time: now))
             records.wrappingAdd(1, ordering: .relaxed)
             if batch.count >= perBatch { emit(&batch) }
             next += period
-            let now = realtimeNow()
             if next < now - period { next = now }  // fell behind (suspend, slow sysfs): do not burst
         }
     }

@@ -81,9 +81,10 @@ func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> ReadRe
     }
 }
 
-/// The realtime clock in seconds (the clock IIO timestamps use by default).
-func realtimeNow() -> Double {
+/// CLOCK_MONOTONIC in seconds: the clock repd captures on (`current_timestamp_clock` = `monotonic`) and times
+/// polled or host-timed samples with. Unlike the wall clock, an NTP or RTC step never moves it backwards.
+func monotonicNow() -> Double {
     var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
+    clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

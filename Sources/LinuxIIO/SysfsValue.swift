@@ -77,10 +77,12 @@ public enum SysfsValue {
 }
 
 extension String {
+    /// Without leading and trailing white space and NULs (Linux 6.1's `current_timestamp_clock` reads
+    /// `realtime\n\0`).
     func trimmingWhitespace() -> String {
         var s = Substring(self)
-        while let first = s.first, first.isWhitespace { s.removeFirst() }
-        while let last = s.last, last.isWhitespace { s.removeLast() }
+        while let first = s.first, first.isWhitespace || first == "\0" { s.removeFirst() }
+        while let last = s.last, last.isWhitespace || last == "\0" { s.removeLast() }
         return String(s)
     }
 }

@@ -54,16 +54,34 @@ public final class FixtureFileWriter {
         }
     }
 
-    /// Flushes, closes and renames `PATH.partial` to `PATH`.
+    /// Flushes, syncs (`fsync`) and closes `PATH.partial`, renames it to `PATH`, then syncs the folder, so after a
+    /// power cut the file under its final name is complete, or absent.
     public func finish() throws(FixtureError) {
         guard !isClosed else { return }
         try flush()
         isClosed = true
+        let synced = fsync(fd.rawValue) == 0 ? nil : Errno(rawValue: errno)
         do { try fd.close() } catch {
             throw FixtureError(file: temporaryPath, line: 0, reason: .io("close failed: \(error)"))
         }
+        if let synced { throw FixtureError(file: temporaryPath, line: 0, reason: .io("fsync failed: \(synced)")) }
         guard rename(temporaryPath, path) == 0 else {
             throw FixtureError(file: path, line: 0, reason: .io("cannot rename \(temporaryPath): \(Errno(rawValue: errno))"))
+        }
+        try Self.syncFolder(of: path)
+    }
+
+    /// `fsync` on the folder holding `path`, which makes a rename in it durable. A file system that cannot sync
+    /// folders (`EINVAL`) is left as it is.
+    private static func syncFolder(of path: String) throws(FixtureError) {
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folderFD: FileDescriptor
+        do { folderFD = try FileDescriptor.open(FilePath(folder), .readOnly, options: [.directory, .closeOnExec]) } catch {
+            throw FixtureError(file: path, line: 0, reason: .io("cannot open its folder \(folder) to sync it: \(error)"))
+        }
+        defer { try? folderFD.close() }
+        guard fsync(folderFD.rawValue) == 0 || errno == EINVAL else {
+            throw FixtureError(file: path, line: 0, reason: .io("fsync of its folder \(folder) failed: \(Errno(rawValue: errno))"))
         }
     }
 

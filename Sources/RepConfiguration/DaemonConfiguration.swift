@@ -155,11 +155,11 @@ extension DaemonConfiguration {
             if let v = try reader.string(s, "group") { c.socketGroup = v }
             if let v = try reader.integer(s, "max_clients") {
                 guard (1...100_000).contains(v) else { throw reader.error("socket", "max_clients", "\(v) is not in 1…100000") }
-                c.maxClients = v
+                c.maxClients = Int(v)
             }
             if let v = try reader.integer(s, "client_queue_kib") {
                 guard (4...65536).contains(v) else { throw reader.error("socket", "client_queue_kib", "\(v) is not in 4…65536") }
-                c.clientQueueKiB = v
+                c.clientQueueKiB = Int(v)
             }
             if let v = try reader.idList(s, "allowed_uids") { c.allowedUIDs = v }
             if let v = try reader.idList(s, "allowed_gids") { c.allowedGIDs = v }
@@ -170,7 +170,7 @@ extension DaemonConfiguration {
                 guard (64...(1 << 24)).contains(v) else {
                     throw reader.error("pipeline", "ring_capacity", "\(v) is not in 64…16777216")
                 }
-                c.ringCapacity = v
+                c.ringCapacity = Int(v)
             }
         }
         if let s = reader.section("log") {
@@ -240,7 +240,8 @@ private struct TableReader {
         }
     }
 
-    func integer(_ s: Section, _ key: String) throws(ConfigError) -> Int? {
+    /// A whole number, 64 bits wide on every platform: callers check its range before narrowing it to `Int`.
+    func integer(_ s: Section, _ key: String) throws(ConfigError) -> Int64? {
         guard let entry = s.entries[key] else { return nil }
         guard case .integer(let i) = entry.value else { throw error(s.name, key, "expected a whole number, found \(entry.value.kind)") }
         return i

@@ -41,7 +41,7 @@ struct TOMLDocument: Sendable, Equatable {
 /// A TOML value of the kinds repd's configuration uses.
 enum TOMLValue: Sendable, Equatable {
     case string(String)
-    case integer(Int)
+    case integer(Int64)
     case float(Double)
     case bool(Bool)
     case array([TOMLValue])

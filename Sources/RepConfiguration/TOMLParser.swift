@@ -253,6 +253,9 @@ struct TOMLParser {
         }
         if let value = Self.integer(text) { return .integer(value) }
         if let value = Self.float(text) { return .float(value) }
+        if Self.integer(text, wide: true) != nil {
+            throw fail("'\(text)' does not fit a 64-bit integer (-9223372036854775808…9223372036854775807)")
+        }
         let digits = text.drop { $0 == "+" || $0 == "-" }
         if digits.count > 1, digits.first == "0", digits.dropFirst().first?.isNumber == true {
             throw fail("'\(text)' is not a number: TOML numbers have no leading zeros (octal is 0o…; socket.mode is a string, \"0660\")")
@@ -260,13 +263,20 @@ struct TOMLParser {
         throw fail("'\(text)' is not a number")
     }
 
-    /// TOML integers: optional sign, no leading zeros, `_` only between digits; or 0x/0o/0b without a sign.
-    static func integer(_ text: String) -> Int? {
+    /// TOML integers: optional sign, no leading zeros, `_` only between digits; or 0x/0o/0b without a sign. 64 bits
+    /// on every platform (`Int` is 32 on armv7); `wide` accepts any length, to tell "too large" from "not a number".
+    static func integer(_ text: String, wide: Bool = false) -> Int64? {
         var s = Substring(text)
+        func value(_ digits: some StringProtocol, radix: Int, negative: Bool = false) -> Int64? {
+            let plain = digits.filter { $0 != "_" }
+            guard !plain.isEmpty, plain.allSatisfy({ $0.isASCII && ($0.hexDigitValue ?? radix) < radix }) else { return nil }
+            return wide ? 0 : Int64((negative ? "-" : "") + plain, radix: radix)
+        }
         for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where s.hasPrefix(prefix) {
             let digits = s.dropFirst(2)
+            // Int64(_:radix:) would take a sign ("0x+100"); TOML allows none after the prefix.
             guard validUnderscores(digits) else { return nil }
-            return Int(digits.filter { $0 != "_" }, radix: radix)
+            return value(digits, radix: radix)
         }
         var negative = false
         if s.first == "+" || s.first == "-" {
@@ -275,7 +285,7 @@ struct TOMLParser {
         }
         guard validUnderscores(s), s.allSatisfy({ $0 == "_" || $0.isASCII && $0.isNumber }) else { return nil }
         if s.count > 1, s.first == "0" { return nil }
-        return Int((negative ? "-" : "") + s.filter { $0 != "_" })
+        return value(s, radix: 10, negative: negative)
     }
 
     /// TOML floats: an integer part, then a fraction and/or an exponent, digits on both sides of the dot.

@@ -41,10 +41,16 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         peerCredentials(of: channel).whenComplete { result in
             let handler = loopBound.value
             let credentials = try? result.get()
-            if let credentials, !handler.options.admits(uid: credentials.uid, gid: credentials.gid) {
-                handler.logger.warning(
-                    "refusing a client: uid \(credentials.uid) gid \(credentials.gid) (pid \(credentials.pid)) is not in socket.allowed_uids/allowed_gids")
-                handler.hub.send(ServerMessage.error("permission denied: uid \(credentials.uid) is not allowed"), to: channel)
+            if !handler.options.admits(credentials) {
+                if let credentials {
+                    handler.logger.warning(
+                        "refusing a client: uid \(credentials.uid) gid \(credentials.gid) (pid \(credentials.pid)) is not in socket.allowed_uids/allowed_gids")
+                    handler.hub.send(ServerMessage.error("permission denied: uid \(credentials.uid) is not allowed"), to: channel)
+                } else {
+                    handler.logger.warning(
+                        "refusing a client: its credentials (SO_PEERCRED) cannot be read and socket.allowed_uids/allowed_gids are set")
+                    handler.hub.send(ServerMessage.error("permission denied: your credentials cannot be checked"), to: channel)
+                }
                 channel.close(promise: nil)
                 return
             }
@@ -74,19 +80,23 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         pending.writeBuffer(&incoming)
         while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
             let length = newline - pending.readerIndex
+            // A line too long is refused whole, whether its newline came in the same read or not yet.
+            guard length <= ClientCommand.maximumLineLength else { return refuseLongLine(context: context) }
             let line = pending.readBytes(length: length)!
             pending.moveReaderIndex(forwardBy: 1)
             guard accepted else { continue }
             handle(line: line, context: context)
         }
-        if pending.readableBytes > ClientCommand.maximumLineLength {
-            logger.warning("client \(id) sent a line longer than \(ClientCommand.maximumLineLength) bytes; disconnecting it")
-            hub.send(ServerMessage.error("line longer than \(ClientCommand.maximumLineLength) bytes; closing"), to: context.channel)
-            pending.clear()
-            context.close(promise: nil)
-            return
-        }
+        guard pending.readableBytes <= ClientCommand.maximumLineLength else { return refuseLongLine(context: context) }
         pending.discardReadBytes()
+    }
+
+    /// Replies `error` and closes the connection; the rest of what the client sent is ignored.
+    private func refuseLongLine(context: ChannelHandlerContext) {
+        logger.warning("client \(id) sent a line longer than \(ClientCommand.maximumLineLength) bytes; disconnecting it")
+        hub.send(ServerMessage.error("line longer than \(ClientCommand.maximumLineLength) bytes; closing"), to: context.channel)
+        pending.clear()
+        context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {

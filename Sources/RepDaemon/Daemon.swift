@@ -33,18 +33,22 @@ public enum Daemon {
     /// Runs the daemon; returns after a graceful shutdown, throws when it cannot start.
     public static func run(configuration: DaemonConfiguration, options: Options = .init(), logger: Logger) async throws {
         let notifier = SystemdNotifier()
-        let activated = SocketActivation.takeListeningSocket()
+        let activated = try SocketActivation.takeListeningSocket()
         let socketPath = configuration.socketPath.isEmpty ? DefaultSocketPath.forDaemon() : configuration.socketPath
 
         let (provider, sensor) = try makeProvider(configuration, logger: logger)
         var counters: (@Sendable () -> ServerMessage.SensorCounters)?
+        var timing: (@Sendable () -> (source: String, reason: String)?)?
         if let iio = provider as? LinuxIIOMotionProvider {
             counters = {
                 let c = iio.counters
-                return ServerMessage.SensorCounters(recordsRead: c.recordsRead, bytesDiscarded: c.bytesDiscarded, reconnects: c.reconnects)
+                return ServerMessage.SensorCounters(
+                    recordsRead: c.recordsRead, bytesDiscarded: c.bytesDiscarded, reconnects: c.reconnects,
+                    timestamps: c.timing?.source.rawValue)
             }
+            timing = { iio.timing.map { ($0.source.rawValue, $0.reason) } }
         }
-        let state = DaemonState(sensor: sensor, sensorCounters: counters)
+        let state = DaemonState(sensor: sensor, sensorCounters: counters, sensorTiming: timing)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let hub = EventHub(eventLoop: eventLoop, logger: logger)
         let doorbell = Doorbell()

@@ -21,10 +21,16 @@ public final class DaemonState: Sendable {
 
     /// Reads the IIO reader's counters (nil for other sensors).
     let sensorCounters: (@Sendable () -> ServerMessage.SensorCounters)?
+    /// Where the IIO reader's sample times come from (`device`/`host`) and why (nil for other sensors).
+    let sensorTiming: (@Sendable () -> (source: String, reason: String)?)?
 
-    init(sensor: ServerMessage.SensorInfo, sensorCounters: (@Sendable () -> ServerMessage.SensorCounters)? = nil) {
+    init(
+        sensor: ServerMessage.SensorInfo, sensorCounters: (@Sendable () -> ServerMessage.SensorCounters)? = nil,
+        sensorTiming: (@Sendable () -> (source: String, reason: String)?)? = nil
+    ) {
         self.sensor = sensor
         self.sensorCounters = sensorCounters
+        self.sensorTiming = sensorTiming
     }
 
     var sensorState: String {

@@ -6,8 +6,10 @@ import ServiceLifecycle
 import Synchronization
 
 /// The consumer's end: drains the ring into the rep detector and publishes every event to the hub. Its loop also
-/// drives the systemd watchdog, so a stuck pipeline gets the daemon restarted. At shutdown it drains what is left
-/// and closes the open set, so the last set is announced.
+/// drives the systemd watchdog, so a stuck pipeline gets the daemon restarted. When samples stop (sensor lost, end
+/// of a recording) an open set ends after `restToEndSet` seconds of the monotonic clock, since the detector, which
+/// only sees sample times, cannot tell. At shutdown it drains what is left and closes the open set, so the last set
+/// is announced.
 final class DetectionPipelineService: Service {
     private let consumer: SPSCRing<MotionSample>.Consumer
     private let doorbell: Doorbell
@@ -44,6 +46,8 @@ final class DetectionPipelineService: Service {
         let heartbeat = notifier.watchdogInterval.map { max(0.05, $0 / 3) } ?? 1.0
         var lastHeartbeat = ContinuousClock.now - .seconds(3600)
         var lastStatus = ""
+        var lastSample = ContinuousClock.now
+        let restToEndSet = Duration.seconds(configuration.restToEndSet)
 
         // A ticker wakes the loop at least once per heartbeat, so the watchdog is fed while no samples flow.
         let ticker = Task { [doorbell] in
@@ -57,13 +61,20 @@ final class DetectionPipelineService: Service {
         await withGracefulShutdownHandler {
             while !stopping.load(ordering: .acquiring) {
                 let open = await doorbell.wait(&iterator) { !self.consumer.isEmpty || self.control.resetPending }
-                drain(into: &batch, detector: detector)
+                let drained = drain(into: &batch, detector: detector)
                 if control.takeReset() {
                     announce(detector.reset())
                     record(detector)
                 }
 
                 let now = ContinuousClock.now
+                if drained > 0 { lastSample = now }
+                if detector.inSet, now - lastSample >= restToEndSet {
+                    let set = detector.setNumber
+                    announce(detector.finish())
+                    record(detector)
+                    logger.notice("no samples for \(JSONWriter.numberText(configuration.restToEndSet)) s: set \(set) ended")
+                }
                 if now - lastHeartbeat >= .seconds(heartbeat) {
                     lastHeartbeat = now
                     if notifier.watchdogInterval != nil { notifier.notify("WATCHDOG=1") }
@@ -85,16 +96,21 @@ final class DetectionPipelineService: Service {
         notifier.notify("STOPPING=1")
     }
 
-    private func drain(into batch: inout [MotionSample], detector: RepDetectionService) {
+    /// Feeds everything queued to the detector; returns how many samples that was.
+    @discardableResult
+    private func drain(into batch: inout [MotionSample], detector: RepDetectionService) -> Int {
+        var total = 0
         while true {
             batch.removeAll(keepingCapacity: true)
             guard consumer.pop(into: &batch, limit: 4096) > 0 else { break }
+            total += batch.count
             state.samples.wrappingAdd(batch.count, ordering: .relaxed)
             if hub.wantsSamples { hub.publish(.samples, ServerMessage.samples(batch)) }
             announce(detector.processBatch(batch))
             record(detector)
         }
         state.updateRing(consumer.statistics)
+        return total
     }
 
     private func record(_ detector: RepDetectionService) {

@@ -76,17 +76,26 @@ final class EventHub: Sendable {
         write(buffer, to: channel)
     }
 
-    /// Says `bye` to everyone and closes every connection; completes when all are closed.
-    func closeAll(reason: String) -> EventLoopFuture<Void> {
+    /// Says `bye` to everyone and closes every connection; completes when all are closed. A client whose `bye`
+    /// cannot be flushed within `grace` (it stopped reading, though under its queue limit) is closed then, and
+    /// what it left unread is dropped: shutdown never waits on a client.
+    func closeAll(reason: String, grace: TimeAmount) -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
             let line = ServerMessage.bye(reason: reason)
-            let closing = self.clients.value.values.map { client -> EventLoopFuture<Void> in
+            let clients = Array(self.clients.value.values)
+            let closing = clients.map { client -> EventLoopFuture<Void> in
                 var buffer = client.channel.allocator.buffer(capacity: line.utf8.count)
                 buffer.writeString(line)
                 return client.channel.writeAndFlush(buffer).flatMap { client.channel.close() }
                     .recover { _ in }
             }
-            return EventLoopFuture.andAllComplete(closing, on: self.eventLoop)
+            let deadline = self.eventLoop.scheduleTask(in: grace) {
+                for client in clients where client.channel.isActive {
+                    self.logger.warning("client \(client.id) did not read its bye within \(grace.nanoseconds / 1_000_000) ms; closing it")
+                    client.channel.close(promise: nil)
+                }
+            }
+            return EventLoopFuture.andAllComplete(closing, on: self.eventLoop).always { _ in deadline.cancel() }
         }
     }
 

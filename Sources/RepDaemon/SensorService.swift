@@ -69,13 +69,20 @@ final class SensorService: Service {
         let samples = provider.samplePublisher.sink { [pump] batch in pump.push(batch) }
         let states = provider.statePublisher.sink { [hub, state, logger, onState] providerState in
             state.sensorState = Self.describe(providerState)
+            // Samples flow from here on: say which clock times them.
+            var timing: (source: String, reason: String)?
+            switch providerState {
+            case .running, .sensorBack, .polling: timing = state.sensorTiming?()
+            default: timing = nil
+            }
+            let clock = timing.map { "; timestamps: \($0.source) (\($0.reason))" } ?? ""
             switch providerState {
             case .failed(let error): logger.error("sensor: \(error.message)")
             case .sensorLost(let reason): logger.warning("sensor lost: \(reason)")
-            case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)")
-            default: logger.info("sensor: \(Self.describe(providerState))")
+            case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)\(clock)")
+            default: logger.info("sensor: \(Self.describe(providerState))\(clock)")
             }
-            hub.publish(.sensor, ServerMessage.sensor(providerState, wall: wallClock()))
+            hub.publish(.sensor, ServerMessage.sensor(providerState, wall: wallClock(), timestamps: timing?.source))
             onState(providerState)
         }
         provider.start()

@@ -37,6 +37,9 @@ final class SocketServerService: Service {
         self.logger = logger
     }
 
+    /// How long clients have to read their `bye` at shutdown before they are closed anyway.
+    static let byeGrace = TimeAmount.seconds(2)
+
     func run() async throws {
         let bootstrap = ServerBootstrap(group: hub.eventLoop)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
@@ -68,21 +71,24 @@ final class SocketServerService: Service {
 
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
-        } onGracefulShutdown: { [hub, logger] in
-            logger.info("saying bye to \(hub.clientCount) clients")
-            hub.closeAll(reason: "shutdown").whenComplete { _ in channel.close(promise: nil) }
+        } onGracefulShutdown: {
+            channel.close(promise: nil)  // no new clients from here on
         }
+        logger.info("saying bye to \(hub.clientCount) clients")
+        try? await hub.closeAll(reason: "shutdown", grace: Self.byeGrace).get()
         if activatedSocket == nil { unlink(options.path) }
     }
 
     /// Makes the folder, and replaces a stale socket file only after a connect shows nobody listens on it.
     private func prepareSocketPath() throws {
         let folder = String(options.path[..<(options.path.lastIndex(of: "/") ?? options.path.startIndex)])
+        let isPrivate = folder == options.privateFolder
         if !folder.isEmpty, access(folder, F_OK) != 0 {
-            guard mkdir(folder, 0o755) == 0 || errno == EEXIST else {
+            guard mkdir(folder, isPrivate ? 0o700 : 0o755) == 0 || errno == EEXIST else {
                 throw SocketError(description: "cannot create the socket folder \(folder): \(String(cString: strerror(errno)))")
             }
         }
+        if isPrivate { try checkPrivate(folder) }
         guard access(options.path, F_OK) == 0 else { return }
         if Self.someoneListens(on: options.path) {
             throw SocketError(
@@ -91,6 +97,26 @@ final class SocketServerService: Service {
         logger.notice("removing a stale socket file at \(options.path) (nobody listens on it)")
         guard unlink(options.path) == 0 else {
             throw SocketError(description: "cannot remove the stale socket \(options.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The last-resort folder sits where anyone may create folders: someone else's, or one others can enter or
+    /// write, could hand our clients to another listener. It must be a real directory, ours, mode 0700.
+    private func checkPrivate(_ folder: String) throws {
+        var info = stat()
+        guard lstat(folder, &info) == 0 else {
+            throw SocketError(description: "cannot inspect the socket folder \(folder): \(String(cString: strerror(errno)))")
+        }
+        let fix = "remove it, or give repd --socket PATH"
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw SocketError(description: "the socket folder \(folder) is not a directory (a symbolic link?); \(fix)")
+        }
+        guard info.st_uid == getuid() else {
+            throw SocketError(description: "the socket folder \(folder) belongs to uid \(info.st_uid), not to repd's uid \(getuid()); \(fix)")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw SocketError(
+                description: "the socket folder \(folder) has mode \(String(info.st_mode & 0o7777, radix: 8)); it must be 700 (only its owner); \(fix)")
         }
     }
 

@@ -84,12 +84,19 @@ extension ClientCommand {
     }
 
     private static func command(named name: String, events: [String]?, extra: Bool) throws(ProtocolError) -> ClientCommand {
+        let names = ["status", "subscribe", "reset", "ping"]
+        guard names.contains(name) else {
+            throw ProtocolError("unknown command \"\(String(name.prefix(64)))\" (\(names.joined(separator: ", ")))")
+        }
         guard !extra else { throw ProtocolError("\(name) takes no arguments") }
         switch name {
         case "status": return .status
         case "reset": return .reset
         case "ping": return .ping
-        case "subscribe":
+        default:
+            guard let events, !events.isEmpty else {
+                throw ProtocolError("subscribe needs at least one event type (rep, set, sensor, samples)")
+            }
             var kinds = Set<EventKind>()
             for event in events ?? [] {
                 guard let kind = EventKind(rawValue: event) else {
@@ -98,8 +105,6 @@ extension ClientCommand {
                 kinds.insert(kind)
             }
             return .subscribe(kinds)
-        default:
-            throw ProtocolError("unknown command \"\(String(name.prefix(64)))\" (status, subscribe, reset, ping)")
         }
     }
 }

@@ -11,7 +11,8 @@ import Darwin
 /// The daemon uses the first that applies:
 /// 1. `$RUNTIME_DIRECTORY/events.sock` — under systemd (`RuntimeDirectory=repd` gives `/run/repd/events.sock`);
 /// 2. `$XDG_RUNTIME_DIR/repd/events.sock` — started by hand in a login session;
-/// 3. `/tmp/repd-UID/events.sock` otherwise.
+/// 3. `$TMPDIR/repd-UID/events.sock` otherwise (`/tmp` without `TMPDIR`); the daemon accepts that folder only if
+///    it is its own user's, mode 0700 (anyone can create folders in `/tmp`).
 ///
 /// A client uses `/run/repd/events.sock` when that socket exists (the system service), and otherwise the path a
 /// daemon started by the same user in the same session would use.
@@ -40,8 +41,15 @@ public enum DefaultSocketPath {
         return forDaemon(environment: environment)
     }
 
+    /// The last-resort folder, `$TMPDIR/repd-UID` (`/tmp/repd-UID`), which must be private to its user.
+    public static func privateFolder(environment: Environment = processEnvironment) -> String {
+        var base = environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        return base + "/repd-\(getuid())"
+    }
+
     private static func sessionPath(environment: Environment) -> String {
         if let xdg = environment("XDG_RUNTIME_DIR"), !xdg.isEmpty { return xdg + "/repd/events.sock" }
-        return "/tmp/repd-\(getuid())/events.sock"
+        return privateFolder(environment: environment) + "/events.sock"
     }
 }

@@ -80,11 +80,16 @@ public struct JSONWriter: Sendable {
 }
 
 /// Formats a number with a fixed count of decimals, without Foundation (`format(3.14159, 2)` is "3.14").
+///
+/// `decimals` is clamped to 0…17. Numbers whose digits do not fit 64 bits at that precision (1e300, or 1e6 with 15
+/// decimals) and non-finite ones are written in Swift's shortest form (`1e+300`, `inf`, `nan`) instead of trapping.
 public func format(_ value: Double, decimals: Int) -> String {
     guard value.isFinite else { return "\(value)" }
+    let decimals = min(max(decimals, 0), 17)
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let scaled = (abs(value) * scale).rounded()
+    guard scaled < 0x1p63 else { return "\(value)" }
     let whole = Int64(scaled / scale)
     var fraction = String(Int64(scaled) - whole * Int64(scale))
     fraction = String(repeating: "0", count: max(0, decimals - fraction.count)) + fraction

@@ -35,19 +35,23 @@ public enum ServerMessage {
         public var bytesDiscarded: Int
         /// Times the sensor came back after being lost.
         public var reconnects: Int
+        /// Where sample times come from: `device` (the timestamp channel) or `host` (repd's monotonic clock at
+        /// read time); nil before samples flow.
+        public var timestamps: String?
 
         /// Creates the counters.
-        public init(recordsRead: Int, bytesDiscarded: Int, reconnects: Int) {
+        public init(recordsRead: Int, bytesDiscarded: Int, reconnects: Int, timestamps: String? = nil) {
             self.recordsRead = recordsRead
             self.bytesDiscarded = bytesDiscarded
             self.reconnects = reconnects
+            self.timestamps = timestamps
         }
 
         var json: JSONWriter.Value {
             .object([
                 ("records", .integer(recordsRead)), ("bytes_discarded", .integer(bytesDiscarded)),
                 ("reconnects", .integer(reconnects)),
-            ])
+            ] + (timestamps.map { [("timestamps", .string($0))] } ?? []))
         }
     }
 
@@ -87,8 +91,8 @@ public enum ServerMessage {
         return .set
     }
 
-    /// A change of the sensor's state.
-    public static func sensor(_ state: MotionProviderState, wall: Double) -> String {
+    /// A change of the sensor's state; `timestamps` (`device` or `host`) says where sample times come from.
+    public static func sensor(_ state: MotionProviderState, wall: Double, timestamps: String? = nil) -> String {
         var members: [(String, JSONWriter.Value)] = [("type", .string("sensor"))]
         switch state {
         case .idle: members.append(("state", .string("idle")))
@@ -101,6 +105,7 @@ public enum ServerMessage {
         case .failed(let error):
             members += [("state", .string("error")), ("kind", .string(error.kind.rawValue)), ("message", .string(error.message))]
         }
+        if let timestamps { members.append(("timestamps", .string(timestamps))) }
         members.append(("wall", .number(wall)))
         return line(members)
     }

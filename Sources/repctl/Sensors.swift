@@ -129,6 +129,7 @@ struct Sensors: ParsableCommand {
         if !json {
             let d = provider.currentDevice
             print("# \(d?.sysname ?? "?") \(d?.name ?? "") via \(collected.mode); t (s), ax ay az (g)")
+            if let timing = provider.timing { print("# \(timing)") }
         }
         for s in got.prefix(count) {
             if json {

@@ -28,7 +28,7 @@ struct Repd: AsyncParsableCommand {
             Configuration: --config FILE (default /etc/repd/repd.toml if it exists; every key is documented in \
             config/repd.toml). Flags override the file. --check-config validates and exits.
             Socket: --socket PATH, else socket.path, else $RUNTIME_DIRECTORY/events.sock (systemd), \
-            $XDG_RUNTIME_DIR/repd/events.sock, or /tmp/repd-UID/events.sock.
+            $XDG_RUNTIME_DIR/repd/events.sock, or ${TMPDIR:-/tmp}/repd-UID/events.sock (private: mode 0700).
             Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0.
             Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration; 1 cannot start (e.g. socket in use).
             """)
@@ -72,7 +72,7 @@ struct Repd: AsyncParsableCommand {
         setvbuf(stdout, nil, _IOLBF, 0)  // one line at a time, also into pipes and the journal
         var configuration: DaemonConfiguration
         do { configuration = try loadConfiguration() } catch {
-            fputs("repd: \(error)\n", stderr)
+            fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(78)
         }
         if demo { configuration.provider = .demo }
@@ -105,10 +105,10 @@ struct Repd: AsyncParsableCommand {
         do {
             try await Daemon.run(configuration: configuration, options: options, logger: logger)
         } catch let error as ConfigError {
-            fputs("repd: \(error)\n", stderr)
+            fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(78)
         } catch {
-            fputs("repd: \(error)\n", stderr)
+            fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(1)
         }
     }

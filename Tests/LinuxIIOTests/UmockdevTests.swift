@@ -77,6 +77,30 @@ struct UmockdevTests {
         }
     }
 
+    @Test("records whose in_timestamp is always 0 (kxcjk1013 under a foreign trigger) are timed on the host and advance")
+    func zeroTimestamps() throws {
+        let run = try requireUmockdev()
+        let count = 40
+        let bytes = (0..<count).flatMap { i in lis3dhRecord(x: i, y: 0, z: 1024, ns: 0) }
+        let dir = NSTemporaryDirectory() + "repd-iio-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let script = dir + "/records.script"
+        try readScript(bytes, chunkSizes: [32, 48, 16]).write(to: URL(fileURLWithPath: script))
+        let result = try runProgram(run, [
+            "-d", umockdevDirectory + "/wrist.umockdev", "-s", "/dev/iio:device0=" + script, "--",
+            repctl, "sensors", "--read", String(count),
+        ])
+        #expect(result.status == 0, "\(result.errors)")
+        let text = String(decoding: result.output, as: UTF8.self)
+        #expect(text.contains("# timestamps: host (iio:device0 in_timestamp does not advance (first values, ns: 0)"), "\(text)")
+        let times = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { Double($0.split(separator: " ").first ?? "") }
+        #expect(times.count == count)
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect(times.allSatisfy { $0 > 0 } && gaps.allSatisfy { $0 > 0 }, "every sample's time advances: \(times)")
+        // The script delivers a chunk every 5 ms; the 40 records take about 0.1 s to arrive.
+        #expect((times.last ?? 0) - (times.first ?? 0) < 2, "host times span the delivery: \(times)")
+    }
+
     @Test("libiio's iio_readdev and repd agree on the same bytes, value for value and record size")
     func differentialWithLibiio() throws {
         let run = try requireUmockdev()

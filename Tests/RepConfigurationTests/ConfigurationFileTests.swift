@@ -69,6 +69,33 @@ struct TOMLParserTests {
     }
 
     @Test(
+        "a sign after 0x, 0o or 0b, or an integer beyond 64 bits, is refused with its line and column",
+        arguments: [
+            ("[t]\nx = 0x+100\n", "'0x+100' is not a number"), ("[t]\nx = 0x-1\n", "'0x-1' is not a number"),
+            ("[t]\nx = 0o+7\n", "'0o+7' is not a number"), ("[t]\nx = 0b-1\n", "'0b-1' is not a number"),
+            ("[t]\nx = 9223372036854775808\n", "'9223372036854775808' does not fit a 64-bit integer"),
+            ("[t]\nx = -9_223_372_036_854_775_809\n", "does not fit a 64-bit integer"),
+            ("[t]\nx = 0x1_0000_0000_0000_0000\n", "does not fit a 64-bit integer"),
+        ])
+    func badIntegers(text: String, reason: String) {
+        do {
+            let document = try TOMLDocument.parse(text)
+            Issue.record("accepted: \(text.debugDescription) as \(String(describing: document.tables["t"]?.entries["x"]?.value))")
+        } catch {
+            #expect(error.line == 2 && error.column == 5, "\(text.debugDescription): \(error)")
+            #expect(error.reason.contains(reason), "\(text.debugDescription): \(error)")
+        }
+    }
+
+    @Test("integers are 64-bit on every platform and range-checked before use", arguments: [
+        ("[t]\nx = 9223372036854775807\n", Int64.max), ("[t]\nx = -9223372036854775808\n", Int64.min),
+        ("[t]\nx = 0x7fff_ffff_ffff_ffff\n", Int64.max),
+    ])
+    func wideIntegers(text: String, value: Int64) throws {
+        #expect(try TOMLDocument.parse(text).tables["t"]?.entries["x"]?.value == .integer(value))
+    }
+
+    @Test(
         "malformed or unsupported TOML is refused with its line, column and reason",
         arguments: [
             ("[t]\nx = 1\nx = 2\n", 3, 1, "key 'x' appears twice in [t] (first on line 2)"),
@@ -171,6 +198,8 @@ struct ConfigurationFileTests {
             ("[sensors]\n", "x.toml:1: sensors: unknown section"),
             ("rate_hz = 100\n", "x.toml:1: rate_hz: keys belong in a section"),
             ("[sensor]\nrate_hz = 1e\n", "x.toml:2: column 11: '1e' is not a number"),
+            ("[socket]\nmax_clients = 4294967297\n", "x.toml:2: socket.max_clients: 4294967297 is not in 1…100000"),
+            ("[detector]\nreps_to_start_set = 4294967299\n", "x.toml:2: detector.reps_to_start_set: 4294967299.0 is not allowed"),
         ])
     func semanticErrors(text: String, message: String) {
         do {

@@ -79,9 +79,17 @@ struct FaultTests {
         var after = processFootprint(daemon.process.processIdentifier)
         // The daemon may still be accepting and closing the last connections (slowly under a sanitizer on a busy
         // machine: a 10 s deadline once ended with one left), so the deadline is generous; it returns at once when met.
+        // A runtime may open a timer or event descriptor of its own the first time some timer kind is used (Dispatch
+        // and NIO create them lazily, once per process or loop): up to two such new descriptors are not a leak,
+        // which would grow with the 10 000 connections.
+        func lazyRuntimeDescriptors() -> Int {
+            let extra = openDescriptors(daemon.process.processIdentifier).filter { descriptorsBefore[$0.key] != $0.value }
+            let lazy = extra.values.filter { $0 == "anon_inode:[timerfd]" || $0 == "anon_inode:[eventfd]" }.count
+            return min(lazy, 2)
+        }
         let drained = eventually(timeout: 30) {
             after = processFootprint(daemon.process.processIdentifier)
-            return after.fds <= before.fds
+            return after.fds <= before.fds + lazyRuntimeDescriptors()
         }
         let extra = openDescriptors(daemon.process.processIdentifier).filter { descriptorsBefore[$0.key] != $0.value }
         #expect(drained, "descriptors: \(before.fds) before, \(after.fds) after; new: \(extra)")
@@ -102,12 +110,10 @@ struct FaultTests {
         #expect(daemon.standardError.contains("cannot create the socket folder /proc/repd-nowhere"))
     }
 
-    @Test("socket mode and the uid allow-list are enforced against the peer's credentials")
+    @Test(
+        "socket mode and the uid allow-list are enforced against the peer's credentials",
+        .enabled(if: access("/usr/bin/setpriv", X_OK) == 0 && getuid() == 0, "needs root and setpriv to connect as another user"))
     func accessControl() throws {
-        guard access("/usr/bin/setpriv", X_OK) == 0, getuid() == 0 else {
-            print("skipped: needs root and setpriv to connect as another user")
-            return
-        }
         let dir = scratchDirectory()
         chmod(dir, 0o755)
         let repctl = productsDirectory + "/repctl"

@@ -119,3 +119,29 @@ struct RecordReplayTests {
         #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 }
+
+@Suite("fixture files reach the disk")
+struct FixtureDurabilityTests {
+    @Test("the fixture writer fsyncs the file before renaming it, and its folder after (strace of repctl generate)",
+        .enabled(if: which("strace") != nil, "needs strace"))
+    func fsyncBeforeRename() throws {
+        let dir = scratchDirectory()
+        let trace = dir + "/trace"
+        let out = dir + "/sine.csv"
+        let run = try DaemonProcess(executable: which("strace")!, arguments: [
+            "-f", "-o", trace, "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2",
+            productsDirectory + "/repctl", "generate", "sine", "--out", out,
+        ], environment: ["ASAN_OPTIONS": "detect_leaks=0"])  // LeakSanitizer cannot run under ptrace (the ASan CI pass)
+        #expect(run.waitForExit() == 0, "\(run.standardError)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        // The descriptor openat returned for the .partial file, and for the folder opened after the rename.
+        func descriptor(_ line: String) -> String? { line.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        let open = try #require(lines.firstIndex { $0.contains("openat(") && $0.contains("sine.csv.partial") })
+        let rename = try #require(lines.firstIndex { $0.contains("rename") && $0.contains("sine.csv.partial") })
+        let fileFD = try #require(descriptor(lines[open]))
+        #expect(lines[open..<rename].contains { $0.contains("fsync(\(fileFD))") }, "\(lines[open...])")
+        let folderOpen = lines[rename...].firstIndex { $0.contains("openat(") && $0.contains("\"\(dir)\"") }
+        let folderFD = try #require(folderOpen.flatMap { descriptor(lines[$0]) }, "the folder is opened after the rename: \(lines[rename...])")
+        #expect(lines[rename...].contains { $0.contains("fsync(\(folderFD))") }, "\(lines[rename...])")
+    }
+}
