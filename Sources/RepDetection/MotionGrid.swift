@@ -31,9 +31,9 @@ struct MotionGrid {
         z = x
         energy = x
         vertical = Array(repeating: 0, count: capacity)
-        hx = x
-        hy = x
-        hz = x
+        hx = vertical
+        hy = vertical
+        hz = vertical
     }
 
     /// The slot of absolute index `index`.

@@ -207,7 +207,7 @@ public struct RepDetector: Sendable {
         // A step-long period may be half a stride: judge the stride too. (Only periodic motion is judged: the rest
         // neither starts a set nor counts.)
         walkingLikeness = k > 0 && clarity >= c.minimumPeriodicity
-            ? Self.larger(walking(at: i, lag: k, window: window), walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow)))
+            ? Self.larger(walking(at: i, lag: k, window: window), walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow), halfStride: true))
             : nil
         if let likeness = walkingLikeness, likeness >= c.maximumWalkingLikeness {
             clarity = 0
@@ -507,7 +507,7 @@ public struct RepDetector: Sendable {
     /// How much the last `window` points move like walking at a stride of `lag` points: the correlation of the
     /// motion along gravity with itself half a stride earlier, minus that of the motion across gravity. nil when
     /// the lag is not a stride's, the vertical motion is too small, or there is too little history.
-    private func walking(at i: Int, lag: Int, window: Int) -> Double? {
+    private func walking(at i: Int, lag: Int, window: Int, halfStride: Bool = false) -> Double? {
         let c = configuration
         let seconds = Double(lag) * Self.spacing
         guard seconds >= c.walkingPeriodLow, seconds <= c.walkingPeriodHigh else { return nil }
@@ -535,7 +535,12 @@ public struct RepDetector: Sendable {
         let across = hl / max((hh * hll).squareRoot(), 1e-12)
         // Any back-and-forth motion across gravity reverses every half period, so the reversal alone says nothing:
         // the steps (vertical motion repeating at half the stride) must be there too.
-        return min(vertical - across, 2 * vertical)
+        let likeness = min(vertical - across, 2 * vertical)
+        // A step-long period judged as half a stride: a fast rep along gravity also repeats every period, and only
+        // the arm swinging back tells walking from it, so the reversal must be there too.
+        // (With hardly any motion across gravity there is no arm to swing back: its correlation is noise.)
+        guard halfStride else { return likeness }
+        return hh >= c.minimumVerticalShare * (vv + hh) ? min(likeness, -2 * across) : nil
     }
 
     /// Whether a tracked period of `k` points is the same set at a different pace: more than `tolerance` and at most
