@@ -88,6 +88,7 @@ public struct RepDetector: Sendable {
     private var template: CycleTemplate
     private var reps: [Int] = []
     private var liveCount = 0
+    private var previousSetEnd: Int?  // the last rep of the previous set
     private var previousMatch = 0.0
     private var lastMatch = 0.0
     private var scratch: [Double] = []
@@ -260,7 +261,7 @@ public struct RepDetector: Sendable {
         previousMatch = lastMatch
         lastMatch = current
         let sinceRep = i - (reps.last ?? setStart)
-        if Double(sinceRep) * Self.spacing > c.restToEndSet {
+        if Double(sinceRep) * Self.spacing > restToEnd {
             endSet(into: &events)
         } else if k > 0, clarity >= c.minimumPeriodicity, Double(sinceRep) > 1.5 * Double(lag), i >= retryAt,
             Self.isNewPace(k, comparedTo: lag, tolerance: c.periodTolerance),
@@ -273,10 +274,14 @@ public struct RepDetector: Sendable {
         }
     }
 
+    /// A set ends after `restToEndSet` without a rep, or two periods of its reps when that is longer (slow reps: a
+    /// set of 6 s reps survives one missed rep).
+    private var restToEnd: Double { max(configuration.restToEndSet, 2 * Double(lag) * Self.spacing) }
+
     /// Grid indices skipped by a long gap: the rest rule still applies in sample time.
     private mutating func advanceIdle(to index: Int, into events: inout [WorkoutEvent]) {
         guard open else { return }
-        if Double(index - (reps.last ?? setStart)) * Self.spacing > configuration.restToEndSet {
+        if Double(index - (reps.last ?? setStart)) * Self.spacing > restToEnd {
             endSet(into: &events)
         }
     }
@@ -285,7 +290,10 @@ public struct RepDetector: Sendable {
 
     private mutating func startSet(at i: Int, window: Int, into events: inout [WorkoutEvent]) {
         let candidateLag = Int(runLag.rounded())
-        guard let cycles = anchor(at: i, lag: candidateLag, window: window, after: nil) else { return }
+        // The look-back never reaches into the previous set: its cycles were counted there.
+        guard let cycles = anchor(at: i, lag: candidateLag, window: window, after: previousSetEnd, starting: true) else {
+            return
+        }
         runLag = 0
         open = true
         setStart = i
@@ -304,7 +312,7 @@ public struct RepDetector: Sendable {
     /// while the motion is still periodic: a new template at the tracked period, and the cycles since the last rep.
     private mutating func reanchor(at i: Int, lag newLag: Int, window: Int, into events: inout [WorkoutEvent]) {
         let last = reps.last ?? setStart
-        guard let cycles = anchor(at: i, lag: newLag, window: window, after: last) else { return }
+        guard let cycles = anchor(at: i, lag: newLag, window: window, after: last, starting: false) else { return }
         count(cycles, at: i, into: &events)
     }
 
@@ -313,13 +321,13 @@ public struct RepDetector: Sendable {
     /// after, make no half cycle), and finds the earlier cycles it matches: peaks of the match before that end,
     /// walking back while they follow each other within 1.6 periods and come after `after`. Returns those cycles'
     /// ends and the template's, in time order; nil when there is not enough history.
-    private mutating func anchor(at i: Int, lag candidateLag: Int, window: Int, after: Int?) -> [Int]? {
+    private mutating func anchor(at i: Int, lag candidateLag: Int, window: Int, after: Int?, starting: Bool) -> [Int]? {
         let c = configuration
         guard candidateLag > 1, i - candidateLag + 1 >= grid.oldest else { return nil }
         var end = i - candidateLag + 1 + CycleTemplate.quietestOffset(grid, endingAt: i, length: candidateLag)
         // A set that starts from stillness starts its first rep where the motion begins: its cycles end a whole
         // number of periods after that (this decides between two equally quiet points, as a sine has).
-        if after == nil, let onset = onset(before: i, lag: candidateLag, window: window) {
+        if starting, let onset = onset(before: i, lag: candidateLag, window: window) {
             let periods = (i - onset) / candidateLag
             if periods >= 1 { end = onset + periods * candidateLag }
         }
@@ -421,6 +429,7 @@ public struct RepDetector: Sendable {
             final = count
         }
         totalReps += final - liveCount
+        previousSetEnd = reps.last ?? setStart
         let lastTime = time(reps.last ?? setStart)
         events.append(
             .setEnded(
@@ -543,11 +552,11 @@ public struct RepDetector: Sendable {
         return hh >= c.minimumVerticalShare * (vv + hh) ? min(likeness, -2 * across) : nil
     }
 
-    /// Whether a tracked period of `k` points is the same set at a different pace: more than `tolerance` and at most
-    /// 1.6 times faster or slower than the set's `lag` (a bigger change is another activity), and not a harmonic.
+    /// Whether a tracked period of `k` points is the same set at a new pace: more than `tolerance` and at most 1.6
+    /// times faster or slower than the set's `lag` (a bigger change is another activity), and not a harmonic of it.
     static func isNewPace(_ k: Int, comparedTo lag: Int, tolerance: Double) -> Bool {
         let ratio = Double(max(k, lag)) / Double(min(k, lag))
-        // Between the set's own pace and another activity's: a lifter changes pace by less than this.
+        // A lifter changes pace by less than this; a bigger change is another activity.
         guard ratio > tolerance, ratio <= 1.6 else { return false }
         if k < lag {
             let multiple = (Double(lag) / Double(k)).rounded()
