@@ -1,8 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Modules that must build anywhere (no Linux-only APIs, no Foundation): MotionCore, RepDetection.
-/// Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon.
+/// Modules that must build anywhere (no Linux-only APIs, no Foundation): MotionCore, MotionFixtures, MotionSimulation,
+/// PlainText, RepDetection, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon.
 let package = Package(
     name: "repd",
     platforms: [.macOS(.v15)],
@@ -11,6 +11,8 @@ let package = Package(
         .executable(name: "repctl", targets: ["repctl"]),
         .executable(name: "repd-bench", targets: ["repd-bench"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
+        .library(name: "MotionFixtures", targets: ["MotionFixtures"]),
+        .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
         .library(name: "RepDetection", targets: ["RepDetection"]),
     ],
     dependencies: [
@@ -23,21 +25,31 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
     ],
     targets: [
+        // The core: samples, the provider protocol and its one sample sink, the SPSC ring.
         .target(
             name: "MotionCore",
             dependencies: [
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
-                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // Text without Foundation: decimal numbers, whole small files, trimming.
+        .target(name: "PlainText", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        // Fixture CSV files and the provider that replays them.
+        .target(
+            name: "MotionFixtures",
+            dependencies: ["MotionCore", "PlainText", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // Generated motion: sines, functions of time, workouts, walks.
+        .target(name: "MotionSimulation", dependencies: ["MotionCore"]),
         .target(name: "RepDetection", dependencies: ["MotionCore"]),
         .target(name: "RepProtocol", dependencies: ["MotionCore", "RepDetection"]),
-        .target(name: "RepTools", dependencies: ["MotionCore", "RepDetection", "RepProtocol"]),
-        .target(name: "RepConfiguration", dependencies: ["MotionCore", "RepDetection"]),
+        .target(name: "RepTools", dependencies: ["MotionCore", "MotionFixtures", "PlainText", "RepDetection", "RepProtocol"]),
+        .target(name: "RepConfiguration", dependencies: ["PlainText", "RepDetection"]),
         .target(
             name: "RepDaemon",
             dependencies: [
-                "MotionCore", "RepDetection", "RepProtocol", "RepConfiguration", "LinuxIIO",
+                "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol", "RepConfiguration",
+                "LinuxIIO",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -47,12 +59,15 @@ let package = Package(
         .target(
             name: "LinuxIIO",
             dependencies: [
-                "MotionCore", "CUdev", "CLinuxShims",
+                "MotionCore", "PlainText", "CUdev", "CLinuxShims",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .target(name: "CLinuxShims"),
-        .target(name: "FuzzTargets", dependencies: ["MotionCore", "LinuxIIO", "RepConfiguration", "RepProtocol"]),
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["MotionCore", "MotionFixtures", "PlainText", "LinuxIIO", "RepConfiguration", "RepProtocol"]
+        ),
         .executableTarget(name: "repd-fuzz", dependencies: ["FuzzTargets"]),
         .target(name: "CBenchDecoder"),
         .systemLibrary(
@@ -71,26 +86,38 @@ let package = Package(
         .executableTarget(
             name: "repctl",
             dependencies: [
-                "MotionCore", "RepDetection", "RepTools", "RepProtocol", "RepConfiguration", "LinuxIIO",
+                "MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepTools",
+                "RepProtocol", "RepConfiguration", "LinuxIIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "repd-bench",
             dependencies: [
-                "MotionCore", "RepDetection", "RepTools", "RepProtocol", "LinuxIIO", "CBenchDecoder",
+                "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepTools", "RepProtocol",
+                "LinuxIIO", "CBenchDecoder",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
-        .testTarget(name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore"]),
+        .testTarget(name: "MotionFixturesTests", dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore"]),
+        .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore"]),
+        .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
+        .testTarget(
+            name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
-        .testTarget(name: "RepDaemonTests", dependencies: ["RepDaemon", "RepProtocol", "RepDetection", "MotionCore"]),
-        .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "RepTools"], exclude: ["umockdev"]),
+        .testTarget(
+            name: "RepDaemonTests",
+            dependencies: ["RepDaemon", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
+        .testTarget(
+            name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "RepTools"],
+            exclude: ["umockdev"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"], exclude: ["corpus"]),
-        .testTarget(name: "RepToolsTests", dependencies: ["RepTools", "RepProtocol", "RepDetection", "MotionCore"]),
+        .testTarget(
+            name: "RepToolsTests",
+            dependencies: ["RepTools", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
     ],
     swiftLanguageModes: [.v6]
 )

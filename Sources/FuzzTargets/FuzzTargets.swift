@@ -1,5 +1,7 @@
 import LinuxIIO
 import MotionCore
+import MotionFixtures
+import PlainText
 import RepConfiguration
 import RepProtocol
 

@@ -1,4 +1,5 @@
 import MotionCore
+import PlainText
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,9 +10,9 @@ import Glibc
 ///
 /// `start()` spawns one reader thread that finds the device with libudev, configures it (`IIOCaptureSession`),
 /// opens `/dev/iio:deviceN` non-blocking and loops in `poll()` on it and on an eventfd that `stop()` fires. It reads
-/// many records per `read()`, carries partial records over, decodes into a reused array and delivers each batch:
-/// to `directSink` when set (the daemon: zero-copy into its ring), else through `samplePublisher`. Nothing per sample
-/// allocates, locks or logs.
+/// many records per `read()`, carries partial records over, decodes into a reused array and writes each batch into
+/// `sampleOutlet`, from which attached sinks (the daemon: its ring) take it without a copy. Nothing per sample
+/// allocates, locks or logs; nothing per batch allocates unless someone subscribes to `samplePublisher`.
 ///
 /// Faults: ENODEV/EIO (or EOF) while reading mean the sensor is gone: the state becomes `.sensorLost`, the device is
 /// closed, and the thread rescans every `rescanInterval` until it returns (`.sensorBack`). A buffer that delivers
@@ -20,8 +21,8 @@ import Glibc
 /// permission problems are `.failed(.permissionDenied)` naming the file and the fix. `stop()` puts the device back
 /// exactly as it was found.
 public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
-    // @unchecked Sendable: the subjects are sent to only from the reader thread; `thread`/`stopSignal` are guarded by
-    // `control`; counters are atomics; `directSink` is set before `start()` and only read by the reader thread.
+    // @unchecked Sendable: the state subject and the outlet are sent to only from the reader thread;
+    // `thread`/`stopSignal` are guarded by `control`; counters are atomics.
 
     /// What to read and how.
     public struct Options: Sendable {
@@ -60,10 +61,8 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
 
     /// The options.
     public let options: Options
-    /// When set (before `start()`), batches go here instead of `samplePublisher`, without copying.
-    public var directSink: (@Sendable (UnsafeBufferPointer<MotionSample>) -> Void)?
+    public let sampleOutlet = MotionSampleOutlet()
 
-    private let sampleSubject = PassthroughSubject<[MotionSample], Never>()
     private let stateSubject = CurrentValueSubject<MotionProviderState, Never>(.idle)
     private let control = Mutex<(thread: ReaderThread?, stop: StopSignal?)>((nil, nil))
     private let records = Atomic<Int>(0)
@@ -75,7 +74,6 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     /// A provider with `options`; nothing happens until `start()`.
     public init(options: Options = .init()) { self.options = options }
 
-    public var samplePublisher: AnyPublisher<[MotionSample], Never> { sampleSubject.eraseToAnyPublisher() }
     public var statePublisher: AnyPublisher<MotionProviderState, Never> { stateSubject.eraseToAnyPublisher() }
 
     /// The counters so far.
@@ -374,12 +372,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
 
     private func emit(_ batch: inout [MotionSample]) {
         guard !batch.isEmpty else { return }
-        if let directSink {
-            batch.withUnsafeBufferPointer { directSink($0) }
-            batch.removeAll(keepingCapacity: true)
-        } else {
-            sampleSubject.send(batch)
-            batch.removeAll(keepingCapacity: true)
-        }
+        batch.withUnsafeBufferPointer { sampleOutlet.receive($0) }
+        batch.removeAll(keepingCapacity: true)
     }
 }

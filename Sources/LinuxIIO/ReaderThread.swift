@@ -80,11 +80,3 @@ func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> ReadRe
         return .failed(code)
     }
 }
-
-/// CLOCK_MONOTONIC in seconds: the clock repd captures on (`current_timestamp_clock` = `monotonic`) and times
-/// polled or host-timed samples with. Unlike the wall clock, an NTP or RTC step never moves it backwards.
-func monotonicNow() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

@@ -1,4 +1,4 @@
-import MotionCore
+import PlainText
 
 /// Parses the text of sysfs attributes (every value ends in a newline; numbers are locale-independent decimals).
 public enum SysfsValue {
@@ -79,10 +79,5 @@ public enum SysfsValue {
 extension String {
     /// Without leading and trailing white space and NULs (Linux 6.1's `current_timestamp_clock` reads
     /// `realtime\n\0`).
-    func trimmingWhitespace() -> String {
-        var s = Substring(self)
-        while let first = s.first, first.isWhitespace || first == "\0" { s.removeFirst() }
-        while let last = s.last, last.isWhitespace || last == "\0" { s.removeLast() }
-        return String(s)
-    }
+    func trimmingWhitespace() -> String { trimming { $0.isWhitespace || $0 == "\0" } }
 }

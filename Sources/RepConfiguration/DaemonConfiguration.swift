@@ -1,4 +1,4 @@
-import MotionCore
+import PlainText
 import RepDetection
 
 /// Everything repd can be told, with the defaults documented in `config/repd.toml`.

@@ -1,6 +1,8 @@
 import LinuxIIO
 import Logging
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import NIOCore
 import NIOPosix
 import RepConfiguration
@@ -36,19 +38,10 @@ public enum Daemon {
         let activated = try SocketActivation.takeListeningSocket()
         let socketPath = configuration.socketPath.isEmpty ? DefaultSocketPath.forDaemon() : configuration.socketPath
 
-        let (provider, sensor) = try makeProvider(configuration, logger: logger)
-        var counters: (@Sendable () -> ServerMessage.SensorCounters)?
-        var timing: (@Sendable () -> (source: String, reason: String)?)?
-        if let iio = provider as? LinuxIIOMotionProvider {
-            counters = {
-                let c = iio.counters
-                return ServerMessage.SensorCounters(
-                    recordsRead: c.recordsRead, bytesDiscarded: c.bytesDiscarded, reconnects: c.reconnects,
-                    timestamps: c.timing?.source.rawValue)
-            }
-            timing = { iio.timing.map { ($0.source.rawValue, $0.reason) } }
-        }
-        let state = DaemonState(sensor: sensor, sensorCounters: counters, sensorTiming: timing)
+        let source = try makeSensor(configuration, logger: logger)
+        let provider = source.provider
+        let sensor = source.info
+        let state = DaemonState(sensor: sensor, sensorCounters: source.counters, sensorTiming: source.timing)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let hub = EventHub(eventLoop: eventLoop, logger: logger)
         let doorbell = Doorbell()
@@ -57,9 +50,7 @@ public enum Daemon {
 
         let ends = SPSCRing<MotionSample>.make(capacity: configuration.ringCapacity)
         let pump = SamplePump(producer: ends.producer, doorbell: doorbell, logger: logger)
-        if let iio = provider as? LinuxIIOMotionProvider {
-            iio.directSink = { [pump] batch in pump.push(batch) }  // zero-copy from the reader thread into the ring
-        }
+        provider.attach(pump)  // every provider: from its delivery thread straight into the ring, no copy on the way
         let serverOptions = ServerOptions(
             path: socketPath, mode: configuration.socketMode, group: configuration.socketGroup,
             maxClients: configuration.maxClients, queueLimitBytes: configuration.clientQueueKiB * 1024,
@@ -89,16 +80,24 @@ public enum Daemon {
         logger.info("repd stopped")
     }
 
-    /// The provider the configuration asks for, and how to describe it to clients.
-    static func makeProvider(
-        _ configuration: DaemonConfiguration, logger: Logger
-    ) throws -> (any MotionProvider & Sendable, ServerMessage.SensorInfo) {
+    /// The provider the daemon runs, how to describe it to clients, and what only an IIO sensor can tell.
+    struct Sensor {
+        var provider: any MotionProvider & Sendable
+        var info: ServerMessage.SensorInfo
+        /// The IIO reader's counters (nil for other sensors).
+        var counters: (@Sendable () -> ServerMessage.SensorCounters)?
+        /// Where the IIO reader's sample times come from, and why (nil for other sensors).
+        var timing: (@Sendable () -> (source: String, reason: String)?)?
+    }
+
+    /// The sensor the configuration asks for.
+    static func makeSensor(_ configuration: DaemonConfiguration, logger: Logger) throws -> Sensor {
         switch configuration.provider {
         case .demo:
             let samples = WorkoutGenerator.demo.generate().samples
             let provider = FixtureMotionProvider(
                 samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed, loop: configuration.loop)
-            return (provider, .init(kind: "demo", name: "demo workout", rateHz: rate(samples)))
+            return Sensor(provider: provider, info: .init(kind: "demo", name: "demo workout", rateHz: rate(samples)))
         case .fixture:
             guard !configuration.fixturePath.isEmpty else {
                 throw ConfigError(file: "configuration", line: 0, key: "fixture.path", reason: "the fixture provider needs a file (--fixture FILE.csv)")
@@ -109,7 +108,7 @@ public enum Daemon {
             }
             let provider = FixtureMotionProvider(
                 samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed, loop: configuration.loop)
-            return (provider, .init(kind: "fixture", name: configuration.fixturePath, rateHz: rate(samples)))
+            return Sensor(provider: provider, info: .init(kind: "fixture", name: configuration.fixturePath, rateHz: rate(samples)))
         case .iio:
             var options = LinuxIIOMotionProvider.Options()
             options.device = configuration.device
@@ -119,7 +118,15 @@ public enum Daemon {
             options.hrtimerTrigger = configuration.hrtimerTrigger
             let provider = LinuxIIOMotionProvider(options: options)
             let name = configuration.device.isEmpty ? "first accelerometer" : configuration.device
-            return (provider, .init(kind: "iio", name: name, rateHz: configuration.rateHz))
+            return Sensor(
+                provider: provider, info: .init(kind: "iio", name: name, rateHz: configuration.rateHz),
+                counters: {
+                    let c = provider.counters
+                    return ServerMessage.SensorCounters(
+                        recordsRead: c.recordsRead, bytesDiscarded: c.bytesDiscarded, reconnects: c.reconnects,
+                        timestamps: c.timing?.source.rawValue)
+                },
+                timing: { provider.timing.map { ($0.source.rawValue, $0.reason) } })
         }
     }
 

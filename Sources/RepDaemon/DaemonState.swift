@@ -15,7 +15,6 @@ public final class DaemonState: Sendable {
     let reps = Atomic<Int>(0)
     let sets = Atomic<Int>(0)
     let inSet = Atomic<Bool>(false)
-    let resetRequested = Atomic<Bool>(false)
     private let sensorStateText = Mutex<String>("idle")
     private let ringStatistics = Mutex<SPSCRingStatistics?>(nil)
 
@@ -53,11 +52,4 @@ public final class DaemonState: Sendable {
             ringDroppedSamples: ring?.droppedElements ?? 0, clients: clients, reps: reps.load(ordering: .relaxed),
             sets: sets.load(ordering: .relaxed), inSet: inSet.load(ordering: .relaxed), iio: sensorCounters?())
     }
-}
-
-/// The Unix time now, in seconds (the `wall` field of events).
-func wallClock() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

@@ -1,3 +1,4 @@
+import LinuxIIO
 import Logging
 import MotionCore
 import RepDetection

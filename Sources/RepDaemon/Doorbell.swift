@@ -27,10 +27,8 @@ final class Doorbell: Sendable {
         continuation.yield()
     }
 
-    /// Ends the stream: the consumer's wait returns at once from now on.
-    func close() { continuation.finish() }
-
-    /// Waits until rung, unless `hasWork()` already says there is something to do. Returns false once closed.
+    /// Waits until rung, unless `hasWork()` already says there is something to do. Returns false once the stream
+    /// ended (the waiting task was cancelled).
     func wait(_ iterator: inout AsyncStream<Void>.AsyncIterator, hasWork: () -> Bool) async -> Bool {
         sleeping.store(true, ordering: .sequentiallyConsistent)
         atomicMemoryFence(ordering: .sequentiallyConsistent)

@@ -1,11 +1,13 @@
+import LinuxIIO
 import Logging
 import MotionCore
 import RepProtocol
 import ServiceLifecycle
 import Synchronization
 
-/// The producer's end of the pipeline, owned by one object so that exactly one thread (the provider's) pushes.
-final class SamplePump: Sendable {
+/// The producer's end of the pipeline, owned by one object so that exactly one thread (the provider's) pushes. It is
+/// the sink the daemon attaches to whichever provider it runs: every batch is copied straight into the ring.
+final class SamplePump: MotionSampleSink {
     let producer: SPSCRing<MotionSample>.Producer
     let doorbell: Doorbell
     private let lastDropLog = Mutex<ContinuousClock.Instant?>(nil)
@@ -18,13 +20,8 @@ final class SamplePump: Sendable {
     }
 
     /// Queues a batch for the detector and wakes it; a batch that does not fit is dropped, counted, and logged at
-    /// most every 10 s.
-    func push(_ batch: [MotionSample]) {
-        batch.withUnsafeBufferPointer { push($0) }
-    }
-
-    /// The same without copying (the IIO reader's direct path).
-    func push(_ batch: UnsafeBufferPointer<MotionSample>) {
+    /// most every 10 s. Called on the provider's delivery thread.
+    func receive(_ batch: UnsafeBufferPointer<MotionSample>) {
         if !producer.push(batch) {
             let now = ContinuousClock.now
             let shouldLog = lastDropLog.withLock { last -> Bool in
@@ -42,7 +39,8 @@ final class SamplePump: Sendable {
     }
 }
 
-/// Runs the motion provider: its batches go into the ring, its state changes to the clients and the log.
+/// Runs the motion provider, whose batches go into the ring through the `SamplePump` attached to it; its state
+/// changes go to the clients and the log.
 final class SensorService: Service {
     private let provider: any MotionProvider & Sendable
     private let pump: SamplePump
@@ -66,9 +64,8 @@ final class SensorService: Service {
     }
 
     func run() async throws {
-        let samples = provider.samplePublisher.sink { [pump] batch in pump.push(batch) }
         let states = provider.statePublisher.sink { [hub, state, logger, onState] providerState in
-            state.sensorState = Self.describe(providerState)
+            state.sensorState = ServerMessage.stateName(providerState)
             // Samples flow from here on: say which clock times them.
             var timing: (source: String, reason: String)?
             switch providerState {
@@ -80,7 +77,7 @@ final class SensorService: Service {
             case .failed(let error): logger.error("sensor: \(error.message)")
             case .sensorLost(let reason): logger.warning("sensor lost: \(reason)")
             case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)\(clock)")
-            default: logger.info("sensor: \(Self.describe(providerState))\(clock)")
+            default: logger.info("sensor: \(ServerMessage.stateName(providerState))\(clock)")
             }
             hub.publish(.sensor, ServerMessage.sensor(providerState, wall: wallClock(), timestamps: timing?.source))
             onState(providerState)
@@ -89,21 +86,7 @@ final class SensorService: Service {
         readiness.sensorRunning()
         try? await gracefulShutdown()
         provider.stop()
-        samples.cancel()
         states.cancel()
         pump.doorbell.ringAlways()
-    }
-
-    static func describe(_ state: MotionProviderState) -> String {
-        switch state {
-        case .idle: "idle"
-        case .running: "connected"
-        case .stopped: "stopped"
-        case .finished: "finished"
-        case .sensorLost: "lost"
-        case .sensorBack: "back"
-        case .polling: "polling"
-        case .failed: "error"
-        }
     }
 }

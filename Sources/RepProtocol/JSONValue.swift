@@ -24,6 +24,21 @@ public indirect enum JSONValue: Sendable, Equatable {
         if case .string(let s) = self { return s }
         return nil
     }
+
+    /// The number, or nil.
+    public var double: Double? {
+        if case .number(let d) = self { return d }
+        return nil
+    }
+
+    /// The number when it is a whole number that fits an `Int`, else nil.
+    public var int: Int? { double.flatMap { Int(exactly: $0) } }
+
+    /// The boolean, or nil.
+    public var bool: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
 }
 
 /// Why a JSON text could not be parsed, with the byte offset.

@@ -91,19 +91,27 @@ public enum ServerMessage {
         return .set
     }
 
+    /// The word a sensor state goes out as: the `state` of `sensor` events and `sensor_state` in `status`.
+    public static func stateName(_ state: MotionProviderState) -> String {
+        switch state {
+        case .idle: "idle"
+        case .running: "connected"
+        case .stopped: "stopped"
+        case .finished: "finished"
+        case .sensorLost: "lost"
+        case .sensorBack: "back"
+        case .polling: "polling"
+        case .failed: "error"
+        }
+    }
+
     /// A change of the sensor's state; `timestamps` (`device` or `host`) says where sample times come from.
     public static func sensor(_ state: MotionProviderState, wall: Double, timestamps: String? = nil) -> String {
-        var members: [(String, JSONWriter.Value)] = [("type", .string("sensor"))]
+        var members: [(String, JSONWriter.Value)] = [("type", .string("sensor")), ("state", .string(stateName(state)))]
         switch state {
-        case .idle: members.append(("state", .string("idle")))
-        case .running: members.append(("state", .string("connected")))
-        case .stopped: members.append(("state", .string("stopped")))
-        case .finished: members.append(("state", .string("finished")))
-        case .sensorLost(let reason): members += [("state", .string("lost")), ("message", .string(reason))]
-        case .sensorBack: members.append(("state", .string("back")))
-        case .polling(let reason): members += [("state", .string("polling")), ("message", .string(reason))]
-        case .failed(let error):
-            members += [("state", .string("error")), ("kind", .string(error.kind.rawValue)), ("message", .string(error.message))]
+        case .idle, .running, .stopped, .finished, .sensorBack: break
+        case .sensorLost(let reason), .polling(let reason): members.append(("message", .string(reason)))
+        case .failed(let error): members += [("kind", .string(error.kind.rawValue)), ("message", .string(error.message))]
         }
         if let timestamps { members.append(("timestamps", .string(timestamps))) }
         members.append(("wall", .number(wall)))

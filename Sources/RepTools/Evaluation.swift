@@ -1,4 +1,5 @@
 import MotionCore
+import MotionFixtures
 import RepDetection
 import RepProtocol
 

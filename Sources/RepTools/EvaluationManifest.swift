@@ -1,3 +1,5 @@
+import PlainText
+
 /// One recorded set to evaluate: a fixture file and its true rep count.
 public struct ManifestEntry: Sendable, Equatable {
     /// The fixture path, relative to the manifest's folder.
@@ -75,16 +77,7 @@ public enum EvaluationManifest {
 
     private static func fields(_ line: String) -> [String] {
         line.split(separator: ",", omittingEmptySubsequences: false).map {
-            String($0).trimmingCharacters(in: [" ", "\r", "\t"])
+            $0.trimming { $0 == " " || $0 == "\r" || $0 == "\t" }
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice.removeFirst() }
-        while let last = slice.last, set.contains(last) { slice.removeLast() }
-        return String(slice)
     }
 }

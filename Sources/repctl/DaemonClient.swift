@@ -38,19 +38,9 @@ final class DaemonConnection {
         self.path = path
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "cannot create a socket: \(String(cString: strerror(errno)))", transient: false) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let result = withUnixSocketAddress(path, { connect(fd, $0, $1) }) else {
             close(fd)
             throw ClientError(description: "socket path too long: \(path)", transient: false)
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         if result != 0 {
             let code = errno
@@ -111,18 +101,6 @@ final class DaemonConnection {
             if n <= 0 { return .closed }
             buffer.append(contentsOf: chunk[..<n])
         }
-    }
-}
-
-extension JSONValue {
-    var double: Double? {
-        if case .number(let d) = self { return d }
-        return nil
-    }
-    var int: Int? { double.flatMap { Int(exactly: $0) } }
-    var bool: Bool? {
-        if case .bool(let b) = self { return b }
-        return nil
     }
 }
 

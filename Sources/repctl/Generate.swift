@@ -1,5 +1,7 @@
 import ArgumentParser
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(

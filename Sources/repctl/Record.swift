@@ -1,6 +1,7 @@
 import ArgumentParser
 import LinuxIIO
 import MotionCore
+import MotionFixtures
 import RepProtocol
 import Synchronization
 
@@ -88,9 +89,9 @@ struct Record: ParsableCommand {
             throw ExitCode(1)
         }
         connection.send("subscribe samples,rep")
-        let start = monotonic()
+        let start = monotonicNow()
         while true {
-            let elapsed = monotonic() - start
+            let elapsed = monotonicNow() - start
             if interrupted.load(ordering: .relaxed) { return "stopped (Ctrl-C)" }
             if elapsed >= limit { return "recorded \(format(limit, decimals: 1)) s" }
             switch connection.next(timeout: min(0.5, limit - elapsed)) {
@@ -118,7 +119,7 @@ struct Record: ParsableCommand {
             case .timeout: break
             case .closed: return "repd went away"
             }
-            progress.show(elapsed: monotonic() - start)
+            progress.show(elapsed: monotonicNow() - start)
         }
     }
 
@@ -139,7 +140,7 @@ struct Record: ParsableCommand {
             samples.cancel()
             states.cancel()
         }
-        let start = monotonic()
+        let start = monotonicNow()
         while true {
             usleep(50_000)
             let (batches, failure) = queue.take()
@@ -154,17 +155,11 @@ struct Record: ParsableCommand {
                 printError("repctl: \(failure)")
                 throw ExitCode(1)
             }
-            let elapsed = monotonic() - start
+            let elapsed = monotonicNow() - start
             progress.show(elapsed: elapsed)
             if interrupted.load(ordering: .relaxed) { return "stopped (Ctrl-C)" }
             if elapsed >= limit { return "recorded \(format(limit, decimals: 1)) s" }
         }
-    }
-
-    private func monotonic() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }
 

@@ -1,9 +1,11 @@
 import ArgumentParser
 import MotionCore
+import MotionFixtures
+import PlainText
 import RepConfiguration
 import RepDetection
-import RepTools
 import RepProtocol
+import RepTools
 
 #if canImport(Glibc)
 @preconcurrency import Glibc

@@ -116,8 +116,8 @@ struct Sensors: ParsableCommand {
         let samples = provider.samplePublisher.sink { collected.add($0) }
         let states = provider.statePublisher.sink { collected.state($0) }
         provider.start()
-        let deadline = realtime() + timeout
-        while !collected.done, realtime() < deadline, collected.failure == nil { usleep(5000) }
+        let deadline = monotonicNow() + timeout
+        while !collected.done, monotonicNow() < deadline, collected.failure == nil { usleep(5000) }
         provider.stop()
         samples.cancel()
         states.cancel()
@@ -142,12 +142,6 @@ struct Sensors: ParsableCommand {
             printError("repctl: only \(got.count) of \(count) samples within \(timeout) s")
             throw ExitCode(1)
         }
-    }
-
-    private func realtime() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }
 

@@ -1,4 +1,6 @@
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import RepDetection
 
 /// One measured figure.

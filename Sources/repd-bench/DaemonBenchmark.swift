@@ -1,5 +1,7 @@
 import Histogram
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import RepProtocol
 
 #if canImport(Glibc)

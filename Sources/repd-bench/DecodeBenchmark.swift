@@ -31,18 +31,18 @@ enum DecodeBenchmark {
         var cBest = Double.infinity
         var checksum = 0.0
         for _ in 0..<5 {
-            let t0 = monotonicSeconds()
+            let t0 = monotonicNow()
             bytes.withUnsafeBytes { raw in
                 swiftOut.withUnsafeMutableBufferPointer { out in _ = decoder.decode(raw, into: out.baseAddress!) }
             }
-            swiftBest = min(swiftBest, monotonicSeconds() - t0)
-            let t1 = monotonicSeconds()
+            swiftBest = min(swiftBest, monotonicNow() - t0)
+            let t1 = monotonicNow()
             bytes.withUnsafeBufferPointer { raw in
                 cOut.withUnsafeMutableBufferPointer { out in
                     _ = bench_decode_xyz_ts(raw.baseAddress, count, scale / MotionSample.standardGravity, out.baseAddress)
                 }
             }
-            cBest = min(cBest, monotonicSeconds() - t1)
+            cBest = min(cBest, monotonicNow() - t1)
             checksum += swiftOut[count / 2].az + cOut[count / 2].az
         }
         // Both decoders must agree, or the comparison means nothing.

@@ -1,9 +1,12 @@
+import LinuxIIO
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import RepDetection
 import RepProtocol
 
-/// Fixture provider → ring → detector → event encoding (what the hub does once per event), at full speed on two
-/// threads, as the daemon runs them.
+/// Fixture provider → sink → ring → detector → event encoding (what the hub does once per event), at full speed on
+/// two threads, as the daemon runs them.
 enum PipelineBenchmark {
     static func run(quick: Bool) -> [Figure] {
         var generator = WorkoutGenerator()
@@ -16,14 +19,9 @@ enum PipelineBenchmark {
         for _ in 0..<3 {
             let ends = RingBenchmark.Ends(capacity: 16384)
             let provider = FixtureMotionProvider(samples: samples, batchSize: 32)
-            let start = monotonicSeconds()
-            let producer = BenchThread {
-                let subscription = provider.samplePublisher.sink { batch in
-                    while !ends.producer.push(batch) {}  // the benchmark waits instead of dropping
-                }
-                provider.replayAll()
-                subscription.cancel()
-            }
+            let start = monotonicNow()
+            provider.attach(WaitingRingSink(ends))
+            let producer = BenchThread { provider.replayAll() }
             var counted = 0
             let consumer = BenchThread {
                 let detector = RepDetectionService()
@@ -44,11 +42,20 @@ enum PipelineBenchmark {
             }
             producer.join()
             consumer.join()
-            best = max(best, Double(samples.count) / (monotonicSeconds() - start) / 1e6)
+            best = max(best, Double(samples.count) / (monotonicNow() - start) / 1e6)
             reps = counted
         }
         return [
             Figure(key: "pipeline_msamples_per_s", value: best, unit: "M samples/s", goal: "", note: "\(samples.count) samples, \(reps) reps, provider → ring → detector → event lines")
         ]
+    }
+}
+
+/// The daemon's sink, except that it waits for room instead of dropping a batch.
+private final class WaitingRingSink: MotionSampleSink {
+    let ends: RingBenchmark.Ends
+    init(_ ends: RingBenchmark.Ends) { self.ends = ends }
+    func receive(_ batch: UnsafeBufferPointer<MotionSample>) {
+        while !ends.producer.push(batch) {}
     }
 }

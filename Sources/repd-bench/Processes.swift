@@ -33,8 +33,6 @@ struct Child {
 
     /// Resident memory now (VmRSS), MiB.
     var residentMiB: Double? { statusField("VmRSS:") }
-    /// Peak resident memory (VmHWM), MiB.
-    var peakResidentMiB: Double? { statusField("VmHWM:") }
 
     private func statusField(_ name: String) -> Double? {
         guard let file = fopen("/proc/\(pid)/status", "r") else { return nil }

@@ -1,3 +1,4 @@
+import LinuxIIO
 import MotionCore
 import Synchronization
 
@@ -55,7 +56,7 @@ enum RingBenchmark {
         let batch = (0..<64).map { MotionSample(timestamp: Double($0), ax: 0, ay: 0, az: 1) }
 
         func measure(push: @escaping (UnsafeBufferPointer<MotionSample>) -> Bool, pop: @escaping (inout [MotionSample]) -> Int) -> Double {
-            let start = monotonicSeconds()
+            let start = monotonicNow()
             let producer = BenchThread {
                 batch.withUnsafeBufferPointer { buffer in
                     var sent = 0
@@ -75,7 +76,7 @@ enum RingBenchmark {
             }
             producer.join()
             consumer.join()
-            return Double(total) / (monotonicSeconds() - start) / 1e6
+            return Double(total) / (monotonicNow() - start) / 1e6
         }
 
         var lockFree = 0.0

@@ -1,3 +1,4 @@
+import LinuxIIO
 import RepProtocol
 
 #if canImport(Glibc)
@@ -15,16 +16,7 @@ final class ClientSwarm {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8))
-            raw[path.utf8.count] = 0
-        }
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard ok == 0 else {
+        guard withUnixSocketAddress(path, { Glibc.connect(fd, $0, $1) }) == 0 else {
             close(fd)
             return nil
         }
@@ -41,13 +33,13 @@ final class ClientSwarm {
     func pump(seconds: Double, indices: Range<Int>? = nil, _ handle: (Int, Substring, Double) -> Void) {
         let range = indices ?? 0..<fds.count
         var pollfds = range.map { pollfd(fd: fds[$0], events: Int16(POLLIN), revents: 0) }
-        let end = monotonicSeconds() + seconds
+        let end = monotonicNow() + seconds
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while monotonicSeconds() < end {
+        while monotonicNow() < end {
             for i in pollfds.indices { pollfds[i].revents = 0 }
             let ready = poll(&pollfds, nfds_t(pollfds.count), 50)
             if ready <= 0 { continue }
-            let arrival = wallSeconds()
+            let arrival = wallClock()
             for (slot, index) in range.enumerated() where pollfds[slot].revents != 0 {
                 let n = read(fds[index], &chunk, chunk.count)
                 if n <= 0 {

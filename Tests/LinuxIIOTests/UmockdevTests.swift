@@ -1,6 +1,7 @@
 import Foundation
 import LinuxIIO
 import MotionCore
+import MotionFixtures
 import RepTools
 import Testing
 
@@ -246,15 +247,15 @@ struct UmockdevTests {
     }
 }
 
-/// A real Linux 6.1 kernel with the buffered iio_simple_dummy device, under qemu (../shared/kernel-iio).
-@Suite("IIO on a real kernel (qemu)", .serialized)
+/// A real Linux 6.1 kernel with the buffered iio_simple_dummy device, under qemu (../shared/kernel-iio). Shown as
+/// skipped, with the reason, when that folder is not beside the checkout.
+@Suite(
+    "IIO on a real kernel (qemu)", .serialized,
+    .enabled(if: kernelHarness != nil, "../shared/kernel-iio is not beside this checkout, so the real-kernel tests cannot run"))
 struct KernelHarnessTests {
     @Test("repctl finds the device with libudev (no udevd), configures it itself and decodes values written to in_accel_*_raw")
     func realKernel() throws {
-        guard let harness = kernelHarness else {
-            print("skipped: ../shared/kernel-iio is not beside this checkout, so the real-kernel test cannot run")
-            return
-        }
+        let harness = try #require(kernelHarness)
         let dev = "/sys/bus/iio/devices/iio:device0"
         let result = try runProgram(harness, [
             "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
@@ -286,10 +287,7 @@ struct KernelHarnessTests {
 
     @Test("record from the real device while a shell loop writes a motion into in_accel_z_raw, then replay it")
     func realKernelRoundTrip() throws {
-        guard let harness = kernelHarness else {
-            print("skipped: ../shared/kernel-iio is not beside this checkout, so the real-kernel round trip cannot run")
-            return
-        }
+        let harness = try #require(kernelHarness)
         let dev = "/sys/bus/iio/devices/iio:device0"
         // Integer rotation: s ≈ 8192·sin(i/16), about 100 steps per cycle; z swings between 0.5 and 1.5 g. A step
         // takes 10 ms of sleep plus the shell's own time in the guest: a cycle lasts 2 s or more, longer when the host
@@ -323,10 +321,7 @@ struct KernelHarnessTests {
 
     @Test("with no trigger at all, repd creates an hrtimer trigger through configfs, reads, and removes it again")
     func hrtimerTrigger() throws {
-        guard let harness = kernelHarness else {
-            print("skipped: ../shared/kernel-iio is not beside this checkout")
-            return
-        }
+        let harness = try #require(kernelHarness)
         let dev = "/sys/bus/iio/devices/iio:device0"
         let result = try runProgram(harness, [
             "-k", "bzImage-accel-xyz", "--no-trigger", "--quiet", "-t", "150", "-b", productsDirectory + "/repctl",

@@ -1,5 +1,7 @@
 import Foundation
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import RepDetection
 import RepProtocol
 import Testing
@@ -174,15 +176,7 @@ struct DaemonEndToEndTests {
         let socketPath = dir + "/events.sock"
         // A stale socket: bound, then abandoned without unlink.
         let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(socketPath.utf8))
-            raw[socketPath.utf8.count] = 0
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        _ = withUnixAddress(socketPath) { bind(stale, $0, $1) }
         close(stale)
         #expect(access(socketPath, F_OK) == 0)
 

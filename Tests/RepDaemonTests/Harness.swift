@@ -113,17 +113,10 @@ final class DaemonProcess {
     }
 }
 
-/// Calls `body` with the `sockaddr` for the Unix socket at `path` and its length (for bind, connect, sendto).
+/// Calls `body` with the `sockaddr` for the Unix socket at `path` and its length (for bind, connect, sendto); the
+/// tests' paths always fit.
 func withUnixAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        raw.copyBytes(from: Array(path.utf8))
-        raw[path.utf8.count] = 0
-    }
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    withUnixSocketAddress(path, body)!
 }
 
 /// A blocking Unix-socket client that reads JSON lines with deadlines.
@@ -183,17 +176,6 @@ final class LineClient {
         while let message = nextMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
             if message["type"]?.stringValue == type { return message }
         }
-        return nil
-    }
-}
-
-extension JSONValue {
-    var int: Int? {
-        if case .number(let d) = self { return Int(exactly: d) }
-        return nil
-    }
-    var double: Double? {
-        if case .number(let d) = self { return d }
         return nil
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionFixtures
 import RepProtocol
 import Testing
 

@@ -1,5 +1,7 @@
 import Foundation
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import Testing
 
 @Suite("repctl eval and plot with --config")

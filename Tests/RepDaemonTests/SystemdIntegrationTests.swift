@@ -30,15 +30,7 @@ struct SystemdIntegrationTests {
         let notifyPath = dir + "/notify.sock"
         let listener = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(notifyPath.utf8))
-            raw[notifyPath.utf8.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = withUnixAddress(notifyPath) { bind(listener, $0, $1) }
         #expect(bound == 0)
         let daemon = try DaemonProcess(
             arguments: ["--demo", "--socket", dir + "/events.sock", "--quiet"],

@@ -1,4 +1,5 @@
 import MotionCore
+import MotionSimulation
 import RepDetection
 
 /// Runs the detector over samples and returns every event, the stream finished at the end.

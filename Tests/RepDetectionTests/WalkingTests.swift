@@ -1,4 +1,5 @@
 import MotionCore
+import MotionSimulation
 import RepDetection
 import Testing
 

@@ -1,8 +1,10 @@
 import Foundation
 import MotionCore
+import MotionFixtures
+import MotionSimulation
 import RepDetection
-import RepTools
 import RepProtocol
+import RepTools
 import Testing
 
 private func makeDirectory() -> String {

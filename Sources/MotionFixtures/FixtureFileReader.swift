@@ -1,3 +1,4 @@
+import MotionCore
 import SystemPackage
 
 /// Reads fixture CSV files (`t,ax,ay,az`, seconds and g) in chunks: the file is streamed, never loaded whole.

@@ -1,3 +1,5 @@
+import MotionCore
+
 /// Generates a realistic, reproducible workout: sets of reps with rests between them, tempo variation, sensor noise
 /// and gravity in any direction. The demo and the tests use it; a fixed seed gives the same samples every run.
 ///

@@ -1,3 +1,5 @@
+import MotionCore
+
 /// A sinusoidal acceleration along any direction, on top of gravity along any direction.
 ///
 /// `a(t) = gravity + direction · (offset + amplitude · sin(2π·frequency·t + phase))`, in g.

@@ -1,3 +1,6 @@
+import MotionCore
+import PlainText
+
 /// Parses the fixture CSV format one line at a time: a header naming `t`, `ax`, `ay`, `az` (any order), then one
 /// sample per row, in seconds and g. Blank lines are skipped; a trailing `\r` (CRLF files) and spaces around fields
 /// are ignored.

@@ -1,3 +1,5 @@
+import MotionCore
+
 /// Builds sample arrays from functions of time: "mock the accelerometer with a function of time".
 public enum SignalGenerator {
     /// Samples `signal` at `sampleRate` Hz for `duration` seconds, starting at `start`.

@@ -1,4 +1,5 @@
 import MotionCore
+import MotionFixtures
 import Synchronization
 import Testing
 
@@ -137,5 +138,34 @@ struct FixtureMotionProviderTests {
         provider.start()
         #expect(recorder.completed)
         #expect(recorder.samples.isEmpty)
+    }
+}
+
+@Suite("FixtureMotionProvider sample sink")
+struct FixtureMotionProviderSinkTests {
+    @Test("an attached sink gets exactly the batches samplePublisher gets, and the end", arguments: [1, 4, 10])
+    func sinkMatchesPublisher(batchSize: Int) {
+        let samples = rampSamples(count: 23)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: batchSize)
+        let sink = BatchRecorder(provider, through: .sink)
+        let publisher = BatchRecorder(provider)
+        provider.replayAll()
+        #expect(sink.batches == publisher.batches)
+        #expect(sink.samples == samples)
+        #expect(sink.completed)
+    }
+
+    @Test("looping shifts the timestamps on the sink path too")
+    func loopThroughSink() async {
+        let samples = rampSamples(count: 4, interval: 0.01)
+        let provider = FixtureMotionProvider(samples: samples, batchSize: 2, speedMultiplier: 10, loop: true)
+        let sink = BatchRecorder(provider, through: .sink)
+        provider.start()
+        #expect(await waitUntil { sink.batches.count >= 4 })
+        provider.stop()
+        let times = sink.samples.map(\.timestamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(abs(times[4] - 0.04) < 1e-9)
+        #expect(!sink.completed)
     }
 }

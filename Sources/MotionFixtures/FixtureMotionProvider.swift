@@ -1,4 +1,5 @@
 import Dispatch
+import MotionCore
 
 /// Replays recorded or generated samples through the `MotionProvider` protocol: tests, demos, replays.
 ///
@@ -13,10 +14,13 @@ import Dispatch
 ///   and `replayAll()` do nothing. With `loop`, timed replay starts over instead, with timestamps shifted so that
 ///   time keeps increasing; `replayAll()` ignores `loop` (one pass, then completion).
 ///
-/// Batches are delivered on a private serial queue (timed replay) or on the caller's thread (`replayAll()`).
+/// Batches go into `sampleOutlet` (and so to every attached sink, `samplePublisher` and `sampleBatches`) on a
+/// private serial queue (timed replay) or on the caller's thread (`replayAll()`), straight from the samples' own
+/// storage: nothing is copied or allocated per batch, except when looping shifts the timestamps (into one reused
+/// buffer).
 public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
-    // @unchecked Sendable: every mutable property below is touched only on `queue` (see `onQueue`), and the
-    // subjects are only sent to from there, so deliveries are serialized.
+    // @unchecked Sendable: every mutable property below is touched only on `queue` (see `onQueue`), and the outlet
+    // and the subject are only sent to from there, so deliveries are serialized.
 
     /// Samples per batch; the last batch of a pass may be shorter.
     public let batchSize: Int
@@ -25,8 +29,9 @@ public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
     /// Whether timed replay starts over at the end.
     public let loop: Bool
 
+    public let sampleOutlet = MotionSampleOutlet()
+
     private let samples: [MotionSample]
-    private let sampleSubject = PassthroughSubject<[MotionSample], Never>()
     private let stateSubject = CurrentValueSubject<MotionProviderState, Never>(.idle)
     private let queue = DispatchQueue(label: "repd.fixture-provider")
     private let queueKey = DispatchSpecificKey<Void>()
@@ -36,6 +41,7 @@ public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private var anchor = (wall: DispatchTime.now(), sampleTime: 0.0)
     private var isFinished = false
+    private var shifted: [MotionSample] = []
 
     /// Creates a provider over `samples` (in time order).
     /// - Parameters:
@@ -50,8 +56,6 @@ public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
         self.loop = loop
         queue.setSpecific(key: queueKey, value: ())
     }
-
-    public var samplePublisher: AnyPublisher<[MotionSample], Never> { sampleSubject.eraseToAnyPublisher() }
 
     public var statePublisher: AnyPublisher<MotionProviderState, Never> { stateSubject.eraseToAnyPublisher() }
 
@@ -135,20 +139,23 @@ public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
     }
 
     private func emitNextBatch() {
+        let start = cursor
         let end = min(cursor + batchSize, samples.count)
-        var batch = Array(samples[cursor..<end])
-        if loopOffset != 0 {
-            for index in batch.indices { batch[index].timestamp += loopOffset }
-        }
         cursor = end
-        sampleSubject.send(batch)
+        if loopOffset == 0 {
+            samples.withUnsafeBufferPointer { sampleOutlet.receive(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        } else {
+            shifted.removeAll(keepingCapacity: true)
+            for sample in samples[start..<end] { shifted.append(sample.shifted(by: loopOffset)) }
+            shifted.withUnsafeBufferPointer { sampleOutlet.receive($0) }
+        }
     }
 
     private func finish() {
         cancelTimer()
         isFinished = true
         stateSubject.send(.finished)
-        sampleSubject.send(completion: .finished)
+        sampleOutlet.finish()
     }
 
     private func cancelTimer() {

@@ -1,4 +1,5 @@
 import MotionCore
+import MotionSimulation
 import Testing
 
 @Suite("Signal generators")

@@ -1,3 +1,4 @@
+import MotionCore
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,8 +1,11 @@
 import MotionCore
 import Synchronization
 
-/// Collects what a provider delivers, from whichever thread it delivers on.
-final class BatchRecorder: Sendable {
+/// Collects what a provider delivers, from whichever thread it delivers on: through `samplePublisher` (app code's
+/// route), or as a sink attached to the provider (the daemon's).
+final class BatchRecorder: MotionSampleSink {
+    enum Route { case publisher, sink }
+
     struct Delivery: Sendable {
         var batch: [MotionSample]
         var at: ContinuousClock.Instant
@@ -12,15 +15,25 @@ final class BatchRecorder: Sendable {
     // Written once in init, then only kept alive; never read from two threads.
     nonisolated(unsafe) private var subscriptions: [AnyCancellable] = []
 
-    init(_ provider: some MotionProvider) {
-        subscriptions.append(
-            provider.samplePublisher.sink(
-                receiveCompletion: { _ in self.state.withLock { $0.completed = true } },
-                receiveValue: { batch in
-                    let now = ContinuousClock.now
-                    self.state.withLock { $0.deliveries.append(Delivery(batch: batch, at: now)) }
-                }))
+    init(_ provider: some MotionProvider, through route: Route = .publisher) {
+        switch route {
+        case .publisher:
+            subscriptions.append(
+                provider.samplePublisher.sink(
+                    receiveCompletion: { _ in self.finish() }, receiveValue: { batch in self.record(batch) }))
+        case .sink:
+            provider.attach(self)
+        }
         subscriptions.append(provider.statePublisher.sink { value in self.state.withLock { $0.states.append(value) } })
+    }
+
+    func receive(_ batch: UnsafeBufferPointer<MotionSample>) { record(Array(batch)) }
+
+    func finish() { state.withLock { $0.completed = true } }
+
+    private func record(_ batch: [MotionSample]) {
+        let now = ContinuousClock.now
+        state.withLock { $0.deliveries.append(Delivery(batch: batch, at: now)) }
     }
 
     var deliveries: [Delivery] { state.withLock { $0.deliveries } }

@@ -1,3 +1,5 @@
+import MotionCore
+
 /// Generates a wrist sensor's view of walking, to check that walking between sets counts no reps.
 ///
 /// A physical model in the body's sagittal plane: the arm (shoulder to wrist, `armLength`) swings as a pendulum

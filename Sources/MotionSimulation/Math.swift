@@ -13,6 +13,3 @@ import ucrt
 @inline(__always) func _cos(_ x: Double) -> Double { cos(x) }
 @inline(__always) func _log(_ x: Double) -> Double { log(x) }
 @inline(__always) func _exp(_ x: Double) -> Double { exp(x) }
-@inline(__always) func _strtod(_ s: UnsafePointer<CChar>, _ end: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Double {
-    strtod(s, end)
-}

@@ -1,8 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(ucrt)
+import ucrt
+#endif
+
 /// Parses decimal numbers from ASCII bytes without allocating, exactly as `Double(String)` would.
 ///
 /// Fast path (Clinger): at most 15 significant digits and a decimal exponent within ±22 give an exactly rounded
 /// result from one multiplication or division. Up to 19 digits: Eisel–Lemire. Anything else: `strtod`.
-enum DecimalParser {
+public enum DecimalParser {
     private static let powersOfTen: [Double] = (0...22).map { exponent in
         var value = 1.0
         for _ in 0..<exponent { value *= 10 }
@@ -10,7 +20,7 @@ enum DecimalParser {
     }
 
     /// The value of `bytes`, or nil when they are not a number. NaN and infinity come back as such.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
         var index = 0
         let count = bytes.count
         guard count > 0 else { return nil }
@@ -85,7 +95,7 @@ enum DecimalParser {
             UnsafeMutableRawPointer(base).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
             base[bytes.count] = 0
             var end: UnsafeMutablePointer<CChar>? = nil
-            let value = _strtod(base, &end)
+            let value = strtod(base, &end)
             guard let end, end == base + bytes.count, bytes.count > 0 else { return nil }
             // strtod also takes forms Swift's Double(String) takes: hex floats, "nan", "inf"; and leading spaces,
             // which the CSV parser has trimmed already.
@@ -97,12 +107,9 @@ enum DecimalParser {
 /// Parses a decimal number the way sysfs and CSV files print them ("3.000000033", "-2", "1e-3"), independent of
 /// the locale. Returns nil for anything else, including NaN and infinity. Leading and trailing white space is allowed.
 public func parseDecimal(_ text: some StringProtocol) -> Double? {
-    var s = Substring(text)
-    while let first = s.first, first == " " || first == "\t" || first == "\n" || first == "\r" { s.removeFirst() }
-    while let last = s.last, last == " " || last == "\t" || last == "\n" || last == "\r" { s.removeLast() }
+    var s = text.trimming { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
     guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }) else { return nil }
-    var copy = String(s)
-    let value = copy.withUTF8 { DecimalParser.parse(UnsafeRawBufferPointer($0)) }
+    let value = s.withUTF8 { DecimalParser.parse(UnsafeRawBufferPointer($0)) }
     guard let value, value.isFinite else { return nil }
     return value
 }
