@@ -73,6 +73,8 @@ public struct RepDetector: Sendable {
     private var picked = (lag: 0, periodicity: 0.0)
     private var lastWalking = Int.min / 2
     private var retryAt = 0  // the next grid point at which a set whose template stopped matching may re-anchor
+    /// A set whose period changed by more than this factor is not counted again at its end.
+    static let steadyPaceRatio = 1.5
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
     static let cutCycleShare = 0.7
     /// Seconds after a walking-like moment during which no set starts.
@@ -89,6 +91,7 @@ public struct RepDetector: Sendable {
     private var reps: [Int] = []
     private var liveCount = 0
     private var previousSetEnd: Int?  // the last rep of the previous set
+    private var startLag = 0  // the set's period when it started
     private var previousMatch = 0.0
     private var lastMatch = 0.0
     private var scratch: [Double] = []
@@ -274,6 +277,12 @@ public struct RepDetector: Sendable {
         }
     }
 
+    /// Whether the set kept its pace: its period at the end within `steadyPaceRatio` of its period at the start (a
+    /// set that slowed towards failure, or changed pace, did not; a missed rep does not change the period).
+    private func steadyPace() -> Bool {
+        Double(max(lag, startLag)) <= Self.steadyPaceRatio * Double(max(1, min(lag, startLag)))
+    }
+
     /// A set ends after `restToEndSet` without a rep, or two periods of its reps when that is longer (slow reps: a
     /// set of 6 s reps survives one missed rep).
     private var restToEnd: Double { max(configuration.restToEndSet, 2 * Double(lag) * Self.spacing) }
@@ -297,6 +306,7 @@ public struct RepDetector: Sendable {
         runLag = 0
         open = true
         setStart = i
+        startLag = lag
         setOrigin = grid.origin
         setRuns = 0
         setNumber += 1
@@ -376,7 +386,9 @@ public struct RepDetector: Sendable {
     private mutating func endSet(streamEnded: Bool = false, into events: inout [WorkoutEvent]) {
         let c = configuration
         var final = liveCount
-        if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest {
+        // The whole set is counted again with one template of one period, so only when its pace was steady: a set
+        // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
+        if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace() {
             template.average(from: grid, endingAt: reps, length: lag)
             let low = max(grid.oldest + lag - 1, reps[0] - 2 * lag, 1)
             let high = min(grid.next - 1, reps[reps.count - 1] + lag)
