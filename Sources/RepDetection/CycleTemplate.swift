@@ -129,10 +129,10 @@ struct CycleTemplate {
         else { return 0 }
         let centeredEnergy = sq - (sx * sx + sy * sy + sz * sz) / count
         let centeredDot = dot - (sx * sum.0 + sy * sum.1 + sz * sum.2) / count
-        // McLeod's normalized difference rather than the plain correlation: a window only partly filled with motion
-        // (a set's edge) has less energy than the template and matches less.
-        let denominator = max(centeredEnergy, 0) + squares
-        return denominator > 0 ? 2 * centeredDot / denominator : 0
+        // The shape only (normalized correlation): a tiring lifter's reps get smaller, not different. A window only
+        // partly filled with motion (a set's edge) is refused by the halves' energies above.
+        let denominator = (max(centeredEnergy, 0) * squares).squareRoot()
+        return denominator > 0 ? centeredDot / denominator : 0
     }
 
     /// The point of the period of motion ending at `end` where it moves least (its energy smoothed over an eighth

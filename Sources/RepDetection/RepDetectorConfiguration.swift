@@ -26,8 +26,8 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// The period may change by at most this factor while periodicity builds up (default 1.25).
     public var periodTolerance: Double = 1.25
     /// Inside a set, a cycle is a rep when the last period of motion matches the set's cycle template at least this
-    /// much (McLeod normalized difference, default 0.7).
-    public var minimumMatch: Double = 0.7
+    /// much (normalized 3-D correlation of the shapes, default 0.6).
+    public var minimumMatch: Double = 0.6
     /// When a set starts, the recent motion is searched this many periods back for its earlier reps (default 3) …
     public var lookbackPeriods: Double = 3
     /// … where a cycle counts when it matches at least this much (default 0.4: the first reps are often less alike).
