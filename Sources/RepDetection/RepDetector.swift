@@ -73,6 +73,9 @@ public struct RepDetector: Sendable {
     private var picked = (lag: 0, periodicity: 0.0)
     private var lastWalking = Int.min / 2
     private var retryAt = 0  // the next grid point at which a set whose template stopped matching may re-anchor
+    /// Reps faster than this many grid points (0.4 s) are not counted again at the set's end: a template of fewer
+    /// points is too coarse to place a 3 Hz cycle's edges (its live count is kept).
+    static let shortestRecountedPeriod = 10
     /// A set whose period changed by more than this factor is not counted again at its end.
     static let steadyPaceRatio = 1.5
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
@@ -121,16 +124,20 @@ public struct RepDetector: Sendable {
         let t = sample.timestamp
         guard started else {
             started = true
-            origin = t
+            // Grid times are whole multiples of the spacing, not offsets from the first sample: a recording of a
+            // stream, replayed, puts its reps at the same times as the live stream did.
+            origin = (t / Self.spacing).rounded(.up) * Self.spacing
             lastTime = t
             gravity = (sample.ax, sample.ay, sample.az)
             smooth1 = gravity
             smooth2 = gravity
             lastMotion = (0, 0, 0)
             lastGravity = gravity
-            grid.append(motion: (0, 0, 0), down: Self.unit(gravity))
-            tracker.update(grid)
-            step(into: &events)
+            if origin <= t {
+                grid.append(motion: (0, 0, 0), down: Self.unit(gravity))
+                tracker.update(grid)
+                step(into: &events)
+            }
             return
         }
         let dt = t - lastTime
@@ -388,7 +395,9 @@ public struct RepDetector: Sendable {
         var final = liveCount
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
-        if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace() {
+        if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),
+            lag >= Self.shortestRecountedPeriod
+        {
             template.average(from: grid, endingAt: reps, length: lag)
             let low = max(grid.oldest + lag - 1, reps[0] - 2 * lag, 1)
             let high = min(grid.next - 1, reps[reps.count - 1] + lag)

@@ -40,11 +40,12 @@ struct DatasetRegressionTests {
         let cleanStatistics = ErrorStatistics(errors: clean.compactMap { r in r.counted.map { $0 - r.entry.trueReps } })
         print("clean sets: n \(cleanStatistics.count), MAE \(cleanStatistics.meanAbsoluteError), ±1 \(cleanStatistics.withinOnePercent) %")
         #expect(cleanStatistics.count == 90)
-        #expect(cleanStatistics.withinOnePercent >= 80)
-        #expect(cleanStatistics.meanAbsoluteError <= 1.4)
-        #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 79)
-        #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 79)
-        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 5.5)
+        // Measured with the defaults: clean 89 % within ±1, MAE 0.84; tbe_main 90 %, cara_clean 88 %; mixed MAE 3.38.
+        #expect(cleanStatistics.withinOnePercent >= 87)
+        #expect(cleanStatistics.meanAbsoluteError <= 0.9)
+        #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
+        #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 85)
+        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 3.5)
         let sitting = report.results.first { $0.entry.file.hasPrefix("tbe_rest/") && $0.entry.exercise == "rest_sitting" }
         #expect(sitting?.counted == 0, "sitting at rest counts nothing")
     }
@@ -58,7 +59,7 @@ struct DatasetRegressionTests {
         #expect(walks.count == 22)
         let counted = Evaluator.evaluate(walks, root: root).results.compactMap(\.counted)
         print("walking: \(counted.filter { $0 == 0 }.count) of \(counted.count) count 0: \(counted)")
-        #expect(counted.filter { $0 == 0 }.count >= 17)
+        #expect(counted.filter { $0 == 0 }.count >= 18)  // measured: 18 of 22
         var unchecked = RepDetectorConfiguration()
         unchecked.maximumWalkingLikeness = 2
         let without = Evaluator.evaluate(walks, root: root, configuration: unchecked).results.compactMap(\.counted)
