@@ -101,22 +101,38 @@ struct CycleTemplate {
     /// The normalized correlation of the `length` points of motion ending at `end` with the template.
     func match(_ grid: MotionGrid, endingAt end: Int) -> Double {
         guard length > 1, end - length + 1 >= grid.oldest else { return 0 }
-        var sx = 0.0, sy = 0.0, sz = 0.0, sq = 0.0, dot = 0.0
-        var hx = 0.0, hy = 0.0, hz = 0.0, hq = 0.0
-        let first = end - length + 1
         let half = length / 2
-        for n in 0..<length {
-            let s = grid.slot(first + n)
-            let a = grid.x[s], b = grid.y[s], c = grid.z[s]
-            sx += a
-            sy += b
-            sz += c
-            sq += grid.energy[s]
-            dot += a * x[n] + b * y[n] + c * z[n]
-            if n == half - 1 {
-                (hx, hy, hz, hq) = (sx, sy, sz, sq)
+        // Contiguous reads from the grid's mirrored copy, one loop per half (so that both vectorize).
+        let base = grid.mirrored(end) - length + 1
+        func sums(_ range: Range<Int>) -> (Double, Double, Double, Double, Double) {
+            grid.x.withUnsafeBufferPointer { gx in
+                grid.y.withUnsafeBufferPointer { gy in
+                    grid.z.withUnsafeBufferPointer { gz in
+                        grid.energy.withUnsafeBufferPointer { ge in
+                            x.withUnsafeBufferPointer { tx in
+                                y.withUnsafeBufferPointer { ty in
+                                    z.withUnsafeBufferPointer { tz in
+                                        var sx = 0.0, sy = 0.0, sz = 0.0, sq = 0.0, dot = 0.0
+                                        for n in range {
+                                            let a = gx[base + n], b = gy[base + n], c = gz[base + n]
+                                            sx += a
+                                            sy += b
+                                            sz += c
+                                            sq += ge[base + n]
+                                            dot += a * tx[n] + b * ty[n] + c * tz[n]
+                                        }
+                                        return (sx, sy, sz, sq, dot)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
+        let (hx, hy, hz, hq, hdot) = sums(0..<half)
+        let (rx, ry, rz, rq, rdot) = sums(half..<length)
+        let sx = hx + rx, sy = hy + ry, sz = hz + rz, sq = hq + rq, dot = hdot + rdot
         let count = Double(length)
         // Each half's energy about the whole window's mean m: Σ|w|² − 2 m·Σw + n|m|².
         let m = (sx / count, sy / count, sz / count)
