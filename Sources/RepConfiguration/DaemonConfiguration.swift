@@ -269,27 +269,23 @@ private struct TableReader {
         var d = RepDetectorConfiguration()
         let keys: [(String, WritableKeyPath<RepDetectorConfiguration, Double>)] = [
             ("gravity_time_constant_s", \.gravityTimeConstant), ("smoothing_time_constant_s", \.smoothingTimeConstant),
-            ("axis_time_constant_s", \.axisTimeConstant), ("level_time_constant_s", \.levelTimeConstant),
-            ("level_outlier_limit", \.levelOutlierLimit),
-            ("sensitivity", \.sensitivity), ("set_threshold_fraction", \.setThresholdFraction),
-            ("minimum_amplitude_g", \.minimumAmplitude), ("minimum_rep_period_s", \.minimumRepPeriod),
-            ("maximum_rep_period_s", \.maximumRepPeriod), ("rhythm_tolerance", \.rhythmTolerance),
-            ("maximum_pause_factor", \.maximumPauseFactor), ("harmonic_factor", \.harmonicFactor),
-            ("rest_to_end_set_s", \.restToEndSet), ("gap_to_reset_s", \.gapToReset),
-            ("lookback_periods", \.lookbackPeriods), ("lookback_threshold_fraction", \.lookbackThresholdFraction),
-            ("minimum_periodicity", \.minimumPeriodicity), ("maximum_step_similarity", \.maximumStepSimilarity),
-            ("minimum_step_share", \.minimumStepShare),
+            ("minimum_rep_period_s", \.minimumRepPeriod), ("maximum_rep_period_s", \.maximumRepPeriod),
+            ("minimum_window_s", \.minimumWindow), ("key_maximum_fraction", \.keyMaximumFraction),
+            ("minimum_periodicity", \.minimumPeriodicity), ("start_hold_s", \.startHold),
+            ("period_tolerance", \.periodTolerance), ("minimum_match", \.minimumMatch),
+            ("lookback_periods", \.lookbackPeriods), ("lookback_match", \.lookbackMatch),
+            ("final_match", \.finalMatch), ("minimum_cycle_separation", \.minimumCycleSeparation),
+            ("minimum_amplitude_g", \.minimumAmplitude), ("maximum_walking_likeness", \.maximumWalkingLikeness),
+            ("walking_period_low_s", \.walkingPeriodLow), ("walking_period_high_s", \.walkingPeriodHigh),
+            ("minimum_vertical_share", \.minimumVerticalShare), ("walking_maximum_rms_g", \.walkingMaximumRMS), ("rest_to_end_set_s", \.restToEndSet),
+            ("gap_to_reset_s", \.gapToReset),
         ]
-        try checkKeys(t, keys.map(\.0) + ["reps_to_start_set"])
+        try checkKeys(t, keys.map(\.0))
         for (key, path) in keys {
             if let v = try number(t, key) { d[keyPath: path] = v }
         }
-        if let v = try integer(t, "reps_to_start_set") {
-            guard let n = Int(exactly: v) else { throw error("detector", "reps_to_start_set", "\(v) is too large") }
-            d.repsToStartSet = n  // validate() checks its range
-        }
         do { try d.validate() } catch {
-            let name = Self.snakeCase(error.key, keys: keys.map(\.0) + ["reps_to_start_set"])
+            let name = Self.snakeCase(error.key, keys: keys.map(\.0))
             throw self.error("detector", name, "\(error.value) is not allowed: expected \(error.allowed)")
         }
         return d
@@ -302,6 +298,7 @@ private struct TableReader {
             if character.isUppercase { snake += "_" + character.lowercased() } else { snake.append(character) }
         }
         if snake == "minimum_amplitude" { return "minimum_amplitude_g" }
+        if snake == "walking_maximum_r_m_s" { return "walking_maximum_rms_g" }
         return keys.first { $0 == snake || $0 == snake + "_s" } ?? snake
     }
 }

@@ -1,130 +1,117 @@
 import MotionCore
 
-/// A streaming, causal rep counter. Feed it samples in time order; it appends events as they happen.
+/// A streaming rep counter that tracks the period of the 3-D motion. Feed it samples in time order; it appends events
+/// as they happen.
 ///
-/// How it counts (all time constants in sample time, so the sample rate does not matter):
-/// 1. **Motion signal.** Gravity is tracked by a slow low-pass filter and subtracted; two fast low-pass stages
-///    smooth what is left. The 3-axis motion is projected onto its principal axis (the dominant eigenvector of its
-///    recent covariance, followed by power iteration), so the sensor may sit in any orientation on any body part.
-/// 2. **Swings.** The projected signal swings to one side and then the other. A swing counts when it passes a
-///    threshold: `sensitivity` × the recent RMS level outside a set (each sample's share of that level is capped
-///    at `levelOutlierLimit` × the level, so one big movement does not hide the reps after it), or
-///    `setThresholdFraction` × the set's typical half swing inside a set; never less than `minimumAmplitude`. Two
-///    opposite swings make one rep cycle, whichever side comes first.
-/// 3. **Rhythm.** Rest and fidgets also swing, but not in rhythm. A set starts when `repsToStartSet` cycles in a
-///    row have periods within `rhythmTolerance` of each other; those reps are counted then, with their own
-///    timestamps, and the last `lookbackPeriods` periods of the signal are searched again, with a threshold of
-///    `lookbackThresholdFraction` × the set's typical half swing, for earlier reps of the same rhythm. Inside a
-///    set a cycle counts as a rep unless it comes too soon (`harmonicFactor`: a second bump of the same rep) or
-///    after too long a pause (`maximumPauseFactor`). A tiring lifter's reps get slower and, at the same depth,
-///    smaller (∝ 1/period²), so inside a set the threshold follows the last rep's half swing when it was smaller
-///    than the typical one, and the pause limit the last rep's period when it was longer.
-///    Walking is in rhythm too: an arm swings once per stride while the body bounces once per step, so a set
-///    does not start when, for a rhythm as long as a stride, the vertical motion (along gravity) over its cycles
-///    repeats every half period, or, for one as long as a step, the vertical motion repeats every period while the
-///    motion across it reverses (`maximumStepSimilarity`; see `StepHistory`).
-///    A longer pause breaks the rhythm but not the set: reps count again, in the same set, once three cycles are
-///    in rhythm anew (and the look-back finds the ones since the pause).
-/// 4. **Sets** end after `restToEndSet` seconds without a rep, or at `finish()` (a paused set waits for a cycle
-///    that came within that time to establish its rhythm or fail to).
+/// How it counts (docs/DETECTOR.md has the whole story and the measured figures):
+/// 1. **Motion.** Gravity is tracked by a slow low-pass filter and subtracted from the smoothed acceleration; the
+///    motion is resampled on a regular 25 Hz grid (`MotionGrid`), whatever the sensor's rate (12.5 Hz–1.6 kHz).
+/// 2. **Period.** `PeriodTracker` keeps the normalized 3-D autocorrelation of the motion for every lag from
+///    `minimumRepPeriod` to `maximumRepPeriod`; the period is the shortest lag whose peak comes close to the highest
+///    (an octave guard: the second bump of a press lockout is a harmonic, not a rep). No axis is chosen: the sensor
+///    may sit any way on any body part.
+/// 3. **Set start.** When the periodicity stays at least `minimumPeriodicity` for `startHold` (or half a period) with
+///    a steady period and the motion is above the noise floor, a set starts. Its cycle template is the last period of
+///    motion; the motion before it is matched against the template, and the cycles found there (up to
+///    `lookbackPeriods` back, matching at least `lookbackMatch`) are counted at once with their own times.
+/// 4. **Reps.** Inside a set, each new point's last period of motion is matched against the template; a peak of the
+///    match of at least `minimumMatch`, at least `minimumCycleSeparation` periods after the previous rep, is a rep,
+///    announced one grid point (40 ms) after the cycle completed. The template follows the set slowly (each rep moves
+///    it a fifth of the way) and so does the period.
+/// 5. **Walking** is periodic too. For a period as long as a stride, walking's motion along gravity repeats every
+///    half period (one step each foot) while the arm's motion across gravity reverses; a rep does neither. Such a
+///    rhythm neither starts a set nor counts as a rep.
+/// 6. **Set end.** A set ends after `restToEndSet` without a rep, at `finish()` or `reset`. It is then counted again
+///    over its whole length with a template averaged over all its reps (`finalMatch`): `setEnded` carries that
+///    count, and the count announced live when it differs.
 ///
-/// Delay: a rep inside a set is announced when its second swing passes the threshold (the smoothing adds about
-/// 0.15 s); the first reps of a set are announced together when the set is established, at most
-/// `repsToStartSet` rep periods after the first one. Every event carries the sample time it belongs to.
-///
-/// The detector reads no clock and allocates nothing per sample. Samples whose time does not advance are
-/// ignored; a gap longer than `gapToReset` restarts the filters without ending the set.
+/// The detector reads no clock and allocates nothing per sample in steady state (only when a set starts or ends).
+/// Samples whose time does not advance are ignored; a gap up to `gapToReset` is bridged, a longer one restarts the
+/// tracker without ending the set.
 public struct RepDetector: Sendable {
     /// The configuration in use.
     public let configuration: RepDetectorConfiguration
 
-    /// The motion signal along the principal axis after the last sample, in g (for plots and diagnostics).
-    public private(set) var signal = 0.0
-    /// The swing threshold after the last sample, in g (for plots and diagnostics).
-    public var threshold: Double {
-        setActive
-            ? setThreshold
-            : max(configuration.minimumAmplitude, configuration.sensitivity * meanSquare.squareRoot())
-    }
     /// Samples ignored because their time did not advance.
     public private(set) var ignoredSamples = 0
-    /// Reps counted since the start or the last reset.
+    /// Reps counted since the start or the last reset (corrected by each set's final count).
     public private(set) var totalReps = 0
     /// The number of the current or last set (0 before the first).
     public private(set) var setNumber = 0
     /// Whether a set is in progress.
-    public var inSet: Bool { setOpen }
-    /// How many times recent cycles were in rhythm outside a set (each one a `SetCandidate`).
-    public private(set) var setCandidates = 0
-    /// The latest of those moments, with its periodicity and whether a set started (for plots and diagnostics).
-    public private(set) var lastSetCandidate: SetCandidate?
+    public var inSet: Bool { open }
+    /// The tracked period after the last grid point, in seconds (0 when none), for plots and diagnostics.
+    public private(set) var period = 0.0
+    /// The motion's periodicity at that period (−1…1; 0 when walking-like), for plots and diagnostics.
+    public private(set) var periodicity = 0.0
+    /// Inside a set, how well the last period of motion matched the set's template (−1…1); nil outside a set.
+    public private(set) var match: Double?
+    /// The walking likeness after the last grid point, when judged (see `maximumWalkingLikeness`).
+    public private(set) var walkingLikeness: Double?
+    /// Grid points produced so far (25 per second of samples); plots sample the diagnostics when it changes.
+    public var gridPoints: Int { grid.next }
 
-    // Signal chain state.
-    private var lastTime = 0.0
+    private static let spacing = MotionGrid.spacing
+
+    // Conditioning.
     private var started = false
+    private var origin = 0.0  // sample time of grid index 0
+    private var lastTime = 0.0
     private var gravity = (0.0, 0.0, 0.0)
     private var smooth1 = (0.0, 0.0, 0.0)
     private var smooth2 = (0.0, 0.0, 0.0)
-    private var cxx = 1e-6, cyy = 1e-6, czz = 1e-6, cxy = 0.0, cxz = 0.0, cyz = 0.0
-    private var axis = (0.57735026918962573, 0.57735026918962573, 0.57735026918962573)
-    private var nextStepPoint = -Double.infinity
-    private static let stepPointInterval = 0.04
-    private var meanSquare = 0.0
-    private var nextAxisUpdate = -Double.infinity
-    private static let axisUpdateInterval = 0.02
-    /// The step check judges rhythms as long as a walking step or stride, at a cadence of 80–170 steps a minute.
-    /// (Outside them, a large slow motion across gravity tilts the gravity estimate with it, and the vertical part of
-    /// the motion becomes its square, which repeats every half period like steps do.)
-    static let stepPeriods = 0.35...0.75
-    static let stridePeriods = 0.7...1.5
+    private var lastMotion = (0.0, 0.0, 0.0)
+    private var lastGravity = (0.0, 0.0, 0.0)
     private var cachedStep = -1.0
-    private var alphaGravity = 0.0, alphaSmooth = 0.0, alphaAxis = 0.0, alphaLevel = 0.0
+    private var alphaGravity = 0.0, alphaSmooth = 0.0
 
-    // Swing state.
-    private var side = 0  // +1, −1, or 0 before the first swing
-    private var swings = 0
-    private var lastSwingTime = -Double.infinity
-    private var swingPeak = 0.0
-    private var previousSwingPeak = 0.0
+    // Tracking.
+    private var grid = MotionGrid()
+    private var tracker: PeriodTracker
+    private let minimumWindow: Int
+    private var runLag = 0.0  // 0: no run of steady periodicity
+    private var picked = (lag: 0, periodicity: 0.0)
+    private var lastWalking = Int.min / 2
+    private var retryAt = 0  // the next grid point at which a set whose template stopped matching may re-anchor
+    /// Reps faster than this many grid points (0.4 s) are not counted again at the set's end: a template of fewer
+    /// points is too coarse to place a 3 Hz cycle's edges (its live count is kept).
+    static let shortestRecountedPeriod = 10
+    /// A set whose period changed by more than this factor is not counted again at its end.
+    static let steadyPaceRatio = 1.5
+    /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
+    static let cutCycleShare = 0.7
+    /// Seconds after a walking-like moment during which no set starts.
+    static let walkingHoldOff = 3.0
+    private var runStart = 0
 
-    // Rhythm and set state.
-    private var pendingTimes: [Double] = []
-    private var pendingAmplitudes: [Double] = []
-    private var setActive = false  // counting reps in the set's rhythm
-    private var setOpen = false  // announced and not yet ended; paused while open and not active
-    private var repInSet = 0
-    private var lastRepTime = 0.0
-    private var gapTime = 0.0  // seconds of dropouts since the last rep or candidate
-    private var periods = RecentValues()
-    private var amplitudes = RecentValues()
-    private var lastPeriod = 0.0  // of the set's latest rep, when measured
-    private var lastAmplitude = 0.0  // of the set's latest rep
-    private var setThreshold = 0.0
-    private let sensitivitySquared: Double
-    private let outlierLimitSquared: Double
-    private let floorSquared: Double
-    private var history: SignalHistory
-    private var steps: StepHistory
+    // The set.
+    private var open = false
+    private var setStart = 0
+    private var setRuns = 0  // grid restarts during the set: its final count is then the live one
+    private var setOrigin = 0
+    private var lag = 0
+    private var template: CycleTemplate
+    private var reps: [Int] = []
+    private var liveCount = 0
+    private var previousSetEnd: Int?  // the last rep of the previous set
+    private var startLag = 0  // the set's period when it started
+    private var previousMatch = 0.0
+    private var lastMatch = 0.0
+    private var scratch: [Double] = []
 
     /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
     public init(configuration: RepDetectorConfiguration = .init()) {
         precondition((try? configuration.validate()) != nil, "invalid RepDetectorConfiguration")
         self.configuration = configuration
-        sensitivitySquared = configuration.sensitivity * configuration.sensitivity
-        outlierLimitSquared = configuration.levelOutlierLimit * configuration.levelOutlierLimit
-        floorSquared = configuration.minimumAmplitude * configuration.minimumAmplitude
-        // The look-back for earlier reps and the periodicity check (one period and a quarter before the rhythm's
-        // cycles) both read the history.
-        let span = configuration.maximumRepPeriod
-            * (Double(configuration.repsToStartSet) + max(configuration.lookbackPeriods, 1.25))
-        history = SignalHistory(
-            capacity: Int(span / 0.005) + 16, spacing: 0.005, periodicityPeriods: configuration.repsToStartSet)
-        // The step check compares the rhythm's cycles and one more period, of a stride at most.
-        steps = StepHistory(
-            seconds: Self.stridePeriods.upperBound * Double(configuration.repsToStartSet + 1) + 1,
-            spacing: Self.stepPointInterval, periods: configuration.repsToStartSet)
-        pendingTimes.reserveCapacity(configuration.repsToStartSet + 1)
-        pendingAmplitudes.reserveCapacity(configuration.repsToStartSet + 1)
+        let minimumLag = max(2, Int((configuration.minimumRepPeriod / Self.spacing).rounded()))
+        let maximumLag = Int((configuration.maximumRepPeriod / Self.spacing).rounded())
+        minimumWindow = Int((configuration.minimumWindow / Self.spacing).rounded())
+        tracker = PeriodTracker(
+            minimumLag: minimumLag, maximumLag: maximumLag, minimumWindow: minimumWindow,
+            keyMaximumFraction: configuration.keyMaximumFraction)
+        template = CycleTemplate(reserving: maximumLag * 2)
+        reps.reserveCapacity(1024)
+        scratch.reserveCapacity(grid.capacity)
     }
 
     /// Forgets everything: a new workout starts with set 1 and rep 1.
@@ -137,100 +124,75 @@ public struct RepDetector: Sendable {
         let t = sample.timestamp
         guard started else {
             started = true
+            // Grid times are whole multiples of the spacing, not offsets from the first sample: a recording of a
+            // stream, replayed, puts its reps at the same times as the live stream did.
+            origin = (t / Self.spacing).rounded(.up) * Self.spacing
             lastTime = t
             gravity = (sample.ax, sample.ay, sample.az)
+            smooth1 = gravity
+            smooth2 = gravity
+            lastMotion = (0, 0, 0)
+            lastGravity = gravity
+            if origin <= t {
+                grid.append(motion: (0, 0, 0), down: Self.unit(gravity))
+                tracker.update(grid)
+                step(into: &events)
+            }
             return
         }
         let dt = t - lastTime
-        guard dt > 0 else {
+        guard dt > 0, dt.isFinite else {
             ignoredSamples += 1
             return
         }
-        lastTime = t
-        if setOpen, t - lastRepTime > configuration.restToEndSet, !pausedSetMayContinue(at: t) { endSet(into: &events) }
         if dt > configuration.gapToReset {
-            // A dropout: the filters restart, but the time it hid is not a pause of the lifter's (the rhythm
-            // checks leave it out) and the swing in progress before it may complete after it.
-            gapTime += dt
-            lastSwingTime += dt
+            // A long dropout: the filters and the tracker start again; the set stays open (the rest rule, in sample
+            // time, ends it) and the grid's indices keep counting sample time.
+            lastTime = t
             gravity = (sample.ax, sample.ay, sample.az)
-            smooth1 = (0, 0, 0)
-            smooth2 = (0, 0, 0)
-            side = 0
-            history.removeAll()
-            steps.removeAll()
+            smooth1 = gravity
+            smooth2 = gravity
+            lastMotion = (0, 0, 0)
+            lastGravity = gravity
+            let index = Int(((t - origin) / Self.spacing).rounded(.up))
+            advanceIdle(to: index, into: &events)
+            grid.restart(at: index)
+            tracker.reset()
+            runLag = 0
+            if open { setRuns += 1 }
             return
         }
-        // Timestamps like i / rate differ from sample to sample in their last bits; a step within a millionth of
-        // the last one keeps its filter coefficients (four exp() calls saved on most samples).
         if abs(dt - cachedStep) > 1e-6 * cachedStep { updateAlphas(dt) }
-
-        // 1. Gravity removal and smoothing, the same on every axis.
         gravity.0 += alphaGravity * (sample.ax - gravity.0)
         gravity.1 += alphaGravity * (sample.ay - gravity.1)
         gravity.2 += alphaGravity * (sample.az - gravity.2)
-        smooth1.0 += alphaSmooth * ((sample.ax - gravity.0) - smooth1.0)
-        smooth1.1 += alphaSmooth * ((sample.ay - gravity.1) - smooth1.1)
-        smooth1.2 += alphaSmooth * ((sample.az - gravity.2) - smooth1.2)
+        smooth1.0 += alphaSmooth * (sample.ax - smooth1.0)
+        smooth1.1 += alphaSmooth * (sample.ay - smooth1.1)
+        smooth1.2 += alphaSmooth * (sample.az - smooth1.2)
         smooth2.0 += alphaSmooth * (smooth1.0 - smooth2.0)
         smooth2.1 += alphaSmooth * (smooth1.1 - smooth2.1)
         smooth2.2 += alphaSmooth * (smooth1.2 - smooth2.2)
-        let (x, y, z) = smooth2
-
-        // Principal axis: exponentially weighted covariance, one power-iteration step per sample.
-        cxx += alphaAxis * (x * x - cxx)
-        cyy += alphaAxis * (y * y - cyy)
-        czz += alphaAxis * (z * z - czz)
-        cxy += alphaAxis * (x * y - cxy)
-        cxz += alphaAxis * (x * z - cxz)
-        cyz += alphaAxis * (y * z - cyz)
-        // The axis moves slowly (axisTimeConstant), so one power-iteration step every 20 ms of sample time is
-        // plenty; at high sample rates this skips the square root and division on most samples.
-        if t >= nextAxisUpdate {
-            nextAxisUpdate = t + Self.axisUpdateInterval
-            let wx = cxx * axis.0 + cxy * axis.1 + cxz * axis.2
-            let wy = cxy * axis.0 + cyy * axis.1 + cyz * axis.2
-            let wz = cxz * axis.0 + cyz * axis.1 + czz * axis.2
-            let norm = (wx * wx + wy * wy + wz * wz).squareRoot()
-            if norm > 0 {
-                let inverse = 1 / norm
-                axis = (wx * inverse, wy * inverse, wz * inverse)
-            }
+        let motion = (smooth2.0 - gravity.0, smooth2.1 - gravity.1, smooth2.2 - gravity.2)
+        // Resample: every grid time in (lastTime, t] gets the linear interpolation of motion and gravity.
+        var gridTime = origin + Double(grid.next) * Self.spacing
+        while gridTime <= t {
+            let f = (gridTime - lastTime) / dt
+            let m = (
+                lastMotion.0 + f * (motion.0 - lastMotion.0), lastMotion.1 + f * (motion.1 - lastMotion.1),
+                lastMotion.2 + f * (motion.2 - lastMotion.2)
+            )
+            let g = (
+                lastGravity.0 + f * (gravity.0 - lastGravity.0), lastGravity.1 + f * (gravity.1 - lastGravity.1),
+                lastGravity.2 + f * (gravity.2 - lastGravity.2)
+            )
+            grid.append(motion: m, down: Self.unit(g))
+            tracker.update(grid)
+            step(into: &events)
+            gridTime = origin + Double(grid.next) * Self.spacing
         }
-        let value = axis.0 * x + axis.1 * y + axis.2 * z
-        // The level is a clipped mean square: once it is above the noise floor, a sample counts at most
-        // `levelOutlierLimit` times the level, so a single large movement cannot dominate it.
-        let squared = value * value
-        let limit = outlierLimitSquared * meanSquare
-        meanSquare += alphaLevel * ((limit > floorSquared && squared > limit ? limit : squared) - meanSquare)
-        signal = value
-
-        // 2. Swings against the threshold (compared squared: no square root per sample).
-        let squaredThreshold = setActive
-            ? setThreshold * setThreshold
-            : max(floorSquared, sensitivitySquared * meanSquare)
-        history.append(time: t, value: value)
-        if t >= nextStepPoint { addStepPoint(at: t, value: value) }
-        let sign = value * value > squaredThreshold ? (value > 0 ? 1 : -1) : 0
-        if sign == 0 {
-            // Three quarters of the longest period without a swing (6 s by default): the next swing starts a new
-            // cycle rather than completing one begun long ago, so a stray movement well before a set does not decide
-            // where its reps fall. (Half the period, 4 s, cut slow cycles short: cara_mixed MAE 3.51 → 3.90.)
-            if side != 0, t - lastSwingTime > configuration.maximumRepPeriod * 0.75 {
-                side = 0
-                swings = 0
-            }
-        } else if sign != side {
-            side = sign
-            swings += 1
-            lastSwingTime = t
-            previousSwingPeak = swingPeak
-            swingPeak = abs(value)
-            if swings % 2 == 0 { cycleCompleted(at: t, amplitude: previousSwingPeak + swingPeak, into: &events) }
-        } else {
-            swingPeak = max(swingPeak, abs(value))
-            lastSwingTime = t
-        }
+        lastTime = t
+        lastMotion = motion
+        lastGravity = gravity
     }
 
     /// Processes samples in order.
@@ -238,211 +200,410 @@ public struct RepDetector: Sendable {
         for sample in samples { process(sample, into: &events) }
     }
 
-    /// Ends the stream: an open set is closed and its `setEnded` appended.
+    /// Ends the stream: an open set is counted again over its whole length, closed and its `setEnded` appended.
     public mutating func finish(into events: inout [WorkoutEvent]) {
-        if setOpen { endSet(into: &events) }
+        if open { endSet(streamEnded: true, into: &events) }
     }
 
-    // MARK: - Rhythm and sets
+    // MARK: - Per grid point
 
-    private mutating func cycleCompleted(at t: Double, amplitude: Double, into events: inout [WorkoutEvent]) {
+    private mutating func step(into events: inout [WorkoutEvent]) {
+        let i = grid.next - 1
         let c = configuration
-        if setActive {
-            let sinceLast = t - lastRepTime - gapTime  // time the sensor actually saw
-            let typical = periods.median
-            if sinceLast < c.harmonicFactor * typical { return }
-            // A tiring lifter slows down: the pause is judged against the last period too, when it is longer.
-            if sinceLast <= c.maximumPauseFactor * max(typical, lastPeriod), sinceLast <= c.maximumRepPeriod {
-                // A period that spans a dropout is not a measured one: it does not join the typical period.
-                if gapTime == 0 {
-                    periods.append(sinceLast)
-                    lastPeriod = sinceLast
-                }
-                gapTime = 0
-                amplitudes.append(amplitude)
-                lastAmplitude = amplitude
-                updateSetThreshold()
-                countRep(at: t, duration: t - lastRepTime, amplitude: amplitude, into: &events)
-                return
-            }
-            // Too long a pause (a breather at the top, a re-grip): the rhythm is broken, and reps count again only
-            // once it is established anew — in the same set, unless `restToEndSet` ends it first.
-            setActive = false
-            pendingTimes.removeAll(keepingCapacity: true)
-            pendingAmplitudes.removeAll(keepingCapacity: true)
+        // The period is picked every other grid point (every 80 ms): it moves slowly, and picking is half the cost.
+        if i & 1 == 0 || grid.next - 1 == grid.origin { picked = tracker.pick() }
+        var (k, clarity) = picked
+        var window = max(k, minimumWindow)
+        if k == 0 { window = minimumWindow }
+        // A step-long period may be half a stride: judge the stride too. (Only periodic motion is judged: the rest
+        // neither starts a set nor counts.)
+        walkingLikeness = k > 0 && clarity >= c.minimumPeriodicity
+            ? Self.larger(walking(at: i, lag: k, window: window), walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow), halfStride: true))
+            : nil
+        if let likeness = walkingLikeness, likeness >= c.maximumWalkingLikeness {
+            clarity = 0
+            lastWalking = i
         }
-        gapTime = 0
-        // Outside a set: keep the recent cycles that could still form a rhythm with this one.
-        let horizon = c.maximumRepPeriod * Double(c.repsToStartSet - 1)
-        var keep = 0
-        for index in pendingTimes.indices where t - pendingTimes[index] <= horizon {
-            pendingTimes[keep] = pendingTimes[index]
-            pendingAmplitudes[keep] = pendingAmplitudes[index]
-            keep += 1
-        }
-        pendingTimes.removeLast(pendingTimes.count - keep)
-        pendingAmplitudes.removeLast(pendingAmplitudes.count - keep)
-        if pendingTimes.count == c.repsToStartSet {
-            pendingTimes.removeFirst()
-            pendingAmplitudes.removeFirst()
-        }
-        pendingTimes.append(t)
-        pendingAmplitudes.append(amplitude)
-        guard pendingTimes.count == c.repsToStartSet else { return }
+        period = Double(k) * Self.spacing
+        periodicity = clarity
 
-        var shortest = Double.infinity
-        var longest = 0.0
-        for index in 1..<pendingTimes.count {
-            let period = pendingTimes[index] - pendingTimes[index - 1]
-            shortest = min(shortest, period)
-            longest = max(longest, period)
+        if open {
+            inSetStep(at: i, lag: k, clarity: clarity, walking: (walkingLikeness ?? -9) >= c.maximumWalkingLikeness,
+                into: &events)
+            return
         }
-        guard shortest >= c.minimumRepPeriod, longest <= c.maximumRepPeriod, longest <= c.rhythmTolerance * shortest
-        else { return }
-        // Fidgets can fall into step for three swings; real reps also look alike: the signal must resemble
-        // itself one period earlier.
-        let period = (t - pendingTimes[0]) / Double(pendingTimes.count - 1)
-        var periodicity: Double?
-        if c.minimumPeriodicity > 0 {
-            periodicity = history.periodicity(endingAt: t, period: period)
+        // Walking comes and goes as the arm's swing varies: no set starts within a few seconds of a walking moment.
+        let afterWalking = Double(i - lastWalking) * Self.spacing <= Self.walkingHoldOff
+        let steady = k > 0 && !afterWalking && clarity >= c.minimumPeriodicity
+            && rms(endingAt: i, window: window) >= c.minimumAmplitude
+        if steady, runLag > 0, max(Double(k), runLag) / min(Double(k), runLag) <= c.periodTolerance {
+            runLag = 0.8 * runLag + 0.2 * Double(k)
+        } else if steady {
+            runLag = Double(k)
+            runStart = i
+        } else {
+            runLag = 0
         }
-        var starts = periodicity.map { $0 >= c.minimumPeriodicity } ?? true  // nil: too little signal to judge
-        // Walking is in rhythm too: the body bounces once per step, and the arm swings once per stride.
-        var walking: Double?
-        let asStride = Self.stridePeriods.contains(period), asStep = Self.stepPeriods.contains(period)
-        if starts, c.maximumStepSimilarity < 1, asStride || asStep,
-            let measure = steps.measure(endingAt: t, period: period), measure.verticalShare >= c.minimumStepShare
+        if runLag > 0, i >= retryAt, Double(i - runStart) * Self.spacing >= max(c.startHold, 0.5 * runLag * Self.spacing) {
+            startSet(at: i, window: window, into: &events)
+        }
+    }
+
+    private mutating func inSetStep(at i: Int, lag k: Int, clarity: Double, walking: Bool, into events: inout [WorkoutEvent]) {
+        let c = configuration
+        var current = template.match(grid, endingAt: i)
+        if walking { current = 0 }
+        match = current
+        let j = i - 1
+        let last = reps.last ?? setStart
+        if lastMatch >= c.minimumMatch, lastMatch >= previousMatch, lastMatch > current,
+            Double(j - last) >= c.minimumCycleSeparation * Double(lag), j - lag + 1 >= grid.oldest
         {
-            let likeness = max(asStride ? measure.strideLikeness : -1, asStep ? measure.stepLikeness : -1)
-            walking = likeness
-            if likeness >= c.maximumStepSimilarity { starts = false }
+            reps.append(j)
+            liveCount += 1
+            countRep(at: j, previous: last == setStart && reps.count == 1 ? nil : last, into: &events)
+            template.blend(from: grid, endingAt: j, weight: 0.2)
+            if k > 0, clarity >= c.minimumPeriodicity, Double(max(k, lag)) / Double(min(k, lag)) <= 1.3 {
+                lag = Int((0.7 * Double(lag) + 0.3 * Double(k)).rounded())
+                template.resample(to: lag)
+            }
         }
-        lastSetCandidate = SetCandidate(
-            timestamp: t, period: period, periodicity: periodicity, stepSimilarity: walking, started: starts)
-        setCandidates += 1
-        if starts { startSet(into: &events) }
+        previousMatch = lastMatch
+        lastMatch = current
+        let sinceRep = i - (reps.last ?? setStart)
+        if Double(sinceRep) * Self.spacing > restToEnd {
+            endSet(into: &events)
+        } else if k > 0, clarity >= c.minimumPeriodicity, Double(sinceRep) > 1.5 * Double(lag), i >= retryAt,
+            Self.isNewPace(k, comparedTo: lag, tolerance: c.periodTolerance),
+            // … and the motion is still as large as the set's (a third of its RMS: a rep 1.6 times slower at the same
+            // depth accelerates 0.4 times as much), not the small movements of a rest.
+            rms(endingAt: i, window: max(k, minimumWindow)) >= max(c.minimumAmplitude, template.amplitude / (2 * 2.0.squareRoot()) / 3)
+        {
+            retryAt = i + max(1, k / 2)
+            reanchor(at: i, lag: k, window: max(k, minimumWindow), into: &events)
+        }
     }
 
-    private mutating func startSet(into events: inout [WorkoutEvent]) {
-        periods.removeAll()
-        amplitudes.removeAll()
-        for index in 1..<pendingTimes.count { periods.append(pendingTimes[index] - pendingTimes[index - 1]) }
-        for amplitude in pendingAmplitudes { amplitudes.append(amplitude) }
-        lastPeriod = pendingTimes[pendingTimes.count - 1] - pendingTimes[pendingTimes.count - 2]
-        lastAmplitude = pendingAmplitudes[pendingAmplitudes.count - 1]
-        let typical = periods.median
-        updateSetThreshold()
-        let earlier = earlierReps(before: pendingTimes[0], period: typical)
-
-        setActive = true
-        let firstTime = earlier.first?.time ?? pendingTimes[0]
-        if !setOpen {  // else a paused set goes on
-            setOpen = true
-            setNumber += 1
-            repInSet = 0
-            let count = earlier.count + pendingTimes.count
-            events.append(.setStarted(SetEvent(setNumber: setNumber, timestamp: firstTime - typical, repCount: count)))
-        }
-        var previous = firstTime - typical
-        for rep in earlier {
-            countRep(at: rep.time, duration: rep.time - previous, amplitude: rep.amplitude, into: &events)
-            previous = rep.time
-        }
-        for (time, amplitude) in zip(pendingTimes, pendingAmplitudes) {
-            countRep(at: time, duration: time - previous, amplitude: amplitude, into: &events)
-            previous = time
-        }
-        pendingTimes.removeAll(keepingCapacity: true)
-        pendingAmplitudes.removeAll(keepingCapacity: true)
+    /// Whether the set kept its pace: its period at the end within `steadyPaceRatio` of its period at the start (a
+    /// set that slowed towards failure, or changed pace, did not; a missed rep does not change the period).
+    private func steadyPace() -> Bool {
+        Double(max(lag, startLag)) <= Self.steadyPaceRatio * Double(max(1, min(lag, startLag)))
     }
 
-    /// Searches the recent signal, with the new set's own threshold, for reps of its rhythm before `first`.
-    private func earlierReps(before first: Double, period: Double) -> [(time: Double, amplitude: Double)] {
+    /// A set ends after `restToEndSet` without a rep, or two periods of its reps when that is longer (slow reps: a
+    /// set of 6 s reps survives one missed rep).
+    private var restToEnd: Double { max(configuration.restToEndSet, 2 * Double(lag) * Self.spacing) }
+
+    /// Grid indices skipped by a long gap: the rest rule still applies in sample time.
+    private mutating func advanceIdle(to index: Int, into events: inout [WorkoutEvent]) {
+        guard open else { return }
+        if Double(index - (reps.last ?? setStart)) * Self.spacing > restToEnd {
+            endSet(into: &events)
+        }
+    }
+
+    // MARK: - Sets
+
+    private mutating func startSet(at i: Int, window: Int, into events: inout [WorkoutEvent]) {
+        let candidateLag = Int(runLag.rounded())
+        // The look-back never reaches into the previous set: its cycles were counted there.
+        guard let cycles = anchor(at: i, lag: candidateLag, window: window, after: previousSetEnd, starting: true) else {
+            return
+        }
+        runLag = 0
+        open = true
+        setStart = i
+        startLag = lag
+        setOrigin = grid.origin
+        setRuns = 0
+        setNumber += 1
+        reps.removeAll(keepingCapacity: true)
+        liveCount = 0
+        let first = cycles.first ?? i
+        events.append(
+            .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
+        count(cycles, at: i, into: &events)
+    }
+
+    /// Inside a set whose template no longer matches (the lifter changed pace, or the set started on a harmonic)
+    /// while the motion is still periodic: a new template at the tracked period, and the cycles since the last rep.
+    private mutating func reanchor(at i: Int, lag newLag: Int, window: Int, into events: inout [WorkoutEvent]) {
+        let last = reps.last ?? setStart
+        guard let cycles = anchor(at: i, lag: newLag, window: window, after: last, starting: false) else { return }
+        count(cycles, at: i, into: &events)
+    }
+
+    /// Takes the last `candidateLag` points before `i` as the cycle template, its period ending where the motion is
+    /// quietest (a rep's rest position: the cycles it matches are whole reps, and a set's edges, rest before and
+    /// after, make no half cycle), and finds the earlier cycles it matches: peaks of the match before that end,
+    /// walking back while they follow each other within 1.6 periods and come after `after`. Returns those cycles'
+    /// ends and the template's, in time order; nil when there is not enough history.
+    private mutating func anchor(at i: Int, lag candidateLag: Int, window: Int, after: Int?, starting: Bool) -> [Int]? {
         let c = configuration
-        var from = first - c.lookbackPeriods * period
-        if totalReps > 0 { from = max(from, lastRepTime + c.harmonicFactor * period) }
-        guard from < first else { return [] }
-        let h = max(c.minimumAmplitude, c.lookbackThresholdFraction * amplitudes.median / 2)
-        var swingTimes: [Double] = []
-        var swingPeaks: [Double] = []
-        var side = 0
-        history.forEach(in: from..<first) { time, value in
-            let sign = value > h ? 1 : (value < -h ? -1 : 0)
-            if sign != 0, sign != side {
-                side = sign
-                swingTimes.append(time)
-                swingPeaks.append(abs(value))
-            } else if sign != 0, let last = swingPeaks.indices.last {
-                swingPeaks[last] = max(swingPeaks[last], abs(value))
+        guard candidateLag > 1, i - candidateLag + 1 >= grid.oldest else { return nil }
+        var end = i - candidateLag + 1 + CycleTemplate.quietestOffset(grid, endingAt: i, length: candidateLag)
+        // A set that starts from stillness starts its first rep where the motion begins: its cycles end a whole
+        // number of periods after that (this decides between two equally quiet points, as a sine has).
+        if starting, let onset = onset(before: i, lag: candidateLag, window: window) {
+            let periods = (i - onset) / candidateLag
+            if periods >= 1 { end = onset + periods * candidateLag }
+        }
+        guard end - candidateLag + 1 >= grid.oldest else { return nil }
+        let separation = c.minimumCycleSeparation * Double(candidateLag)
+        if let after, Double(end - after) < separation { return nil }
+        lag = candidateLag
+        template.set(from: grid, endingAt: end, length: lag)
+        let lookback = Int((c.lookbackPeriods + 2) * Double(lag)) + window
+        let low = max(grid.oldest + lag - 1, end - lookback, 1)
+        scratch.removeAll(keepingCapacity: true)
+        for j in low...i { scratch.append(template.match(grid, endingAt: j)) }
+        var found: [Int] = []
+        Self.peaks(in: scratch, offset: low, upTo: end - 1, threshold: c.lookbackMatch, separation: separation) {
+            found.append($0)
+        }
+        var cycles: [Int] = []
+        var next = end
+        for j in found.reversed() {
+            if Double(next - j) > 1.6 * Double(lag) { break }
+            if let after, Double(j - after) < separation { break }
+            if Double(next - j) >= separation {
+                cycles.append(j)
+                next = j
             }
         }
-        // The last swing found is the first half of `first`'s cycle; reps complete every second swing before it.
-        var found: [(time: Double, amplitude: Double)] = []
-        var next = first
-        var index = swingTimes.count - 3
-        while index >= 0 {
-            let gap = next - swingTimes[index]
-            if gap > 1.6 * period { break }
-            if gap >= c.harmonicFactor * period {
-                let amplitude = swingPeaks[index] + (index > 0 ? swingPeaks[index - 1] : swingPeaks[index])
-                found.append((swingTimes[index], amplitude))
-                next = swingTimes[index]
-            }
-            index -= 2
-        }
-        return found.reversed()
+        cycles.reverse()
+        cycles.append(end)
+        // The live peak search goes on from the match since `end` (the cycle ending there is counted).
+        previousMatch = i > end + 1 ? scratch[scratch.count - 2] : 0
+        lastMatch = i > end ? scratch[scratch.count - 1] : 0
+        return cycles
     }
 
-    private mutating func countRep(at t: Double, duration: Double, amplitude: Double, into events: inout [WorkoutEvent]) {
-        repInSet += 1
+    /// Counts `cycles` (grid indices where reps ended) as reps of the open set.
+    private mutating func count(_ cycles: [Int], at i: Int, into events: inout [WorkoutEvent]) {
+        var previous = reps.last
+        for j in cycles {
+            reps.append(j)
+            liveCount += 1
+            countRep(at: j, previous: previous, into: &events)
+            previous = j
+        }
+    }
+
+    private mutating func endSet(streamEnded: Bool = false, into events: inout [WorkoutEvent]) {
+        let c = configuration
+        var final = liveCount
+        // The whole set is counted again with one template of one period, so only when its pace was steady: a set
+        // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
+        if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),
+            lag >= Self.shortestRecountedPeriod
+        {
+            template.average(from: grid, endingAt: reps, length: lag)
+            let low = max(grid.oldest + lag - 1, reps[0] - 2 * lag, 1)
+            let high = min(grid.next - 1, reps[reps.count - 1] + lag)
+            scratch.removeAll(keepingCapacity: true)
+            for j in low...high { scratch.append(template.match(grid, endingAt: j)) }
+            // Every peak of at least the look-back threshold; the strong ones (finalMatch) are reps, and so is a weaker
+            // one that fills a gap of more than 1.25 periods between reps (a rep that moved a little differently).
+            let separation = c.minimumCycleSeparation * Double(lag)
+            var candidates: [Int] = []
+            Self.peaks(in: scratch, offset: low, upTo: high == grid.next - 1 ? high - 1 : high,
+                threshold: c.lookbackMatch, separation: separation) { candidates.append($0) }
+            var strong: [Int] = []
+            for j in candidates where scratch[j - low] >= c.finalMatch { strong.append(j) }
+            var count = strong.count
+            for (a, b) in zip(strong, strong.dropFirst()) where Double(b - a) > 1.25 * Double(lag) {
+                var previous = a
+                var filled = 0
+                let room = max(1, Int((Double(b - a) / Double(lag)).rounded()) - 1)
+                for j in candidates where j > a && j < b && filled < room {
+                    if Double(j - previous) >= separation, Double(b - j) >= separation {
+                        filled += 1
+                        previous = j
+                    }
+                }
+                count += filled
+            }
+            // Cycles cut short by the stream: a recording that starts or stops while the lifter moves. A piece at
+            // least `cutCycleShare` of a period long that matches the template's start (end) is a rep; so are two
+            // short pieces at both ends that move as much as the template there and add up to that much (the
+            // set's cycles then only look cut in two because of where the template's period begins).
+            let starts = grid.origin == 0 && grid.oldest == 0
+            let head = starts ? max(0, (strong.first ?? reps[0]) - lag) : 0
+            let tail = streamEnded ? grid.next - 1 - (strong.last ?? reps[reps.count - 1]) : 0
+            func piece(_ done: Int, _ measured: (match: Double, energy: Double)) -> (whole: Bool, part: Bool) {
+                guard done > 1, done < lag else { return (false, false) }
+                let share = Double(done) / Double(lag)
+                let whole = share >= Self.cutCycleShare && measured.match >= c.finalMatch
+                let part = measured.energy >= 0.5 && (share < 0.3 || measured.match >= c.finalMatch)
+                return (whole, part)
+            }
+            let headPiece = piece(head, template.suffixMatch(grid, endingAt: head, count: head))
+            let tailPiece = piece(tail, template.prefixMatch(grid, after: grid.next - 1 - tail, count: tail))
+            if headPiece.whole { count += 1 }
+            if tailPiece.whole { count += 1 }
+            if !headPiece.whole, !tailPiece.whole, headPiece.part, tailPiece.part,
+                Double(head + tail) >= Self.cutCycleShare * Double(lag)
+            {
+                count += 1
+            }
+            final = count
+        }
+        totalReps += final - liveCount
+        previousSetEnd = reps.last ?? setStart
+        let lastTime = time(reps.last ?? setStart)
+        events.append(
+            .setEnded(
+                SetEvent(
+                    setNumber: setNumber, timestamp: lastTime, repCount: final,
+                    liveRepCount: final == liveCount ? nil : liveCount)))
+        open = false
+        match = nil
+        reps.removeAll(keepingCapacity: true)
+        liveCount = 0
+        runLag = 0
+    }
+
+    private mutating func countRep(at j: Int, previous: Int?, into events: inout [WorkoutEvent]) {
         totalReps += 1
-        lastRepTime = t
+        let duration = previous.map { Double(j - $0) * Self.spacing } ?? Double(lag) * Self.spacing
         events.append(
             .rep(
                 RepEvent(
-                    setNumber: setNumber, repInSet: repInSet, totalReps: totalReps, timestamp: t,
-                    duration: duration, amplitude: amplitude)))
+                    setNumber: setNumber, repInSet: liveCount, totalReps: totalReps, timestamp: time(j),
+                    duration: duration, amplitude: template.amplitude)))
     }
 
-    /// Ends the open set. Cycles waiting for a rhythm stay: they may begin the next set.
-    private mutating func endSet(into events: inout [WorkoutEvent]) {
-        setActive = false
-        setOpen = false
-        events.append(.setEnded(SetEvent(setNumber: setNumber, timestamp: lastRepTime, repCount: repInSet)))
+    // MARK: - Measures
+
+    /// Greedy peak picking as in the final count: local maxima at least `threshold`; of two closer than
+    /// `separation`, the higher. Values outside the range count as 0.
+    private static func peaks(
+        in values: [Double], offset: Int, upTo last: Int, threshold: Double, separation: Double, _ body: (Int) -> Void
+    ) {
+        guard !values.isEmpty else { return }
+        func value(_ j: Int) -> Double {
+            let n = j - offset
+            return n >= 0 && n < values.count ? values[n] : 0
+        }
+        var pending: Int? = nil
+        var j = offset
+        while j <= last {
+            let v = value(j)
+            if v >= threshold, v >= value(j - 1), v > value(j + 1) {
+                if let p = pending, Double(j - p) < separation {
+                    if v > value(p) { pending = j }
+                } else {
+                    if let p = pending { body(p) }
+                    pending = j
+                }
+            }
+            j += 1
+        }
+        if let p = pending { body(p) }
     }
 
-    /// Whether a paused set must stay open past `restToEndSet`: a cycle that came within that time of its last rep
-    /// may still be the first of a rhythm that continues it, until the rhythm's other cycles could no longer come.
-    private func pausedSetMayContinue(at t: Double) -> Bool {
-        guard !setActive, let first = pendingTimes.first else { return false }
+    /// The last still point before the periodic motion ending at `i`: walking back over at most the look-back, the
+    /// first point where the motion's energy (smoothed over a sixteenth of the period) is below 5 % of the last
+    /// period's mean. nil when the motion does not start from stillness there.
+    private func onset(before i: Int, lag: Int, window: Int) -> Int? {
+        var sum = 0.0
+        for j in (i - lag + 1)...i { sum += grid.energy[grid.slot(j)] }
+        let still = 0.05 * sum / Double(lag)
+        let half = max(1, lag / 16)
+        let lookback = Int((configuration.lookbackPeriods + 2) * Double(lag)) + window
+        let low = max(grid.oldest + half, i - lookback)
+        var j = i - lag
+        guard j - half >= low, j + half < grid.next else { return nil }
+        var smoothed = 0.0
+        for n in (j - half)...(j + half) { smoothed += grid.energy[grid.slot(n)] }
+        let width = Double(2 * half + 1)
+        while j - half > low {
+            if smoothed / width < still { return j }
+            smoothed += grid.energy[grid.slot(j - half - 1)] - grid.energy[grid.slot(j + half)]
+            j -= 1
+        }
+        return nil
+    }
+
+    /// RMS of the motion over the `window` points ending at `i`, g.
+    private func rms(endingAt i: Int, window: Int) -> Double {
+        var sum = 0.0
+        let first = max(i - window + 1, grid.oldest)
+        for j in first...i { sum += grid.energy[grid.slot(j)] }
+        return (sum / Double(window)).squareRoot()
+    }
+
+    /// How much the last `window` points move like walking at a stride of `lag` points: the correlation of the
+    /// motion along gravity with itself half a stride earlier, minus that of the motion across gravity. nil when
+    /// the lag is not a stride's, the vertical motion is too small, or there is too little history.
+    private func walking(at i: Int, lag: Int, window: Int, halfStride: Bool = false) -> Double? {
         let c = configuration
-        return first - lastRepTime <= c.restToEndSet && t - first <= c.maximumRepPeriod * Double(c.repsToStartSet - 1)
+        let seconds = Double(lag) * Self.spacing
+        guard seconds >= c.walkingPeriodLow, seconds <= c.walkingPeriodHigh else { return nil }
+        let half = lag / 2
+        let first = i - window + 1
+        guard first - half >= grid.oldest else { return nil }
+        var vv = 0.0, vl = 0.0, vll = 0.0, hh = 0.0, hl = 0.0, hll = 0.0
+        for j in first...i {
+            let a = grid.slot(j), b = grid.slot(j - half)
+            let v = grid.vertical[a], w = grid.vertical[b]
+            vv += v * v
+            vl += v * w
+            vll += w * w
+            let hx = grid.hx[a], hy = grid.hy[a], hz = grid.hz[a]
+            let gx = grid.hx[b], gy = grid.hy[b], gz = grid.hz[b]
+            hh += hx * hx + hy * hy + hz * hz
+            hl += hx * gx + hy * gy + hz * gz
+            hll += gx * gx + gy * gy + gz * gz
+        }
+        guard vv >= c.minimumVerticalShare * (vv + hh) else { return nil }
+        // A swinging arm and a bouncing body move the wrist by a few tenths of a g (0.12–0.32 g RMS on the real
+        // walks); jumping jacks and rope skipping, which also bounce twice per arm cycle, by 0.8–2.3 g.
+        guard (vv + hh) / Double(window) <= c.walkingMaximumRMS * c.walkingMaximumRMS else { return nil }
+        let vertical = vl / max((vv * vll).squareRoot(), 1e-12)
+        let across = hl / max((hh * hll).squareRoot(), 1e-12)
+        // Any back-and-forth motion across gravity reverses every half period, so the reversal alone says nothing:
+        // the steps (vertical motion repeating at half the stride) must be there too.
+        let likeness = min(vertical - across, 2 * vertical)
+        // A step-long period judged as half a stride: a fast rep along gravity also repeats every period, and only
+        // the arm swinging back tells walking from it, so the reversal must be there too.
+        // (With hardly any motion across gravity there is no arm to swing back: its correlation is noise.)
+        guard halfStride else { return likeness }
+        return hh >= c.minimumVerticalShare * (vv + hh) ? min(likeness, -2 * across) : nil
     }
 
-    /// The set's threshold follows its typical half swing, or the last rep's when that was smaller: slower reps of
-    /// the same depth accelerate less (∝ 1/period²), so a tiring lifter's next rep is likely smaller still.
-    private mutating func updateSetThreshold() {
-        let reference = min(amplitudes.median, lastAmplitude)
-        setThreshold = max(configuration.minimumAmplitude, configuration.setThresholdFraction * reference / 2)
+    /// Whether a tracked period of `k` points is the same set at a new pace: more than `tolerance` and at most 1.6
+    /// times faster or slower than the set's `lag` (a bigger change is another activity), and not a harmonic of it.
+    static func isNewPace(_ k: Int, comparedTo lag: Int, tolerance: Double) -> Bool {
+        let ratio = Double(max(k, lag)) / Double(min(k, lag))
+        // A lifter changes pace by less than this; a bigger change is another activity.
+        guard ratio > tolerance, ratio <= 1.6 else { return false }
+        if k < lag {
+            let multiple = (Double(lag) / Double(k)).rounded()
+            if multiple >= 2, abs(Double(lag) / Double(k) - multiple) < 0.2 * multiple { return false }
+        }
+        return true
     }
 
-    /// Adds a point to the step check's history, split along gravity and across it (every 40 ms of sample time; out
-    /// of line, so that the per-sample path stays short).
-    @inline(never)
-    private mutating func addStepPoint(at t: Double, value: Double) {
-        nextStepPoint = t + Self.stepPointInterval
-        let g = (gravity.0 * gravity.0 + gravity.1 * gravity.1 + gravity.2 * gravity.2).squareRoot()
-        guard g > 0 else { return }
-        let inverse = 1 / g
-        let down = (gravity.0 * inverse, gravity.1 * inverse, gravity.2 * inverse)
-        steps.append(time: t, value: value, motion: smooth2, down: down)
+    private static func larger(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return max(a, b)
+    }
+
+    private func time(_ index: Int) -> Double { origin + Double(index) * Self.spacing }
+
+    private static func unit(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
+        let norm = (v.0 * v.0 + v.1 * v.1 + v.2 * v.2).squareRoot()
+        guard norm > 1e-9 else { return (0, 0, 0) }
+        let inverse = 1 / norm
+        return (v.0 * inverse, v.1 * inverse, v.2 * inverse)
     }
 
     private mutating func updateAlphas(_ dt: Double) {
         cachedStep = dt
         alphaGravity = 1 - exponential(-dt / configuration.gravityTimeConstant)
         alphaSmooth = 1 - exponential(-dt / configuration.smoothingTimeConstant)
-        alphaAxis = 1 - exponential(-dt / configuration.axisTimeConstant)
-        alphaLevel = 1 - exponential(-dt / configuration.levelTimeConstant)
     }
 }

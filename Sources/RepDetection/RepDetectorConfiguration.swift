@@ -1,65 +1,61 @@
-/// The rep detector's settings. One configuration serves every exercise; the defaults are the documented ones.
+/// The rep detector's settings. One configuration serves every exercise, person and sensor placement; the defaults
+/// are the documented ones (docs/DETECTOR.md says how each was chosen).
 ///
 /// Time constants are in seconds of sample time, so the detector behaves the same at 12.5 Hz and at 1.6 kHz.
 public struct RepDetectorConfiguration: Sendable, Equatable {
-    /// Gravity is tracked by a low-pass filter with this time constant and subtracted (default 1.0 s).
-    public var gravityTimeConstant: Double = 1.0
-    /// Two cascaded low-pass stages with this time constant smooth the motion (default 0.08 s, about 2 Hz).
-    public var smoothingTimeConstant: Double = 0.08
-    /// The axis of motion is the principal axis of the last second or so of motion (default 1.0 s).
-    public var axisTimeConstant: Double = 1.0
-    /// The signal level that scales the threshold is averaged over this time (default 1.5 s).
-    public var levelTimeConstant: Double = 1.5
-    /// A sample adds at most this many times the current level to the level (default 2): one large movement, such
-    /// as getting into position before a set, does not raise the threshold above the reps that follow it.
-    public var levelOutlierLimit: Double = 2
-    /// Outside a set, a swing counts when it passes `sensitivity` × the signal's RMS level (default 0.9; lower
-    /// counts smaller movements).
-    public var sensitivity: Double = 0.9
-    /// Inside a set, a swing counts when it passes this fraction of the set's typical half swing (default 0.5).
-    public var setThresholdFraction: Double = 0.5
-    /// Swings smaller than this, in g, never count: the noise floor (default 0.02 g).
-    public var minimumAmplitude: Double = 0.02
-    /// The shortest rep period (default 0.25 s, 4 reps per second).
+    /// Gravity is tracked by a low-pass filter with this time constant and subtracted (default 1.5 s).
+    public var gravityTimeConstant: Double = 1.5
+    /// Two cascaded low-pass stages with this time constant smooth the motion before it is resampled at 25 Hz
+    /// (default 0.06 s).
+    public var smoothingTimeConstant: Double = 0.06
+    /// The shortest rep period tracked (default 0.25 s, 4 reps per second).
     public var minimumRepPeriod: Double = 0.25
-    /// The longest rep period (default 8 s: slow, controlled physiotherapy reps of 5–6 s still fit with room for
-    /// tempo variation).
+    /// The longest rep period tracked (default 8 s: slow, controlled physiotherapy reps).
     public var maximumRepPeriod: Double = 8
-    /// A set starts when this many reps in a row are rhythmic (default 3); they are counted then, with their own
-    /// timestamps, and earlier reps of the same rhythm found in the recent signal are counted too.
-    public var repsToStartSet: Int = 3
-    /// The longest of those reps may last at most this many times the shortest (default 1.4).
-    public var rhythmTolerance: Double = 1.4
-    /// Inside a set, a rep may take up to this many times the set's typical period, or its last period if longer
-    /// (default 1.8); after a longer pause the set goes on only once its rhythm is established anew.
-    public var maximumPauseFactor: Double = 1.8
-    /// Inside a set, a swing that comes sooner than this fraction of the typical period is part of the same rep
-    /// (a second bump of one rep), not a new rep (default 0.55).
-    public var harmonicFactor: Double = 0.55
+    /// The periodicity of a lag is measured over at least this much motion, or one period when longer (default 1 s).
+    public var minimumWindow: Double = 1
+    /// Octave guard: the period is the shortest lag whose periodicity peak reaches this fraction of the highest peak
+    /// (McLeod's key maxima; default 0.8). A press whose lockout adds a second bump has a weaker peak at half its
+    /// period and a stronger one at the period: the period wins.
+    public var keyMaximumFraction: Double = 0.8
+    /// A set starts when the motion's periodicity (normalized 3-D autocorrelation at the tracked period, −1…1) stays
+    /// at least this high (default 0.5) …
+    public var minimumPeriodicity: Double = 0.5
+    /// … for this long or half a period, whichever is longer, with a steady period (default 1 s).
+    public var startHold: Double = 1
+    /// The period may change by at most this factor while periodicity builds up (default 1.25).
+    public var periodTolerance: Double = 1.25
+    /// Inside a set, a cycle is a rep when the last period of motion matches the set's cycle template at least this
+    /// much (normalized 3-D correlation of the shapes, default 0.6).
+    public var minimumMatch: Double = 0.6
+    /// When a set starts, the recent motion is searched this many periods back for its earlier reps (default 3) …
+    public var lookbackPeriods: Double = 3
+    /// … where a cycle counts when it matches at least this much (default 0.4: the first reps are often less alike).
+    public var lookbackMatch: Double = 0.4
+    /// When a set ends it is counted again, over all of it, with this match threshold (default 0.6).
+    public var finalMatch: Double = 0.6
+    /// Matched cycles closer than this fraction of the period are one rep (default 0.6).
+    public var minimumCycleSeparation: Double = 0.6
+    /// Motion whose RMS is below this, in g, never starts a set: the noise floor (default 0.015 g).
+    public var minimumAmplitude: Double = 0.015
+    /// Walking: for a period as long as a stride (`walkingPeriods`), the motion along gravity repeats every half
+    /// period (a step) while the motion across it reverses (the arm swings back). When the first correlation minus
+    /// the second reaches this (−2…2; default 0.3), the rhythm is walking, not reps.
+    public var maximumWalkingLikeness: Double = 0.3
+    /// The periods judged as strides (default 0.8–1.7 s: 70–150 steps a minute).
+    public var walkingPeriodLow: Double = 0.8
+    /// See `walkingPeriodLow`.
+    public var walkingPeriodHigh: Double = 1.7
+    /// The walking check judges only motion whose RMS is at most this, in g (default 1 g): a wrist on a walk moves
+    /// by a few tenths of a g, jumping jacks and rope skipping (which also bounce twice per arm cycle) by 1–2 g.
+    public var walkingMaximumRMS: Double = 1.0
+    /// The walking check needs at least this share of the motion along gravity (default 0.1).
+    public var minimumVerticalShare: Double = 0.1
     /// A set ends after this much time without a rep (default 8 s).
     public var restToEndSet: Double = 8
-    /// A gap in the samples longer than this restarts the filters (default 1 s); the set goes on.
-    public var gapToReset: Double = 1
-    /// When a set starts, the recent signal is searched this many periods back for its earlier reps (default 2.5).
-    public var lookbackPeriods: Double = 2.5
-    /// In that search a swing counts when it passes this fraction of the set's typical half swing (default 0.3,
-    /// below `setThresholdFraction`: the first reps of a set are often smaller than the ones that establish it).
-    public var lookbackThresholdFraction: Double = 0.3
-
-    /// A set starts only when the signal over its first `repsToStartSet` reps correlates with itself one period
-    /// earlier at least this much (normalized correlation; 0 turns the check off; default 0.4). Reps look alike,
-    /// fidgets that happen to fall into step for a few swings do not.
-    public var minimumPeriodicity: Double = 0.4
-    /// A set does not start when its first reps move like walking at least this much (default 0.5; 1 turns the
-    /// check off). Walking swings the arm once per stride and bounces the body once per step. For a rhythm as long
-    /// as a stride (0.7–1.5 s), the measure is how much the vertical motion (along gravity) resembles itself half a
-    /// period earlier; for one as long as a step (0.35–0.75 s), the lesser of how much the vertical motion resembles
-    /// itself one period earlier and how much the motion across gravity is reversed one period later (normalized
-    /// correlations). A rep moves down and up once per period and repeats itself every way.
-    public var maximumStepSimilarity: Double = 0.5
-    /// The step check applies only when the vertical motion's mean square is at least this fraction of the motion
-    /// along the principal axis (default 0.05): a rep that hardly moves up and down has nothing to judge.
-    public var minimumStepShare: Double = 0.05
+    /// A gap in the samples up to this long is bridged (default 4 s); a longer one restarts the tracker (the set
+    /// stays open until `restToEndSet`).
+    public var gapToReset: Double = 4
 
     /// The defaults.
     public init() {}
@@ -69,53 +65,56 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         func positive(_ value: Double, _ name: String) throws(RepDetectorConfigurationError) {
             guard value.isFinite, value > 0 else { throw .init(key: name, value: value, allowed: "a number > 0") }
         }
-        try positive(gravityTimeConstant, "gravityTimeConstant")
-        try positive(smoothingTimeConstant, "smoothingTimeConstant")
-        try positive(axisTimeConstant, "axisTimeConstant")
-        try positive(levelTimeConstant, "levelTimeConstant")
-        guard levelOutlierLimit.isFinite, levelOutlierLimit >= 1 else {
-            throw .init(key: "levelOutlierLimit", value: levelOutlierLimit, allowed: "a number ≥ 1")
+        func fraction(_ value: Double, _ name: String) throws(RepDetectorConfigurationError) {
+            guard value.isFinite, value > 0, value < 1 else {
+                throw .init(key: name, value: value, allowed: "a number between 0 and 1 (exclusive)")
+            }
         }
-        try positive(sensitivity, "sensitivity")
-        try positive(minimumAmplitude, "minimumAmplitude")
-        try positive(minimumRepPeriod, "minimumRepPeriod")
-        try positive(restToEndSet, "restToEndSet")
-        try positive(gapToReset, "gapToReset")
-        guard setThresholdFraction.isFinite, setThresholdFraction > 0, setThresholdFraction <= 1 else {
-            throw .init(key: "setThresholdFraction", value: setThresholdFraction, allowed: "a number in (0, 1]")
+        guard gravityTimeConstant.isFinite, (0.2...30).contains(gravityTimeConstant) else {
+            throw .init(key: "gravityTimeConstant", value: gravityTimeConstant, allowed: "a number from 0.2 to 30")
         }
-        guard lookbackThresholdFraction.isFinite, lookbackThresholdFraction > 0, lookbackThresholdFraction <= 1 else {
-            throw .init(key: "lookbackThresholdFraction", value: lookbackThresholdFraction, allowed: "a number in (0, 1]")
+        guard smoothingTimeConstant.isFinite, (0.005...0.5).contains(smoothingTimeConstant) else {
+            throw .init(key: "smoothingTimeConstant", value: smoothingTimeConstant, allowed: "a number from 0.005 to 0.5")
         }
-        guard maximumRepPeriod.isFinite, maximumRepPeriod > minimumRepPeriod else {
-            throw .init(key: "maximumRepPeriod", value: maximumRepPeriod, allowed: "a number > minimumRepPeriod")
+        guard minimumRepPeriod.isFinite, (0.1...2).contains(minimumRepPeriod) else {
+            throw .init(key: "minimumRepPeriod", value: minimumRepPeriod, allowed: "a number from 0.1 to 2")
         }
-        guard (2...8).contains(repsToStartSet) else {
-            throw .init(key: "repsToStartSet", value: Double(repsToStartSet), allowed: "a whole number from 2 to 8")
+        guard maximumRepPeriod.isFinite, maximumRepPeriod > minimumRepPeriod, maximumRepPeriod <= 12 else {
+            throw .init(key: "maximumRepPeriod", value: maximumRepPeriod, allowed: "a number > minimumRepPeriod, at most 12")
         }
-        guard rhythmTolerance.isFinite, rhythmTolerance >= 1 else {
-            throw .init(key: "rhythmTolerance", value: rhythmTolerance, allowed: "a number ≥ 1")
+        guard minimumWindow.isFinite, (0.2...4).contains(minimumWindow) else {
+            throw .init(key: "minimumWindow", value: minimumWindow, allowed: "a number from 0.2 to 4")
         }
-        guard maximumPauseFactor.isFinite, maximumPauseFactor >= 1 else {
-            throw .init(key: "maximumPauseFactor", value: maximumPauseFactor, allowed: "a number ≥ 1")
+        try fraction(keyMaximumFraction, "keyMaximumFraction")
+        try fraction(minimumPeriodicity, "minimumPeriodicity")
+        try positive(startHold, "startHold")
+        guard periodTolerance.isFinite, periodTolerance >= 1 else {
+            throw .init(key: "periodTolerance", value: periodTolerance, allowed: "a number ≥ 1")
         }
-        guard harmonicFactor.isFinite, harmonicFactor >= 0, harmonicFactor < 1 else {
-            throw .init(key: "harmonicFactor", value: harmonicFactor, allowed: "a number in [0, 1)")
-        }
+        try fraction(minimumMatch, "minimumMatch")
         guard lookbackPeriods.isFinite, lookbackPeriods >= 0, lookbackPeriods <= 10 else {
             throw .init(key: "lookbackPeriods", value: lookbackPeriods, allowed: "a number from 0 to 10")
         }
-        guard maximumStepSimilarity.isFinite, maximumStepSimilarity > 0, maximumStepSimilarity <= 1 else {
-            throw .init(key: "maximumStepSimilarity", value: maximumStepSimilarity, allowed: "a number in (0, 1]")
+        try fraction(lookbackMatch, "lookbackMatch")
+        try fraction(finalMatch, "finalMatch")
+        try fraction(minimumCycleSeparation, "minimumCycleSeparation")
+        try positive(minimumAmplitude, "minimumAmplitude")
+        guard maximumWalkingLikeness.isFinite, maximumWalkingLikeness > -2, maximumWalkingLikeness <= 2 else {
+            throw .init(key: "maximumWalkingLikeness", value: maximumWalkingLikeness, allowed: "a number in (-2, 2] (2 turns the check off)")
         }
-        guard minimumStepShare.isFinite, minimumStepShare >= 0 else {
-            throw .init(key: "minimumStepShare", value: minimumStepShare, allowed: "a number >= 0")
+        try positive(walkingPeriodLow, "walkingPeriodLow")
+        guard walkingPeriodHigh.isFinite, walkingPeriodHigh > walkingPeriodLow else {
+            throw .init(key: "walkingPeriodHigh", value: walkingPeriodHigh, allowed: "a number > walkingPeriodLow")
         }
-        guard minimumPeriodicity.isFinite, minimumPeriodicity >= 0, minimumPeriodicity < 1 else {
-            throw .init(key: "minimumPeriodicity", value: minimumPeriodicity, allowed: "a number in [0, 1) (0 turns the check off)")
+        try positive(walkingMaximumRMS, "walkingMaximumRMS")
+        guard minimumVerticalShare.isFinite, minimumVerticalShare >= 0, minimumVerticalShare < 1 else {
+            throw .init(key: "minimumVerticalShare", value: minimumVerticalShare, allowed: "a number from 0 to 1 (exclusive)")
         }
-        guard restToEndSet >= maximumRepPeriod else {
-            throw .init(key: "restToEndSet", value: restToEndSet, allowed: "a number ≥ maximumRepPeriod")
+        guard restToEndSet.isFinite, restToEndSet >= maximumRepPeriod, restToEndSet <= 3600 else {
+            throw .init(key: "restToEndSet", value: restToEndSet, allowed: "a number ≥ maximumRepPeriod, at most 3600")
+        }
+        guard gapToReset.isFinite, gapToReset > 0, gapToReset <= 60 else {
+            throw .init(key: "gapToReset", value: gapToReset, allowed: "a number > 0, at most 60")
         }
     }
 }

@@ -8,9 +8,9 @@ public struct RepEvent: Sendable, Equatable, Hashable {
     public var totalReps: Int
     /// The sample time (seconds, the provider's clock) at which the rep completed.
     public var timestamp: Double
-    /// How long the rep took, in seconds (time since the previous rep; the set's typical period for its first rep).
+    /// How long the rep took, in seconds (time since the previous rep; the tracked period for a set's first rep).
     public var duration: Double
-    /// Peak-to-peak size of the rep's movement along its axis, in g.
+    /// Size of the set's cycle of motion, in g: 2√2 × the RMS of its cycle template (a sine's peak-to-peak).
     public var amplitude: Double
 
     /// Creates a rep event.
@@ -30,14 +30,19 @@ public struct SetEvent: Sendable, Equatable, Hashable {
     public var setNumber: Int
     /// Sample time of the event: when the set's first rep began (start) or its last rep completed (end).
     public var timestamp: Double
-    /// Reps in the set so far (at its start: the reps that established it; at its end: all of them).
+    /// Reps in the set so far (at its start: the earlier reps found when it was established; at its end: the final
+    /// count, from the whole set counted again).
     public var repCount: Int
+    /// At a set's end, the count announced live (by `rep` events) when it differs from the final `repCount`; nil
+    /// otherwise.
+    public var liveRepCount: Int?
 
     /// Creates a set event.
-    public init(setNumber: Int, timestamp: Double, repCount: Int) {
+    public init(setNumber: Int, timestamp: Double, repCount: Int, liveRepCount: Int? = nil) {
         self.setNumber = setNumber
         self.timestamp = timestamp
         self.repCount = repCount
+        self.liveRepCount = liveRepCount
     }
 }
 

@@ -68,18 +68,20 @@ public enum ServerMessage {
     public static func event(_ event: WorkoutEvent, wall: Double) -> String {
         switch event {
         case .rep(let r):
-            line([
+            return line([
                 ("type", .string("rep")), ("set", .integer(r.setNumber)), ("rep", .integer(r.repInSet)),
                 ("total", .integer(r.totalReps)), ("t", .number(r.timestamp)), ("wall", .number(wall)),
                 ("duration", .number(r.duration)), ("amplitude", .number(r.amplitude)),
             ])
         case .setStarted(let s):
-            line([("type", .string("set_start")), ("set", .integer(s.setNumber)), ("t", .number(s.timestamp)), ("wall", .number(wall))])
+            return line([("type", .string("set_start")), ("set", .integer(s.setNumber)), ("t", .number(s.timestamp)), ("wall", .number(wall))])
         case .setEnded(let s):
-            line([
+            var fields: [(String, JSONWriter.Value)] = [
                 ("type", .string("set_end")), ("set", .integer(s.setNumber)), ("reps", .integer(s.repCount)),
-                ("t", .number(s.timestamp)), ("wall", .number(wall)),
-            ])
+            ]
+            if let live = s.liveRepCount { fields.append(("live_reps", .integer(live))) }
+            fields += [("t", .number(s.timestamp)), ("wall", .number(wall))]
+            return line(fields)
         }
     }
 

@@ -2,10 +2,10 @@ import MotionCore
 import RepDetection
 import RepProtocol
 
-/// Draws a recording as an SVG picture: the three axes, the detector's signal with its threshold, every counted
-/// rep, the sets, and each moment a set could have started (green: it did; red: the cycles were in rhythm but did
-/// not look alike enough, with their periodicity, or moved like steps, marked "steps" with their step similarity)
-/// — what an engineer looks at to see why a set was miscounted.
+/// Draws a recording as an SVG picture: the three axes; the tracked period, the periodicity and, inside sets, how
+/// well each moment matched the set's cycle template, with the thresholds; every matched cycle (rep) and the sets
+/// with their final and live counts; moments judged as walking — what an engineer looks at to see why a set was
+/// miscounted.
 public enum DetectorPlot {
     /// Runs the detector over `samples` and returns the picture and the events it found.
     public static func render(
@@ -14,14 +14,16 @@ public enum DetectorPlot {
     ) -> (svg: String, events: [WorkoutEvent]) {
         var detector = RepDetector(configuration: configuration)
         var events: [WorkoutEvent] = []
-        var signal: [(Double, Double, Double)] = []
-        var candidates: [SetCandidate] = []
-        signal.reserveCapacity(samples.count)
+        // Per grid point: time, period (s), periodicity, match (nan outside sets), walking-like.
+        var trace: [(t: Double, period: Double, periodicity: Double, match: Double, walking: Bool)] = []
+        trace.reserveCapacity(samples.count / 2)
         for sample in samples {
-            let before = detector.setCandidates
+            let before = detector.gridPoints
             detector.process(sample, into: &events)
-            signal.append((sample.timestamp, detector.signal, detector.threshold))
-            if detector.setCandidates != before, let candidate = detector.lastSetCandidate { candidates.append(candidate) }
+            if detector.gridPoints != before {
+                let walking = (detector.walkingLikeness ?? -9) >= configuration.maximumWalkingLikeness
+                trace.append((sample.timestamp, detector.period, detector.periodicity, detector.match ?? .nan, walking))
+            }
         }
         detector.finish(into: &events)
 
@@ -52,7 +54,8 @@ public enum DetectorPlot {
                     let y0 = top
                     svg += "<rect x=\"\(n(x(start)))\" y=\"\(n(y0))\" width=\"\(n(max(1, x(s.timestamp) - x(start))))\" "
                     svg += "height=\"\(n(2 * panel + gap))\" fill=\"#fff3c4\"/>\n"
-                    svg += "<text x=\"\(n(x(start) + 3))\" y=\"\(n(y0 + 14))\">set \(s.setNumber): \(s.repCount)</text>\n"
+                    let live = s.liveRepCount.map { " (live \($0))" } ?? ""
+                    svg += "<text x=\"\(n(x(start) + 3))\" y=\"\(n(y0 + 14))\">set \(s.setNumber): \(s.repCount)\(live)</text>\n"
                 }
                 openSet = nil
             case .rep: break
@@ -68,36 +71,64 @@ public enum DetectorPlot {
             svg += polyline(samples.map { ($0.timestamp, value($0)) }, color: color, x: x, top: top, height: panel, range: rawRange)
         }
 
-        // Panel 2: the detector's signal and threshold.
+        // Panel 2: periodicity and match (−1…1) with their thresholds; the tracked period (0–max s) in orange.
         let top2 = top + panel + gap
-        let extent = max(signal.map { max(abs($0.1), $0.2) }.max() ?? 0.1, 1e-3)
-        let range = (-extent, extent)
-        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "signal along the motion axis (g), ±threshold; ▲ cycles in rhythm, with their periodicity (green: a set started; steps: walking)")
-        svg += polyline(signal.map { ($0.0, $0.2) }, color: "#17becf", x: x, top: top2, height: panel, range: range)
-        svg += polyline(signal.map { ($0.0, -$0.2) }, color: "#17becf", x: x, top: top2, height: panel, range: range)
-        svg += polyline(signal.map { ($0.0, $0.1) }, color: "#000000", x: x, top: top2, height: panel, range: range)
+        let range = (-1.0, 1.0)
+        let maxPeriod = configuration.maximumRepPeriod
+        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "periodicity (black), match in a set (purple), thresholds (dashed); period (orange, 0–\(format(maxPeriod, decimals: 0)) s); | matched cycles; grey: walking")
+        for (value, color) in [(configuration.minimumPeriodicity, "#555555"), (configuration.minimumMatch, "#9467bd")] {
+            svg += polyline([(t0, value), (t1, value)], color: color, x: x, top: top2, height: panel, range: range)
+                .replacingOccurrences("stroke-width=\"1\"", "stroke-width=\"1\" stroke-dasharray=\"4 3\"")
+        }
+        svg += polyline(trace.map { ($0.t, 2 * $0.period / maxPeriod - 1) }, color: "#ff7f0e", x: x, top: top2, height: panel, range: range)
+        svg += polyline(trace.map { ($0.t, $0.periodicity) }, color: "#000000", x: x, top: top2, height: panel, range: range)
+        var inSet: [(Double, Double)] = []
+        for point in trace {
+            if point.match.isNaN {
+                if !inSet.isEmpty { svg += polyline(inSet, color: "#9467bd", x: x, top: top2, height: panel, range: range) }
+                inSet.removeAll()
+            } else {
+                inSet.append((point.t, point.match))
+            }
+        }
+        if !inSet.isEmpty { svg += polyline(inSet, color: "#9467bd", x: x, top: top2, height: panel, range: range) }
+        for point in trace where point.walking {
+            svg += "<rect x=\"\(n(x(point.t)))\" y=\"\(n(top2 + panel - 6))\" width=\"2\" height=\"6\" fill=\"#999\"/>\n"
+        }
         for rep in reps {
             let px = n(x(rep.timestamp))
             svg += "<line x1=\"\(px)\" x2=\"\(px)\" y1=\"\(n(top))\" y2=\"\(n(top2 + panel))\" stroke=\"#e377c2\" stroke-width=\"1.2\"/>\n"
             svg += "<text x=\"\(px)\" y=\"\(n(top2 + panel + 14))\" text-anchor=\"middle\" font-size=\"10\">\(rep.repInSet)</text>\n"
         }
-        // Moments when cycles were in rhythm: green where a set started, red where the cycles did not look alike
-        // enough (periodicity below minimum_periodicity), each with its periodicity; or red with "steps" and the
-        // step similarity where they moved up and down like walking (at or above maximum_step_similarity).
-        for candidate in candidates {
-            let px = n(x(candidate.timestamp))
-            let color = candidate.started ? "#2ca02c" : "#d62728"
-            var value = candidate.periodicity.map { format($0, decimals: 2) } ?? "–"
-            if candidate.refusedAsWalking, let steps = candidate.stepSimilarity {
-                value = "steps " + format(steps, decimals: 2)
-            }
-            svg += "<path class=\"candidate\" d=\"M\(px),\(n(top2 + panel - 10)) l-5,10 l10,0 z\" fill=\"\(color)\"/>\n"
-            svg += "<text x=\"\(px)\" y=\"\(n(top2 + panel - 13))\" text-anchor=\"middle\" font-size=\"10\" "
-            svg += "fill=\"\(color)\">\(value)</text>\n"
-        }
         svg += "<text x=\"\(n(left))\" y=\"\(n(height - 6))\">time (s): \(format(t0, decimals: 1)) … \(format(t1, decimals: 1))</text>\n"
         svg += "</svg>\n"
         return (svg, events)
+    }
+
+    /// The detector's view at every grid point (25 per second) as CSV: `t,period_s,periodicity,match,walking`
+    /// (match empty outside sets, walking 1 where the rhythm was judged walking), then one `# event` line per event.
+    public static func traceCSV(samples: [MotionSample], configuration: RepDetectorConfiguration = .init()) -> String {
+        var detector = RepDetector(configuration: configuration)
+        var events: [WorkoutEvent] = []
+        var out = "t,period_s,periodicity,match,walking,likeness\n"
+        for sample in samples {
+            let before = detector.gridPoints
+            let seen = events.count
+            detector.process(sample, into: &events)
+            if detector.gridPoints != before {
+                let walking = (detector.walkingLikeness ?? -9) >= configuration.maximumWalkingLikeness
+                out += "\(format(sample.timestamp, decimals: 2)),\(format(detector.period, decimals: 2)),"
+                out += "\(format(detector.periodicity, decimals: 3)),\(detector.match.map { format($0, decimals: 3) } ?? ""),"
+                out += walking ? "1," : "0,"
+                out += detector.walkingLikeness.map { format($0, decimals: 2) } ?? ""
+                out += "\n"
+            }
+            for event in events[seen...] { out += "# \(event)\n" }
+        }
+        let seen = events.count
+        detector.finish(into: &events)
+        for event in events[seen...] { out += "# \(event)\n" }
+        return out
     }
 
     private static func axisFrame(top: Double, height: Double, left: Double, width: Double, range: (Double, Double), label: String) -> String {
@@ -133,6 +164,17 @@ public enum DetectorPlot {
 }
 
 extension String {
+    fileprivate func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: target) {
+            out += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return out + rest
+    }
+
     fileprivate func replacingAll(_ target: Character, _ replacement: String) -> String {
         var out = ""
         for character in self { if character == target { out += replacement } else { out.append(character) } }

@@ -48,6 +48,9 @@ struct Generate: ParsableCommand {
     @Option(help: "workout: how far the sensor tilts at the bottom of each rep, in degrees (default: the demo's 8).")
     var tilt: Double?
 
+    @Option(help: "workout: how much longer the last rep of each set takes than the first, as a fraction (0.5: 1.5 times as long; default 0, a steady tempo).")
+    var slowdown: Double?
+
     @Option(help: "workout, sine or walk: random seed.")
     var seed: UInt64 = 42
 
@@ -90,7 +93,7 @@ struct Generate: ParsableCommand {
         _ = try vector(direction, "--direction")
         if let reps { _ = try repList(reps) }
         if let period { guard period > 0, period.isFinite else { throw ValidationError("--period must be a positive number.") } }
-        for (value, name) in [(depth, "--depth"), (tilt, "--tilt")] {
+        for (value, name) in [(depth, "--depth"), (tilt, "--tilt"), (slowdown, "--slowdown")] {
             if let value { guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") } }
         }
         guard stride > 0, stride.isFinite else { throw ValidationError("--stride must be a positive number.") }
@@ -113,6 +116,7 @@ struct Generate: ParsableCommand {
             if let period { generator.repPeriod = period }
             if let depth { generator.depth = depth }
             if let tilt { generator.tiltDegrees = tilt }
+            if let slowdown { generator.slowdown = slowdown }
             samples = generator.generate().samples
         case .sine:
             let motion = SineMotion(

@@ -106,6 +106,9 @@ struct Plot: ParsableCommand {
     @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
     var config: String?
 
+    @Option(help: "Also write the detector's view as CSV: period, periodicity and match at every grid point, and the events.")
+    var trace: String?
+
     func run() throws {
         let detector = try loadDetectorConfiguration(config)
         let samples: [MotionSample]
@@ -116,7 +119,10 @@ struct Plot: ParsableCommand {
         let name = file.split(separator: "/").last.map(String.init) ?? file
         let (svg, events) = DetectorPlot.render(
             samples: samples, title: name, configuration: detector, trueReps: trueReps)
-        do { try TextFile.write(svg, to: out) } catch {
+        do {
+            try TextFile.write(svg, to: out)
+            if let trace { try TextFile.write(DetectorPlot.traceCSV(samples: samples, configuration: detector), to: trace) }
+        } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }

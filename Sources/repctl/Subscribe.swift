@@ -82,7 +82,9 @@ struct Subscribe: ParsableCommand {
         case "rep":
             return "set \(m["set"]?.int ?? 0) · rep \(m["rep"]?.int ?? 0) · \(format(m["duration"]?.double ?? 0, decimals: 1)) s  (total \(m["total"]?.int ?? 0))"
         case "set_start": return "set \(m["set"]?.int ?? 0) started"
-        case "set_end": return "set \(m["set"]?.int ?? 0) ended: \(m["reps"]?.int ?? 0) reps"
+        case "set_end":
+            let live = m["live_reps"]?.int.map { " (counted live: \($0); corrected after the set)" } ?? ""
+            return "set \(m["set"]?.int ?? 0) ended: \(m["reps"]?.int ?? 0) reps\(live)"
         case "sensor":
             let message = m["message"]?.stringValue.map { ": \($0)" } ?? ""
             return "sensor \(m["state"]?.stringValue ?? "?")\(message)"

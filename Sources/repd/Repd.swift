@@ -130,7 +130,8 @@ struct Repd: AsyncParsableCommand {
         case .setStarted(let s): "set \(s.setNumber) started (t=\(format(s.timestamp, decimals: 1)) s)"
         case .rep(let r):
             "set \(r.setNumber) · rep \(r.repInSet) · \(format(r.duration, decimals: 1)) s  (total \(r.totalReps), t=\(format(r.timestamp, decimals: 1)) s)"
-        case .setEnded(let s): "set \(s.setNumber) ended: \(s.repCount) reps"
+        case .setEnded(let s):
+            "set \(s.setNumber) ended: \(s.repCount) reps" + (s.liveRepCount.map { " (counted live: \($0))" } ?? "")
         }
     }
 }

@@ -171,16 +171,16 @@ struct ConfigurationFileTests {
             mode = "0640"
             allowed_uids = [1000, 1001]
             [detector]
-            sensitivity = 0.9
-            reps_to_start_set = 4
+            minimum_periodicity = 0.55
+            lookback_periods = 4
             """
         let c = try DaemonConfiguration.parse(text, file: "x.toml")
         #expect(c.provider == .fixture)
         #expect(c.rateHz == 400)
         #expect(c.socketMode == 0o640)
         #expect(c.allowedUIDs == [1000, 1001])
-        #expect(c.detector.sensitivity == 0.9)
-        #expect(c.detector.repsToStartSet == 4)
+        #expect(c.detector.minimumPeriodicity == 0.55)
+        #expect(c.detector.lookbackPeriods == 4)
     }
 
     @Test(
@@ -190,16 +190,15 @@ struct ConfigurationFileTests {
             ("[sensor]\nprovider = \"usb\"\n", "x.toml:2: sensor.provider: 'usb' is not one of iio, fixture, demo"),
             ("[socket]\nmax_clients = 1.5\n", "x.toml:2: socket.max_clients: expected a whole number, found a number"),
             ("[socket]\nallowed_uids = [1, -2]\n", "x.toml:2: socket.allowed_uids: expected an array of numeric ids"),
-            ("[detector]\nsensitivity = nan\n", "x.toml:2: detector.sensitivity: expected a finite number"),
-            ("[detector]\nharmonic_factor = 1.5\n", "x.toml:2: detector.harmonic_factor: 1.5 is not allowed: expected a number in [0, 1)"),
-            ("[detector]\nmaximum_step_similarity = 0\n", "x.toml:2: detector.maximum_step_similarity: 0.0 is not allowed: expected a number in (0, 1]"),
+            ("[detector]\nminimum_match = nan\n", "x.toml:2: detector.minimum_match: expected a finite number"),
+            ("[detector]\nminimum_cycle_separation = 1.5\n", "x.toml:2: detector.minimum_cycle_separation: 1.5 is not allowed: expected a number between 0 and 1 (exclusive)"),
+            ("[detector]\nmaximum_walking_likeness = 3\n", "x.toml:2: detector.maximum_walking_likeness: 3.0 is not allowed: expected a number in (-2, 2] (2 turns the check off)"),
             ("[log]\nlevel = \"loud\"\n", "x.toml:2: log.level: 'loud' is not one of trace"),
             ("[log]\nlevel = \"info\"\ncolour = true\n", "x.toml:3: log.colour: unknown key (keys of [log] are level)"),
             ("[sensors]\n", "x.toml:1: sensors: unknown section"),
             ("rate_hz = 100\n", "x.toml:1: rate_hz: keys belong in a section"),
             ("[sensor]\nrate_hz = 1e\n", "x.toml:2: column 11: '1e' is not a number"),
             ("[socket]\nmax_clients = 4294967297\n", "x.toml:2: socket.max_clients: 4294967297 is not in 1…100000"),
-            ("[detector]\nreps_to_start_set = 4294967299\n", "x.toml:2: detector.reps_to_start_set: 4294967299.0 is not allowed"),
         ])
     func semanticErrors(text: String, message: String) {
         do {

@@ -36,7 +36,7 @@ struct RepctlConfigurationTests {
         #expect(eval.waitForExit() == 0, "\(eval.standardError)")
         #expect(counted(eval.standardOutput) == 0, "\(eval.standardOutput)")
 
-        try "[detector]\nmaximum_step_similarity = 1\n".write(toFile: dir + "/off.toml", atomically: true, encoding: .utf8)
+        try "[detector]\nmaximum_walking_likeness = 2\n".write(toFile: dir + "/off.toml", atomically: true, encoding: .utf8)
         let off = try DaemonProcess(
             executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json", "--config", dir + "/off.toml"])
         #expect(off.waitForExit() == 0, "\(off.standardError)")
@@ -95,14 +95,14 @@ struct RepctlConfigurationTests {
     @Test("a bad configuration file is refused with its line, exit 78, as repd does", arguments: ["eval", "plot"])
     func badConfiguration(command: String) throws {
         let dir = try evaluationFolder()
-        try "[detector]\nsensitivity = 0.9\nrhythm_tolerance = 0.5\n".write(
+        try "[detector]\nminimum_match = 0.6\nperiod_tolerance = 0.5\n".write(
             toFile: dir + "/bad.toml", atomically: true, encoding: .utf8)
         let arguments = command == "eval"
             ? ["eval", dir + "/manifest.csv", "--config", dir + "/bad.toml"]
             : ["plot", dir + "/ten.csv", "--out", dir + "/ten.svg", "--config", dir + "/bad.toml"]
         let tool = try DaemonProcess(executable: repctl, arguments: arguments)
         #expect(tool.waitForExit() == 78)
-        #expect(tool.standardError.contains("bad.toml:3: detector.rhythm_tolerance"), "\(tool.standardError)")
+        #expect(tool.standardError.contains("bad.toml:3: detector.period_tolerance"), "\(tool.standardError)")
         #expect(tool.standardOutput.isEmpty)
 
         let missing = try DaemonProcess(

@@ -15,7 +15,12 @@ func reps(_ events: [WorkoutEvent]) -> [RepEvent] {
     events.compactMap { if case .rep(let rep) = $0 { rep } else { nil } }
 }
 
-func repCount(_ samples: [MotionSample]) -> Int { reps(detect(samples)).count }
+/// The final count: the sum of every set's `setEnded` count (what a set is recounted to when it ends).
+func repCount(_ samples: [MotionSample], configuration: RepDetectorConfiguration = .init()) -> Int {
+    detect(samples, configuration: configuration).reduce(0) { sum, event in
+        if case .setEnded(let set) = event { sum + set.repCount } else { sum }
+    }
+}
 
 /// A set of sine reps framed by stillness (see `SignalGenerator.repetitions`).
 func sineSet(

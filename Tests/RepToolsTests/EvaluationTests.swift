@@ -113,30 +113,16 @@ struct DetectorPlotTests {
         #expect(events.count == 9)  // set started, 7 reps, set ended
     }
 
-    @Test("each moment cycles were in rhythm is marked with its periodicity: green where a set started, red where not")
-    func setCandidates() {
-        // Reps that begin at the first sample: too little signal before them to judge, marked "–"; the set starts.
-        let (immediate, _) = DetectorPlot.render(samples: SignalGenerator.makeSamples(repCount: 7), title: "seven")
-        #expect(immediate.components(separatedBy: "class=\"candidate\"").count - 1 == 1)
-        #expect(immediate.contains("fill=\"#2ca02c\">–</text>"))
-
-        // After 2 s still: judged, alike, the set starts (green, with the value).
+    @Test("the plot shows the tracked period, the periodicity, the match inside the set and each matched cycle")
+    func plotShowsTracking() {
         let sine = SineMotion(frequency: 0.8, amplitude: 0.3, direction: .y, gravity: .z)
         let samples = SignalGenerator.repetitions(count: 8, of: sine, noise: 0.005)
         let (svg, events) = DetectorPlot.render(samples: samples, title: "eight")
-        #expect(events.count == 10)
-        #expect(svg.components(separatedBy: "class=\"candidate\"").count - 1 == 1)
-        #expect(svg.contains("fill=\"#2ca02c\"/>") && !svg.contains("fill=\"#d62728\"/>"))
-
-        // Demand more alike than noisy reps can be (0.05 g of noise keeps the correlation near 0.99): every
-        // candidate is refused, and shown so.
-        var strict = RepDetectorConfiguration()
-        strict.minimumPeriodicity = 0.999
-        let noisy = SignalGenerator.repetitions(count: 8, of: sine, noise: 0.05)
-        let (refused, none) = DetectorPlot.render(samples: noisy, title: "strict", configuration: strict)
-        #expect(none.isEmpty)
-        let marks = refused.components(separatedBy: "class=\"candidate\"").count - 1
-        #expect(marks >= 3, "a candidate at each new cycle in rhythm: \(marks)")
-        #expect(refused.components(separatedBy: "fill=\"#d62728\"/>").count - 1 == marks)
+        let repsDrawn = svg.components(separatedBy: "stroke=\"#e377c2\"").count - 1
+        let repEvents = events.filter { if case .rep = $0 { true } else { false } }.count
+        #expect(repsDrawn == repEvents && repEvents >= 7, "\(repsDrawn) lines, \(repEvents) reps")
+        #expect(svg.contains("stroke=\"#ff7f0e\""), "the period line")
+        #expect(svg.contains("stroke=\"#9467bd\""), "the match line")
+        #expect(svg.contains("stroke-dasharray"), "the thresholds")
     }
 }
