@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "MotionCore", "PlainText", "CUdev", "CLinuxShims",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "CLinuxShims"),
@@ -89,6 +90,7 @@ let package = Package(
                 "MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepTools",
                 "RepProtocol", "RepConfiguration", "LinuxIIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

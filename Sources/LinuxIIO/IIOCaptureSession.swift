@@ -30,7 +30,8 @@ public final class IIOCaptureSession: @unchecked Sendable {
     /// A session for `device`.
     public init(device: IIODevice) { self.device = device }
 
-    /// Sets the rate, channels, trigger, length and watermark, and enables the buffer.
+    /// Sets the rate, channels, trigger, length and watermark, and enables the buffer. A device whose counts cannot
+    /// be converted (`scaleErrors`) is refused before anything is written.
     /// - Parameters:
     ///   - rate: requested Hz (the nearest available at or above it is used).
     ///   - trigger: a trigger name, or nil to choose (the device's own, else the current one, else none).
@@ -42,6 +43,7 @@ public final class IIOCaptureSession: @unchecked Sendable {
     public func configure(
         rate: Double, trigger requested: String?, latency: Double = 0.02, enable: Bool = true, hrtimer: Bool = false
     ) throws(IIOError) {
+        if let error = device.scaleErrors.first ?? device.channelErrors.first { throw error }
         guard let bufferDirectory = device.bufferDirectory, device.hasBufferedAccel else {
             throw IIOError(.unsupported, path: device.syspath, "the device has no buffer with accel_x/y/z scan elements")
         }
@@ -113,6 +115,7 @@ public final class IIOCaptureSession: @unchecked Sendable {
     /// times `rate`), since some chips wait for a sample at their own rate on every raw read (lis3dh sleeps
     /// 2000 / sampling_frequency ms: 2 s at its 1 Hz default).
     public func configurePolling(rate: Double) throws(IIOError) {
+        if let error = device.scaleErrors.first { throw error }
         configured = true
         try setFrequency(rate * 4)
     }

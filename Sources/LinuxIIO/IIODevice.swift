@@ -18,16 +18,25 @@ public struct IIODevice: Sendable, Equatable {
     public var scanElementsDirectory: String?
     /// Every buffered channel the device offers.
     public var scanChannels: [ScanChannel]
+    /// Why accel x/y/z or timestamp scan elements could not be read (their `_type` or `_index`): buffered capture
+    /// refuses to start with the first.
+    public var channelErrors: [IIOError] = []
+    /// Other scan elements left out, and why (repd does not read them).
+    public var ignoredChannels: [IIOError] = []
     /// Whether `in_accel_{x,y,z}_raw` exist (polling is possible).
     public var hasRawAccel: Bool
-    /// m/s² per count for x, y, z (per-channel or the shared `in_accel_scale`).
+    /// m/s² per count for x, y, z (per-channel or the shared `in_accel_scale`); 0 for an axis in `scaleErrors`.
     public var scale: [Double]
+    /// Why counts cannot be converted to g: a scale that is missing or does not parse. Capture refuses to start.
+    public var scaleErrors: [IIOError] = []
     /// Counts added before scaling, per axis (default 0).
     public var offset: [Double]
     /// The mount matrix, and where it came from (`udev ACCEL_MOUNT_MATRIX` or the sysfs attribute), if any.
     public var mountMatrix: [[Double]]?
     /// Where the mount matrix came from.
     public var mountMatrixSource: String?
+    /// Mount matrices that did not parse (udev property or sysfs file, and why); the next source was used instead.
+    public var mountMatrixProblems: [IIOError] = []
     /// The sampling frequency attribute's file name (`sampling_frequency` or `in_accel_sampling_frequency`).
     public var frequencyAttribute: String?
     /// The current sampling frequency, Hz.

@@ -81,37 +81,58 @@ public enum IIODeviceScanner {
         let bufferDirectory = Sysfs.exists(syspath + "/buffer0/enable") ? "buffer0" : (Sysfs.exists(syspath + "/buffer/enable") ? "buffer" : nil)
         let scanDirectory = hasTypeFiles(syspath + "/buffer0") ? "buffer0" : (hasTypeFiles(syspath + "/scan_elements") ? "scan_elements" : nil)
         var channels: [ScanChannel] = []
+        var channelErrors: [IIOError] = []
+        var ignoredChannels: [IIOError] = []
         if let scanDirectory {
             for file in listDirectory(syspath + "/" + scanDirectory) where file.hasPrefix("in_") && file.hasSuffix("_type") {
                 let channel = String(file.dropFirst(3).dropLast(5))
-                guard let typeText = attribute(scanDirectory + "/" + file), let type = try? ScanType.parse(typeText),
-                    let indexText = attribute(scanDirectory + "/in_\(channel)_index"), let index = Int(indexText)
-                else { continue }
-                channels.append(ScanChannel(name: channel, index: index, type: type))
+                let typePath = syspath + "/" + scanDirectory + "/" + file
+                let indexPath = syspath + "/" + scanDirectory + "/in_\(channel)_index"
+                do throws(IIOError) {
+                    guard let typeText = attribute(scanDirectory + "/" + file) else {
+                        throw IIOError(.unsupported, path: typePath, "cannot be read")
+                    }
+                    let type: ScanType
+                    do { type = try ScanType.parse(typeText) } catch {
+                        throw IIOError(.unsupported, path: typePath, SysfsValue.printable(error.message, limit: 200))
+                    }
+                    guard let indexText = attribute(scanDirectory + "/in_\(channel)_index") else {
+                        throw IIOError(.unsupported, path: indexPath, "missing or unreadable")
+                    }
+                    channels.append(ScanChannel(name: channel, index: try SysfsValue.integer(indexText, path: indexPath), type: type))
+                } catch {
+                    if ["accel_x", "accel_y", "accel_z", "timestamp"].contains(channel) {
+                        channelErrors.append(error)
+                    } else {
+                        ignoredChannels.append(error)
+                    }
+                }
             }
         }
         channels.sort { $0.index < $1.index }
         let axes = ["x", "y", "z"]
-        let scale = axes.map { axis in
-            (attribute("in_accel_\(axis)_scale") ?? attribute("in_accel_scale")).flatMap { parseDecimalValue($0) } ?? 0
-        }
+        let (scale, scaleErrors) = readScale(syspath: syspath, attribute: attribute)
         let offset = axes.map { axis in
             (attribute("in_accel_\(axis)_offset") ?? attribute("in_accel_offset")).flatMap { parseDecimalValue($0) } ?? 0
         }
+        // The udev property wins over the driver's attribute; one that does not parse is reported and the next
+        // source is used.
         var matrix: [[Double]]?
         var matrixSource: String?
-        if let property = udev_device_get_property_value(device, "ACCEL_MOUNT_MATRIX").map({ String(cString: $0) }),
-            let parsed = try? SysfsValue.mountMatrix(property, path: "udev ACCEL_MOUNT_MATRIX")
-        {
-            matrix = parsed
-            matrixSource = "udev ACCEL_MOUNT_MATRIX"
-        } else {
-            for file in ["in_accel_mount_matrix", "mount_matrix", "in_mount_matrix"] {
-                if let text = attribute(file), let parsed = try? SysfsValue.mountMatrix(text, path: syspath + "/" + file) {
-                    matrix = parsed
-                    matrixSource = file
-                    break
-                }
+        var matrixProblems: [IIOError] = []
+        var sources: [(name: String, path: String, text: String?)] = [
+            ("udev ACCEL_MOUNT_MATRIX", "udev ACCEL_MOUNT_MATRIX",
+             udev_device_get_property_value(device, "ACCEL_MOUNT_MATRIX").map { String(cString: $0) })
+        ]
+        sources += ["in_accel_mount_matrix", "mount_matrix", "in_mount_matrix"].map { ($0, syspath + "/" + $0, attribute($0)) }
+        for source in sources {
+            guard let text = source.text else { continue }
+            do {
+                matrix = try SysfsValue.mountMatrix(text, path: source.path)
+                matrixSource = source.name
+                break
+            } catch {
+                matrixProblems.append(error)
             }
         }
         let frequencyAttribute = ["sampling_frequency", "in_accel_sampling_frequency"].first { Sysfs.exists(syspath + "/" + $0) }
@@ -123,11 +144,38 @@ public enum IIODeviceScanner {
         return IIODevice(
             syspath: syspath, sysname: sysname, devnode: devnode, name: name, label: attribute("label"),
             udevInitialized: udev_device_get_is_initialized(device) != 0, bufferDirectory: bufferDirectory,
-            scanElementsDirectory: scanDirectory, scanChannels: channels,
-            hasRawAccel: axes.allSatisfy { Sysfs.exists(syspath + "/in_accel_\($0)_raw") }, scale: scale, offset: offset,
-            mountMatrix: matrix, mountMatrixSource: matrixSource, frequencyAttribute: frequencyAttribute,
+            scanElementsDirectory: scanDirectory, scanChannels: channels, channelErrors: channelErrors,
+            ignoredChannels: ignoredChannels,
+            hasRawAccel: axes.allSatisfy { Sysfs.exists(syspath + "/in_accel_\($0)_raw") }, scale: scale,
+            scaleErrors: channels.contains { $0.name.hasPrefix("accel_") } || Sysfs.exists(syspath + "/in_accel_x_raw") ? scaleErrors : [],
+            offset: offset,
+            mountMatrix: matrix, mountMatrixSource: matrixSource, mountMatrixProblems: matrixProblems, frequencyAttribute: frequencyAttribute,
             samplingFrequency: frequencyAttribute.flatMap { attribute($0) }.flatMap { parseDecimalValue($0) },
             availableFrequencies: available, currentTrigger: attribute("trigger/current_trigger"), ownTriggers: own)
+    }
+
+    /// The per-axis scale (`in_accel_<axis>_scale`, else the shared `in_accel_scale`), and why an axis has none: a
+    /// missing or unparseable scale would turn every sample into 0 g.
+    private static func readScale(syspath: String, attribute: (String) -> String?) -> ([Double], [IIOError]) {
+        var scale: [Double] = []
+        var errors: [IIOError] = []
+        var missing: [String] = []
+        for axis in ["x", "y", "z"] {
+            let file = attribute("in_accel_\(axis)_scale") != nil ? "in_accel_\(axis)_scale" : "in_accel_scale"
+            guard let text = attribute(file) else {
+                missing.append("in_accel_\(axis)_scale")
+                scale.append(0)
+                continue
+            }
+            do { scale.append(try SysfsValue.number(text, path: syspath + "/" + file)) } catch {
+                if !errors.contains(error) { errors.append(error) }
+                scale.append(0)
+            }
+        }
+        if !missing.isEmpty {
+            errors.insert(IIOError(.unsupported, path: syspath, "no \(missing.joined(separator: ", ")) or in_accel_scale: counts cannot be converted to g"), at: 0)
+        }
+        return (scale, errors)
     }
 
     private static func parseDecimalValue(_ text: String) -> Double? { try? SysfsValue.number(text, path: "") }

@@ -1,3 +1,4 @@
+import Logging
 import MotionCore
 import PlainText
 import Synchronization
@@ -71,8 +72,15 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     private let device = Mutex<IIODevice?>(nil)
     private let timingState = Mutex<SampleTiming?>(nil)
 
-    /// A provider with `options`; nothing happens until `start()`.
-    public init(options: Options = .init()) { self.options = options }
+    private let logger: Logger
+
+    /// A provider with `options`; nothing happens until `start()`. `logger` gets what does not stop capture but
+    /// should be seen: a mount matrix that does not parse (at capture start) and state that could not be put back
+    /// (at stop). Never per sample.
+    public init(options: Options = .init(), logger: Logger = Logger(label: "repd.iio")) {
+        self.options = options
+        self.logger = logger
+    }
 
     public var statePublisher: AnyPublisher<MotionProviderState, Never> { stateSubject.eraseToAnyPublisher() }
 
@@ -134,7 +142,9 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                 timingState.withLock { $0 = nil }
                 if lost { reconnectCount.wrappingAdd(1, ordering: .relaxed) }
                 let outcome: Outcome
-                if found.hasBufferedAccel, found.bufferDirectory != nil, !options.forcePolling {
+                // Accel or timestamp scan elements that do not parse fail the buffered setup (with the file and
+                // why) rather than fall back to polling unnoticed.
+                if found.hasBufferedAccel || (found.devnode != nil && !found.channelErrors.isEmpty), found.bufferDirectory != nil, !options.forcePolling {
                     let buffered: Outcome
                     do {
                         buffered = try runBuffered(found, stop: stop, monitor: monitor, back: lost)
@@ -210,8 +220,9 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
 
     private func runBuffered(_ found: IIODevice, stop: StopSignal, monitor: UdevMonitor?, back: Bool) throws(IIOError) -> Outcome {
         let session = IIOCaptureSession(device: found)
-        defer { session.restore() }
+        defer { report(session.restore(), of: found) }
         try session.configure(rate: options.rate, trigger: options.trigger, latency: options.latency, hrtimer: options.hrtimerTrigger)
+        warnAboutMountMatrix(found)
         guard let layout = session.layout, let devnode = found.devnode else {
             throw IIOError(.unsupported, path: found.syspath, "no record layout")
         }
@@ -320,8 +331,9 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         }
         // A chip that sleeps between reads (lis3dh: 2000 / sampling_frequency ms per read) must run fast enough.
         let session = IIOCaptureSession(device: found)
-        defer { session.restore() }
+        defer { report(session.restore(), of: found) }
         try session.configurePolling(rate: options.rate)
+        warnAboutMountMatrix(found)
         let conversion = AccelRecordDecoder.Conversion(scale: found.scale, offset: found.offset, mountMatrix: found.mountMatrix)
         var fds: [Int32] = []
         defer { fds.forEach { close($0) } }
@@ -367,6 +379,25 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
             if batch.count >= perBatch { emit(&batch) }
             next += period
             if next < now - period { next = now }  // fell behind (suspend, slow sysfs): do not burst
+        }
+    }
+
+    private func warnAboutMountMatrix(_ found: IIODevice) {
+        for problem in found.mountMatrixProblems {
+            let used = found.mountMatrixSource.map { "using \($0) instead" } ?? "using none (samples are not rotated)"
+            logger.warning("sensor: \(found.sysname): ignoring a mount matrix that does not parse (\(problem)); \(used)")
+        }
+    }
+
+    /// Logs what `IIOCaptureSession.restore()` could not put back. A device that is gone cannot be restored: one line.
+    private func report(_ errors: [IIOError], of found: IIODevice) {
+        guard !errors.isEmpty else { return }
+        guard Sysfs.exists(found.path("name")) else {
+            logger.info("sensor: \(found.sysname) is gone; \(errors.count) attribute(s) not restored")
+            return
+        }
+        for error in errors {
+            logger.error("sensor: \(found.sysname) not restored as found: \(error)", metadata: ["device.path": "\(found.syspath)"])
         }
     }
 

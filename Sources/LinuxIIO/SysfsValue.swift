@@ -71,8 +71,9 @@ public enum SysfsValue {
         return sorted.first { $0 >= requested - 1e-9 } ?? sorted.last
     }
 
-    static func printable(_ text: String) -> String {
-        String(text.trimmingWhitespace().unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }.prefix(80))
+    /// `text` trimmed, with control characters as `?`, at most `limit` characters: safe to put in a message or a log.
+    static func printable(_ text: String, limit: Int = 80) -> String {
+        String(text.trimmingWhitespace().unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }.prefix(limit))
     }
 }
 

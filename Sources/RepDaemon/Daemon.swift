@@ -116,7 +116,7 @@ public enum Daemon {
             options.trigger = configuration.trigger.isEmpty ? nil : configuration.trigger
             options.forcePolling = configuration.forcePolling
             options.hrtimerTrigger = configuration.hrtimerTrigger
-            let provider = LinuxIIOMotionProvider(options: options)
+            let provider = LinuxIIOMotionProvider(options: options, logger: logger)
             let name = configuration.device.isEmpty ? "first accelerometer" : configuration.device
             return Sensor(
                 provider: provider, info: .init(kind: "iio", name: name, rateHz: configuration.rateHz),

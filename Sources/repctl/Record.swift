@@ -1,5 +1,6 @@
 import ArgumentParser
 import LinuxIIO
+import Logging
 import MotionCore
 import MotionFixtures
 import RepProtocol
@@ -127,7 +128,7 @@ struct Record: ParsableCommand {
         var options = LinuxIIOMotionProvider.Options()
         options.device = device
         options.rate = rate
-        let provider = LinuxIIOMotionProvider(options: options)
+        let provider = LinuxIIOMotionProvider(options: options, logger: diagnostics)
         let queue = BatchQueue()
         let samples = provider.samplePublisher.sink { queue.push($0) }
         let states = provider.statePublisher.sink { state in

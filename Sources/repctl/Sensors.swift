@@ -1,5 +1,6 @@
 import ArgumentParser
 import LinuxIIO
+import Logging
 import MotionCore
 import RepProtocol
 import Synchronization
@@ -81,8 +82,11 @@ struct Sensors: ParsableCommand {
             lines.append("  channel   \(c.name)  index \(c.index)  \(c.type)")
         }
         lines.append("  scale     \(d.scale.map { "\($0)" }.joined(separator: " ")) m/s² per count (x y z)")
+        for error in d.scaleErrors + d.channelErrors { lines.append("  error     \(error)") }
+        for error in d.ignoredChannels { lines.append("  ignored   \(error)") }
         if d.offset.contains(where: { $0 != 0 }) { lines.append("  offset    \(d.offset.map { "\($0)" }.joined(separator: " "))") }
         if let m = d.mountMatrix { lines.append("  mount     \(m.map { $0.map { "\($0)" }.joined(separator: ", ") }.joined(separator: "; ")) (\(d.mountMatrixSource ?? ""))") }
+        for problem in d.mountMatrixProblems { lines.append("  warning   \(problem)") }
         let frequency = d.samplingFrequency.map { "\($0) Hz" } ?? "unknown"
         lines.append("  rate      \(frequency)\(d.availableFrequencies.isEmpty ? "" : "; available " + d.availableFrequencies.map { JSONWriter.numberText($0) }.joined(separator: " "))")
         lines.append("  trigger   \(d.currentTrigger.map { $0.isEmpty ? "none set" : $0 } ?? "no trigger folder")\(d.ownTriggers.isEmpty ? "" : "; own: " + d.ownTriggers.joined(separator: ", "))")
@@ -95,8 +99,10 @@ struct Sensors: ParsableCommand {
             ("devnode", d.devnode.map { .string($0) } ?? .null), ("syspath", .string(d.syspath)),
             ("capture", .string(d.captureMode)), ("udev_initialized", .bool(d.udevInitialized)),
             ("channels", .array(d.scanChannels.map { .object([("name", .string($0.name)), ("index", .integer($0.index)), ("type", .string($0.type.description))]) })),
-            ("scale", .array(d.scale.map { .number($0) })), ("offset", .array(d.offset.map { .number($0) })),
+            ("scale", .array(d.scale.map { .number($0) })), ("errors", .array((d.scaleErrors + d.channelErrors).map { .string($0.description) })),
+            ("ignored_channels", .array(d.ignoredChannels.map { .string($0.description) })), ("offset", .array(d.offset.map { .number($0) })),
             ("mount_matrix", d.mountMatrix.map { .array($0.map { .array($0.map { .number($0) }) }) } ?? .null),
+            ("mount_matrix_problems", .array(d.mountMatrixProblems.map { .string($0.description) })),
             ("sampling_frequency", d.samplingFrequency.map { .number($0) } ?? .null),
             ("available_frequencies", .array(d.availableFrequencies.map { .number($0) })),
             ("trigger", d.currentTrigger.map { .string($0) } ?? .null), ("own_triggers", .array(d.ownTriggers.map { .string($0) })),
@@ -111,7 +117,7 @@ struct Sensors: ParsableCommand {
         options.forcePolling = poll
         options.hrtimerTrigger = hrtimer
         options.deliveryDeadline = min(2, timeout / 2)
-        let provider = LinuxIIOMotionProvider(options: options)
+        let provider = LinuxIIOMotionProvider(options: options, logger: diagnostics)
         let collected = SampleCollector(limit: count)
         let samples = provider.samplePublisher.sink { collected.add($0) }
         let states = provider.statePublisher.sink { collected.state($0) }
@@ -144,6 +150,9 @@ struct Sensors: ParsableCommand {
         }
     }
 }
+
+/// Warnings from the sensor (a mount matrix ignored, a setting not restored): on stderr, apart from the samples.
+let diagnostics = Logger(label: "repctl", factory: { StreamLogHandler.standardError(label: $0) })
 
 /// Collects samples and the provider's state from its reader thread.
 final class SampleCollector: Sendable {

@@ -173,6 +173,74 @@ struct UmockdevTests {
         #expect(spacing.allSatisfy { $0 > 0.01 && $0 < 0.05 }, "about 20 ms apart at 50 Hz: \(spacing)")
     }
 
+    /// wrist.umockdev with `edit` applied, written to a temporary file.
+    private func wristVariant(_ edit: (String) -> String) throws -> String {
+        let text = try String(contentsOfFile: umockdevDirectory + "/wrist.umockdev", encoding: .utf8)
+        let path = NSTemporaryDirectory() + "repd-wrist-" + UUID().uuidString + ".umockdev"
+        try edit(text).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("a missing scale is an error named in the listing, and capture fails instead of reading 0 g")
+    func missingScale() throws {
+        let run = try requireUmockdev()
+        let device = try wristVariant { $0.replacingOccurrences(of: "A: in_accel_scale=0.009576806\\n\n", with: "") }
+        let why = "no in_accel_x_scale, in_accel_y_scale, in_accel_z_scale or in_accel_scale: counts cannot be converted to g"
+        let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
+        #expect(listing.status == 0, "\(listing.errors)")
+        #expect(String(decoding: listing.output, as: UTF8.self).contains("  error     /sys/devices/platform/lis3dh-wrist/iio:device0: \(why)"))
+        for extra in [[], ["--poll"]] {
+            let read = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--timeout", "4"] + extra)
+            #expect(read.status == 1, "\(extra): no samples of 0 g")
+            #expect(read.errors.contains(why), "\(extra): \(read.errors)")
+        }
+        let garbled = try wristVariant { $0.replacingOccurrences(of: "in_accel_scale=0.009576806", with: "in_accel_scale=0,0095") }
+        let bad = try runProgram(run, ["-d", garbled, "--", repctl, "sensors", "--read", "2", "--poll", "--timeout", "4"])
+        #expect(bad.status == 1)
+        #expect(bad.errors.contains("iio:device0/in_accel_scale: '0,0095' is not a number"), "\(bad.errors)")
+    }
+
+    @Test("an unparseable accel _type fails capture with the file and why; another channel's is listed as ignored")
+    func unparseableScanType() throws {
+        let run = try requireUmockdev()
+        let device = try wristVariant {
+            $0.replacingOccurrences(of: "in_accel_x_type=le:s12/16>>4", with: "in_accel_x_type=le:s12/16>>x")
+                .replacingOccurrences(of: "in_temp_type=le:s16/16>>0", with: "in_temp_type=q16")
+        }
+        let elements = "/sys/devices/platform/lis3dh-wrist/iio:device0/scan_elements/"
+        let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
+        let text = String(decoding: listing.output, as: UTF8.self)
+        #expect(text.contains("  error     \(elements)in_accel_x_type: scan type 'le:s12/16>>x': expected the shift and nothing after it"), "\(text)")
+        #expect(text.contains("  ignored   \(elements)in_temp_type: scan type 'q16': expected 'be:' or 'le:'"), "\(text)")
+        let read = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--timeout", "4"])
+        #expect(read.status == 1, "not a silent fallback to polling")
+        #expect(read.errors.contains("\(elements)in_accel_x_type: scan type 'le:s12/16>>x'"), "\(read.errors)")
+    }
+
+    @Test("a malformed udev mount matrix is reported and the sysfs one is used; capture logs a warning")
+    func badMountMatrix() throws {
+        let run = try requireUmockdev()
+        let device = try wristVariant {
+            $0.replacingOccurrences(of: "ACCEL_MOUNT_MATRIX=0, -1, 0; 1, 0, 0; 0, 0, 1", with: "ACCEL_MOUNT_MATRIX=0, -1, 0; 1, 0")
+        }
+        let why = "udev ACCEL_MOUNT_MATRIX: mount matrix '0, -1, 0; 1, 0' does not have 3 rows separated by ';'"
+        let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
+        let text = String(decoding: listing.output, as: UTF8.self)
+        #expect(text.contains("  mount     1.0, 0.0, 0.0; 0.0, 1.0, 0.0; 0.0, 0.0, 1.0 (in_accel_mount_matrix)"), "\(text)")
+        #expect(text.contains("  warning   \(why)"), "\(text)")
+        let read = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--poll"])
+        #expect(read.status == 0, "\(read.errors)")
+        #expect(read.errors.contains("warning") && read.errors.contains(why), "\(read.errors)")
+    }
+
+    @Test("an attribute that cannot be put back at stop is logged with its file")
+    func failedRestore() throws {
+        let observed = try testbed("restore", program: repctl)
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        let stderr = observed["stderr"] as? String ?? ""
+        #expect(stderr.contains("/sys/devices/platform/lis3dh-wrist/iio:device0/scan_elements/in_temp_en: cannot write '1' to it: it does not exist"), "\(stderr)")
+    }
+
     /// Runs a testbed scenario (umockdev's Python API) and returns what it observed.
     private func testbed(_ scenario: String, program: String) throws -> [String: Any] {
         let wrapper = try #require(tool("umockdev-wrapper"), "umockdev-wrapper is missing: scripts/install-deps test installs umockdev")

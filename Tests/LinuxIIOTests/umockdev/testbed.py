@@ -74,6 +74,21 @@ if scenario == 'setup':
     result['stdout'] = out
     result['stderr'] = err
 
+elif scenario == 'restore':
+    # An attribute that disappears during capture cannot be put back at stop: repctl must say so.
+    feeder = Feeder(testbed)
+    feeder.start()
+    child = subprocess.Popen([program, 'sensors', '--read', '60', '--json'], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 10
+    while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
+        time.sleep(0.01)
+    os.remove(os.path.join(root, DEV.lstrip('/'), 'scan_elements/in_temp_en'))
+    out, err = child.communicate(timeout=20)
+    feeder.running = False
+    result['exit'] = child.returncode
+    result['stderr'] = err
+
 elif scenario == 'hotplug':
     sock_path = os.path.join(root, 'repd.sock')
     feeder = Feeder(testbed)
