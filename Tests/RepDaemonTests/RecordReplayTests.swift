@@ -22,7 +22,7 @@ func collectReps(_ client: LineClient, count: Int, timeout: Double = 30) -> [JSO
 struct RecordReplayTests {
     let repctl = productsDirectory + "/repctl"
 
-    @Test("recording from the daemon and replaying the recording gives the same reps at the same times")
+    @Test("recording from the daemon and replaying the recording gives the same reps, each within one grid step of its time")
     func roundTrip() throws {
         let dir = scratchDirectory()
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 8], rest: 10, lead: 8)
@@ -48,10 +48,12 @@ struct RecordReplayTests {
         let client = try #require(LineClient(path: replaySocket))
         let replayed = collectReps(client, count: live.count)
         #expect(replayed.count == live.count)
-        let period = 1.0 / 50
+        // The detector places reps on its 25 Hz grid (40 ms); the recording starts a little after the live stream,
+        // so its filters start from another sample and a rep may land one grid step away.
+        let step = 0.04 + 1e-9
         for (a, b) in zip(live, replayed) {
             #expect(a["total"]?.int == b["total"]?.int)
-            #expect(abs((a["t"]?.double ?? 0) - (b["t"]?.double ?? 1)) <= period, "same rep time within one sample period")
+            #expect(abs((a["t"]?.double ?? 0) - (b["t"]?.double ?? 1)) <= step, "same rep time within one grid step")
         }
         replay.signal(SIGTERM)
         #expect(replay.waitForExit() == 0, "\(String(replay.standardError.suffix(12000)))")
