@@ -173,3 +173,38 @@ struct JournalTests {
             "\(daemon.standardError.suffix(2000))")
     }
 }
+
+@Suite("repctl subscribe --since (#17)", .serialized)
+struct RepctlResumeTests {
+    @Test("repctl subscribe --since 0 prints every journaled event once, across a restart of repd")
+    func resumesAcrossRestart() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 10)
+        let socketPath = dir + "/events.sock"
+        let arguments = [
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ]
+        let first = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        let repctl = try DaemonProcess(
+            executable: productsDirectory + "/repctl", arguments: ["subscribe", "--socket", socketPath, "--since", "0", "--json"])
+        func printed() -> [JSONValue] {
+            repctl.standardOutput.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+        }
+        #expect(eventually(timeout: 30) { printed().contains { $0["type"]?.stringValue == "rep" } })
+        first.signal(SIGTERM)
+        #expect(first.waitForExit() == 0)
+        let before = ids(printed())
+        let second = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 30) { printed().filter { $0["type"]?.stringValue == "rep" }.count >= 12 })
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+        repctl.signal(SIGINT)
+        _ = repctl.waitForExit()
+        let all = ids(printed())
+        #expect(all.count > before.count)
+        #expect(all == Array(1...max(1, all.count)), "every id once, in order: \(all)")
+        #expect(repctl.standardError.contains("reconnected"))
+    }
+}
