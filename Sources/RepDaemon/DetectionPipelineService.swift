@@ -124,9 +124,7 @@ final class DetectionPipelineService: Service {
         guard !events.isEmpty else { return }
         let wall = wallClock()
         for event in events {
-            hub.publishJournaled(
-                ServerMessage.kind(of: event), type: ServerMessage.typeName(of: event),
-                body: ServerMessage.event(event, wall: wall), wall: wall)
+            hub.publish(ServerMessage.kind(of: event), ServerMessage.event(event, wall: wall))
             onEvent(event)
         }
     }

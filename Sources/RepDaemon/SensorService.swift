@@ -79,10 +79,7 @@ final class SensorService: Service {
             case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)\(clock)")
             default: logger.info("sensor: \(ServerMessage.stateName(providerState))\(clock)")
             }
-            let wall = wallClock()
-            hub.publishJournaled(
-                .sensor, type: "sensor", body: ServerMessage.sensor(providerState, wall: wall, timestamps: timing?.source),
-                wall: wall)
+            hub.publish(.sensor, ServerMessage.sensor(providerState, wall: wallClock(), timestamps: timing?.source))
             onState(providerState)
         }
         provider.start()
