@@ -63,6 +63,9 @@ struct SPSCRingTests {
     func twoThreadStress() async {
         let total = 2_000_000
         let handles = Handles(capacity: 1024)
+        // The consumer starts only once the producer has found the ring full, so that waiting for space is
+        // exercised whatever the scheduler does (under ThreadSanitizer the consumer sometimes kept up throughout).
+        let producerWaited = Atomic<Bool>(false)
 
         let producerThread = Thread {
             var batch: [MotionSample] = []
@@ -72,7 +75,9 @@ struct SPSCRingTests {
                 batch.removeAll(keepingCapacity: true)
                 let n = min(size, total - next)
                 for i in 0..<n { batch.append(MotionSample(timestamp: Double(next + i), ax: 0, ay: 0, az: 1)) }
-                while !handles.producer.push(batch) {}  // spin until the consumer frees space
+                while !handles.producer.push(batch) {  // spin until the consumer frees space
+                    producerWaited.store(true, ordering: .releasing)
+                }
                 next += n
                 size = size % 37 + 1  // batch sizes 1...37
             }
@@ -84,6 +89,7 @@ struct SPSCRingTests {
                 out.reserveCapacity(1024)
                 var expected = 0
                 var inOrder = true
+                while !producerWaited.load(ordering: .acquiring) { sched_yield() }
                 while expected < total {
                     out.removeAll(keepingCapacity: true)
                     handles.consumer.pop(into: &out)
