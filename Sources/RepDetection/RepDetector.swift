@@ -261,7 +261,7 @@ public struct RepDetector: Sendable {
         {
             reps.append(j)
             liveCount += 1
-            countRep(at: j, previous: last == setStart && reps.count == 1 ? nil : last, into: &events)
+            countRep(at: j, previous: last, into: &events)
             template.blend(from: grid, endingAt: j, weight: 0.2)
             if k > 0, clarity >= c.minimumPeriodicity, Double(max(k, lag)) / Double(min(k, lag)) <= 1.3 {
                 lag = Int((0.7 * Double(lag) + 0.3 * Double(k)).rounded())

@@ -77,8 +77,7 @@ public enum DetectorPlot {
         let maxPeriod = configuration.maximumRepPeriod
         svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "periodicity (black), match in a set (purple), thresholds (dashed); period (orange, 0–\(format(maxPeriod, decimals: 0)) s); | matched cycles; grey: walking")
         for (value, color) in [(configuration.minimumPeriodicity, "#555555"), (configuration.minimumMatch, "#9467bd")] {
-            svg += polyline([(t0, value), (t1, value)], color: color, x: x, top: top2, height: panel, range: range)
-                .replacingOccurrences("stroke-width=\"1\"", "stroke-width=\"1\" stroke-dasharray=\"4 3\"")
+            svg += polyline([(t0, value), (t1, value)], color: color, x: x, top: top2, height: panel, range: range, dashed: true)
         }
         svg += polyline(trace.map { ($0.t, 2 * $0.period / maxPeriod - 1) }, color: "#ff7f0e", x: x, top: top2, height: panel, range: range)
         svg += polyline(trace.map { ($0.t, $0.periodicity) }, color: "#000000", x: x, top: top2, height: panel, range: range)
@@ -141,11 +140,12 @@ public enum DetectorPlot {
 
     private static func polyline(
         _ points: [(Double, Double)], color: String, x: (Double) -> Double, top: Double, height: Double,
-        range: (Double, Double)
+        range: (Double, Double), dashed: Bool = false
     ) -> String {
         let span = max(range.1 - range.0, 1e-9)
         let stride = max(1, points.count / 5000)
-        var s = "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1\" points=\""
+        let dash = dashed ? " stroke-dasharray=\"4 3\"" : ""
+        var s = "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1\"\(dash) points=\""
         var index = 0
         while index < points.count {
             let (t, v) = points[index]
@@ -164,17 +164,6 @@ public enum DetectorPlot {
 }
 
 extension String {
-    fileprivate func replacingOccurrences(_ target: String, _ replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {
-            out += rest[..<range.lowerBound] + replacement
-            rest = rest[range.upperBound...]
-        }
-        return out + rest
-    }
-
     fileprivate func replacingAll(_ target: Character, _ replacement: String) -> String {
         var out = ""
         for character in self { if character == target { out += replacement } else { out.append(character) } }
