@@ -87,7 +87,7 @@ struct Evaluate: ParsableCommand {
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw a recording with the detector's signal, its reps and sets, and where sets could start, as SVG.",
+        abstract: "Draw a recording with the detector's tracked period, periodicity and match, each matched cycle (rep), and the sets with their final and live counts, as SVG.",
         discussion: """
             Examples:
               repctl plot set.csv --out set.svg --true-reps 10
