@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// Modules that must build anywhere (no Linux-only APIs, no Foundation): MotionCore, MotionFixtures, MotionSimulation,
-/// PlainText, RepDetection, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon.
+/// PlainText, RepDetection, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon. RepJournal
+/// needs the system's SQLite (CSQLite, libsqlite3-dev).
 let package = Package(
     name: "repd",
     platforms: [.macOS(.v15)],
@@ -49,7 +50,7 @@ let package = Package(
             name: "RepDaemon",
             dependencies: [
                 "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol", "RepConfiguration",
-                "LinuxIIO",
+                "LinuxIIO", "RepJournal",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -71,6 +72,13 @@ let package = Package(
         ),
         .executableTarget(name: "repd-fuzz", dependencies: ["FuzzTargets"]),
         .target(name: "CBenchDecoder"),
+        // The on-board event journal: append, query since an id, retention (SQLite, WAL).
+        .target(name: "RepJournal", dependencies: ["CSQLite"]),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .systemLibrary(
             name: "CUdev",
             pkgConfig: "libudev",
@@ -109,10 +117,13 @@ let package = Package(
         .testTarget(
             name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
+        .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
         .testTarget(
             name: "RepDaemonTests",
-            dependencies: ["RepDaemon", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
+            dependencies: [
+                "RepDaemon", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation", "RepJournal",
+            ]),
         .testTarget(
             name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "RepTools"],
             exclude: ["umockdev"]),

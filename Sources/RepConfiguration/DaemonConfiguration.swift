@@ -48,6 +48,23 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var allowedGIDs: [UInt32] = []
     /// `pipeline.ring_capacity`: samples the ring between the reader and the detector holds (default 16384).
     public var ringCapacity = 16384
+    /// How hard the journal's commits wait for the disk.
+    public enum JournalSynchronous: String, Sendable, Equatable, CaseIterable {
+        /// SQLite `synchronous=NORMAL`: a power cut can lose the last commits, a crash of repd nothing.
+        case normal
+        /// SQLite `synchronous=FULL`: each event is on disk before it is published.
+        case full
+    }
+
+    /// `journal.path`: the event journal's SQLite file. `auto` (the default): `$STATE_DIRECTORY/events.db` under
+    /// systemd, else `$XDG_STATE_HOME/repd/events.db`, else `~/.local/state/repd/events.db`; empty: no journal.
+    public var journalPath = "auto"
+    /// `journal.synchronous`: `normal` (default) or `full`.
+    public var journalSynchronous = JournalSynchronous.normal
+    /// `journal.max_age_days`: events older than this are deleted (default 30; 0 keeps any age).
+    public var journalMaxAgeDays = 30.0
+    /// `journal.max_events`: at most this many events are kept, the newest (default 100000; 0 keeps any number).
+    public var journalMaxEvents = 100_000
     /// `log.level`: trace, debug, info, notice, warning, error or critical (default info).
     public var logLevel = "info"
     /// The `[detector]` table.
@@ -115,7 +132,7 @@ extension DaemonConfiguration {
         }
         let reader = TableReader(document: document, file: file)
         var c = DaemonConfiguration()
-        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "detector", "log"])
+        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "journal", "detector", "log"])
 
         if let s = reader.section("sensor") {
             try reader.checkKeys(s, ["provider", "device", "rate_hz", "trigger", "force_polling", "hrtimer_trigger"])
@@ -171,6 +188,28 @@ extension DaemonConfiguration {
                     throw reader.error("pipeline", "ring_capacity", "\(v) is not in 64…16777216")
                 }
                 c.ringCapacity = Int(v)
+            }
+        }
+        if let s = reader.section("journal") {
+            try reader.checkKeys(s, ["path", "synchronous", "max_age_days", "max_events"])
+            if let v = try reader.string(s, "path") { c.journalPath = v }
+            if let v = try reader.string(s, "synchronous") {
+                guard let mode = JournalSynchronous(rawValue: v) else {
+                    throw reader.error("journal", "synchronous", "'\(v)' is not one of normal, full")
+                }
+                c.journalSynchronous = mode
+            }
+            if let v = try reader.number(s, "max_age_days") {
+                guard v >= 0, v <= 36_500 else {
+                    throw reader.error("journal", "max_age_days", "\(v) is not in 0…36500 (0 keeps any age)")
+                }
+                c.journalMaxAgeDays = v
+            }
+            if let v = try reader.integer(s, "max_events") {
+                guard v == 0 || (100...1_000_000_000).contains(v) else {
+                    throw reader.error("journal", "max_events", "\(v) is not 0 (no limit) or in 100…1000000000")
+                }
+                c.journalMaxEvents = Int(v)
             }
         }
         if let s = reader.section("log") {

@@ -62,7 +62,9 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
                 handler.logger.info("client \(handler.id) connected")
             }
             handler.hub.send(
-                ServerMessage.hello(daemonVersion: repdVersion, sensor: handler.state.sensor, subscribed: EventKind.defaults),
+                ServerMessage.hello(
+                    daemonVersion: repdVersion, sensor: handler.state.sensor, subscribed: EventKind.defaults,
+                    newestID: handler.hub.journal?.newestID),
                 to: channel)
         }
     }
@@ -116,9 +118,13 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch command {
         case .status:
             hub.send(ServerMessage.status(state.status(clients: hub.clientCount), daemonVersion: repdVersion), to: context.channel)
-        case .subscribe(let kinds):
+        case .subscribe(let kinds, let since):
             hub.subscribe(context.channel, to: kinds)
-            hub.send(ServerMessage.subscribed(kinds), to: context.channel)
+            hub.send(ServerMessage.subscribed(kinds, since: since), to: context.channel)
+            if let since {
+                logger.info("client \(id) asked for the events after id \(since)")
+                hub.replay(context.channel, since: since, kinds: kinds)
+            }
         case .reset:
             control.requestReset()
             logger.info("client \(id) asked for a reset")

@@ -43,7 +43,9 @@ public enum Daemon {
         let sensor = source.info
         let state = DaemonState(sensor: sensor, sensorCounters: source.counters, sensorTiming: source.timing)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let hub = EventHub(eventLoop: eventLoop, logger: logger)
+        let journal = openJournal(configuration, logger: logger)
+        defer { journal?.close() }
+        let hub = EventHub(eventLoop: eventLoop, logger: logger, journal: journal)
         let doorbell = Doorbell()
         let control = PipelineControl(doorbell: doorbell)
         let readiness = Readiness(notifier: notifier) { options.onReady(activated != nil ? "(socket passed by systemd)" : socketPath) }
@@ -78,6 +80,27 @@ public enum Daemon {
         logger.info("repd \(repdVersion) starting: \(sensor.kind) \(sensor.name)")
         try await group.run()
         logger.info("repd stopped")
+    }
+
+    /// The event journal the configuration asks for: nil when `journal.path` is empty, or (logged) when it
+    /// cannot be opened; repd counts and serves either way.
+    static func openJournal(_ configuration: DaemonConfiguration, logger: Logger) -> EventRecorder? {
+        let path: String
+        switch configuration.journalPath {
+        case "":
+            logger.info("journal: off (journal.path is empty); events go out without ids")
+            return nil
+        case "auto":
+            guard let resolved = EventRecorder.defaultPath() else {
+                logger.error("journal: no place for it (no STATE_DIRECTORY, XDG_STATE_HOME or HOME); events go out without ids")
+                return nil
+            }
+            path = resolved
+        default: path = configuration.journalPath
+        }
+        return EventRecorder.open(
+            path: path, synchronous: configuration.journalSynchronous == .full ? .full : .normal,
+            maxAgeDays: configuration.journalMaxAgeDays, maxEvents: configuration.journalMaxEvents, logger: logger)
     }
 
     /// The provider the daemon runs, how to describe it to clients, and what only an IIO sensor can tell.

@@ -124,7 +124,9 @@ final class DetectionPipelineService: Service {
         guard !events.isEmpty else { return }
         let wall = wallClock()
         for event in events {
-            hub.publish(ServerMessage.kind(of: event), ServerMessage.event(event, wall: wall))
+            hub.publishJournaled(
+                ServerMessage.kind(of: event), type: ServerMessage.typeName(of: event),
+                body: ServerMessage.event(event, wall: wall), wall: wall)
             onEvent(event)
         }
     }

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import RepJournal
 import RepProtocol
 import Synchronization
 
@@ -13,6 +14,8 @@ final class EventHub: Sendable {
         let id: Int
         let channel: Channel
         var subscriptions: Set<EventKind>
+        /// The newest journaled event a replay sent this client: live lines up to it are not sent again.
+        var replayedThrough: Int64 = 0
     }
 
     let eventLoop: EventLoop
@@ -21,11 +24,14 @@ final class EventHub: Sendable {
     private let samplesSubscribers = Atomic<Int>(0)
     private let nextID = Atomic<Int>(1)
     private let logger: Logger
+    /// The event journal (nil when there is none or it cannot be opened).
+    let journal: EventRecorder?
 
-    init(eventLoop: EventLoop, logger: Logger) {
+    init(eventLoop: EventLoop, logger: Logger, journal: EventRecorder? = nil) {
         self.eventLoop = eventLoop
         clients = .makeBoxSendingValue([:], eventLoop: eventLoop)
         self.logger = logger
+        self.journal = journal
     }
 
     /// Connected clients (a snapshot).
@@ -60,13 +66,59 @@ final class EventHub: Sendable {
         if had != has { samplesSubscribers.wrappingAdd(has ? 1 : -1, ordering: .relaxed) }
     }
 
-    /// Sends `line` to every client subscribed to `kind`; callable from any thread.
+    /// Sends `line` to every client subscribed to `kind`; callable from any thread. Not journaled (`samples`).
     func publish(_ kind: EventKind, _ line: String) {
+        publish(kind, line, id: nil)
+    }
+
+    /// Journals an event (message type `type`, its line `body`) and sends it, with its id, to every client
+    /// subscribed to `kind`; callable from any thread. Without a working journal it goes out without an id.
+    func publishJournaled(_ kind: EventKind, type: String, body: String, wall: Double) {
+        guard let journal else { return publish(kind, body, id: nil) }
+        journal.record(type: type, body: body, wall: wall) { line, id in publish(kind, line, id: id) }
+    }
+
+    private func publish(_ kind: EventKind, _ line: String, id: Int64?) {
         if eventLoop.inEventLoop {
-            fanOut(kind, line)
+            fanOut(kind, line, id: id)
         } else {
-            eventLoop.execute { self.fanOut(kind, line) }
+            eventLoop.execute { self.fanOut(kind, line, id: id) }
         }
+    }
+
+    /// Sends a client the journaled events of `kinds` after `since`, then lets live ones through from the next id
+    /// on (on the event loop). Lines already handed to the loop but not yet fanned out are in the journal, so they
+    /// go out in the replay and are skipped live; lines handed over later carry higher ids: no gap, no duplicate.
+    /// Returns false (after telling the client) when the journal cannot be read.
+    @discardableResult
+    func replay(_ channel: Channel, since: Int64, kinds: Set<EventKind>) -> Bool {
+        eventLoop.preconditionInEventLoop()
+        guard let journal else {
+            send(ServerMessage.error("no event journal (journal.path is empty or the file cannot be opened): nothing to replay"), to: channel)
+            return false
+        }
+        var cursor = since
+        var sent = 0
+        while channel.isActive {
+            let page: [JournalEntry]
+            do { page = try journal.events(after: cursor, limit: 512) } catch {
+                logger.error("replay for a client failed: \(error)")
+                send(ServerMessage.error("cannot read the journal: \(error.message)"), to: channel)
+                return false
+            }
+            guard let last = page.last else { break }
+            for entry in page where ServerMessage.kind(ofType: entry.type).map(kinds.contains) ?? false {
+                send(ServerMessage.journaled(entry.json, id: entry.id, station: entry.station), to: channel)
+                sent += 1
+            }
+            cursor = last.id
+        }
+        if var client = clients.value[ObjectIdentifier(channel)] {
+            client.replayedThrough = max(client.replayedThrough, cursor)
+            clients.value[ObjectIdentifier(channel)] = client
+            logger.info("client \(client.id): replayed \(sent) events after id \(since) (through \(cursor))")
+        }
+        return true
     }
 
     /// Writes one line to one client and disconnects it if that leaves it over its queue limit (on the loop).
@@ -99,9 +151,10 @@ final class EventHub: Sendable {
         }
     }
 
-    private func fanOut(_ kind: EventKind, _ line: String) {
+    private func fanOut(_ kind: EventKind, _ line: String, id: Int64?) {
         var buffer: ByteBuffer?
         for client in clients.value.values where client.subscriptions.contains(kind) {
+            if let id, id <= client.replayedThrough { continue }  // the replay sent it
             if buffer == nil {
                 var encoded = client.channel.allocator.buffer(capacity: line.utf8.count)
                 encoded.writeString(line)

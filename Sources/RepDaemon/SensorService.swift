@@ -79,7 +79,10 @@ final class SensorService: Service {
             case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)\(clock)")
             default: logger.info("sensor: \(ServerMessage.stateName(providerState))\(clock)")
             }
-            hub.publish(.sensor, ServerMessage.sensor(providerState, wall: wallClock(), timestamps: timing?.source))
+            let wall = wallClock()
+            hub.publishJournaled(
+                .sensor, type: "sensor", body: ServerMessage.sensor(providerState, wall: wall, timestamps: timing?.source),
+                wall: wall)
             onState(providerState)
         }
         provider.start()

@@ -17,8 +17,9 @@ public enum EventKind: String, Sendable, CaseIterable, Hashable {
 public enum ClientCommand: Sendable, Equatable {
     /// Ask for the daemon's status.
     case status
-    /// Choose the event types to receive.
-    case subscribe(Set<EventKind>)
+    /// Choose the event types to receive; with `since`, first the journaled events after that id (replay), then
+    /// live ones, with no gap and no duplicate between them.
+    case subscribe(Set<EventKind>, since: Int64? = nil)
     /// Start a new workout: the open set is closed, counts restart.
     case reset
     /// Ask for a `pong` (liveness).
@@ -41,8 +42,9 @@ extension ClientCommand {
     public static let maximumLineLength = 4096
 
     /// Parses one line: a JSON object `{"cmd":"status"}`, `{"cmd":"subscribe","events":["rep","set"]}`,
-    /// `{"cmd":"reset"}`, `{"cmd":"ping"}`, or the same as plain words (`status`, `subscribe rep,set`, `reset`,
-    /// `ping`) for people typing into `socat`.
+    /// `{"cmd":"subscribe","since":42}`, `{"cmd":"reset"}`, `{"cmd":"ping"}`, or the same as plain words (`status`,
+    /// `subscribe rep,set`, `subscribe since=42`, `reset`, `ping`) for people typing into `socat`. A `subscribe`
+    /// with `since` and no event types subscribes to the defaults.
     public static func parse(line: some Collection<UInt8>) throws(ProtocolError) -> ClientCommand {
         let bytes = Array(line)
         guard bytes.count <= maximumLineLength else {
@@ -58,8 +60,24 @@ extension ClientCommand {
         guard let text = String(validating: trimmed, as: UTF8.self) else { throw ProtocolError("the line is not UTF-8") }
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         let name = String(words[0])
-        let events = words.dropFirst().joined(separator: ",").split(separator: ",").map(String.init)
-        return try command(named: name, events: name == "subscribe" ? events : nil, extra: name != "subscribe" && words.count > 1)
+        var since: Int64?
+        var arguments = Array(words.dropFirst())
+        if name == "subscribe", let index = arguments.firstIndex(where: { $0.hasPrefix("since=") }) {
+            since = try sinceID(String(arguments[index].dropFirst("since=".count)))
+            arguments.remove(at: index)
+        }
+        let events = arguments.joined(separator: ",").split(separator: ",").map(String.init)
+        return try command(
+            named: name, events: name == "subscribe" ? events : nil, since: since,
+            extra: name != "subscribe" && words.count > 1)
+    }
+
+    /// A `since` id: a whole number ≥ 0.
+    private static func sinceID(_ text: String) throws(ProtocolError) -> Int64 {
+        guard let id = Int64(text), id >= 0 else {
+            throw ProtocolError("since needs an event id (a whole number ≥ 0), not \"\(String(text.prefix(32)))\"")
+        }
+        return id
     }
 
     private static func parseJSON(_ bytes: ArraySlice<UInt8>) throws(ProtocolError) -> ClientCommand {
@@ -68,22 +86,34 @@ extension ClientCommand {
         guard case .object(let members) = value else { throw ProtocolError("expected a JSON object") }
         guard let name = members["cmd"]?.stringValue else { throw ProtocolError("missing \"cmd\" (a string)") }
         var events: [String]?
+        var since: Int64?
         if name == "subscribe" {
-            guard case .array(let items)? = members["events"] else {
-                throw ProtocolError("subscribe needs \"events\": an array of rep, set, sensor, samples")
+            if let value = members["since"] {
+                guard let number = value.double, let id = Int64(exactly: number), id >= 0 else {
+                    throw ProtocolError("\"since\" must be an event id (a whole number ≥ 0)")
+                }
+                since = id
             }
-            events = []
-            for item in items {
-                guard let event = item.stringValue else { throw ProtocolError("\"events\" must hold strings") }
-                events!.append(event)
+            switch members["events"] {
+            case .array(let items)?:
+                events = []
+                for item in items {
+                    guard let event = item.stringValue else { throw ProtocolError("\"events\" must hold strings") }
+                    events!.append(event)
+                }
+            case nil where since != nil: events = []
+            default: throw ProtocolError("subscribe needs \"events\": an array of rep, set, sensor, samples")
             }
         }
-        let unknown = members.keys.filter { $0 != "cmd" && $0 != "events" }.sorted()
+        let allowed = ["cmd", "events"] + (name == "subscribe" ? ["since"] : [])
+        let unknown = members.keys.filter { !allowed.contains($0) }.sorted()
         guard unknown.isEmpty else { throw ProtocolError("unknown field \"\(unknown[0])\"") }
-        return try command(named: name, events: events, extra: false)
+        return try command(named: name, events: events, since: since, extra: false)
     }
 
-    private static func command(named name: String, events: [String]?, extra: Bool) throws(ProtocolError) -> ClientCommand {
+    private static func command(
+        named name: String, events: [String]?, since: Int64? = nil, extra: Bool
+    ) throws(ProtocolError) -> ClientCommand {
         let names = ["status", "subscribe", "reset", "ping"]
         guard names.contains(name) else {
             throw ProtocolError("unknown command \"\(String(name.prefix(64)))\" (\(names.joined(separator: ", ")))")
@@ -94,6 +124,7 @@ extension ClientCommand {
         case "reset": return .reset
         case "ping": return .ping
         default:
+            if since != nil, events?.isEmpty ?? true { return .subscribe(EventKind.defaults, since: since) }
             guard let events, !events.isEmpty else {
                 throw ProtocolError("subscribe needs at least one event type (rep, set, sensor, samples)")
             }
@@ -104,7 +135,7 @@ extension ClientCommand {
                 }
                 kinds.insert(kind)
             }
-            return .subscribe(kinds)
+            return .subscribe(kinds, since: since)
         }
     }
 }

@@ -55,13 +55,45 @@ public enum ServerMessage {
         }
     }
 
-    /// Sent once on connect.
-    public static func hello(daemonVersion: String, sensor: SensorInfo, subscribed: Set<EventKind>) -> String {
+    /// Sent once on connect; `newestID` is the id of the newest journaled event (nil without a journal).
+    public static func hello(
+        daemonVersion: String, sensor: SensorInfo, subscribed: Set<EventKind>, newestID: Int64? = nil
+    ) -> String {
         line([
             ("type", .string("hello")), ("protocol", .integer(protocolVersion)), ("version", .string(daemonVersion)),
             ("sensor", sensor.json), ("rate_hz", .number(sensor.rateHz)),
             ("subscribed", .array(subscribed.map(\.rawValue).sorted().map { .string($0) })),
-        ])
+        ] + (newestID.map { [("newest_id", .integer(Int($0)))] } ?? []))
+    }
+
+    /// A journaled event's line: `body` (one JSON object, with or without its newline) with `"id"` and `"station"`
+    /// added at its end.
+    public static func journaled(_ body: some StringProtocol, id: Int64, station: String) -> String {
+        var object = Substring(body)
+        while object.last == "\n" { object = object.dropLast() }
+        precondition(object.last == "}", "a journaled event is one JSON object")
+        object = object.dropLast()
+        let separator = object.last == "{" ? "" : ","
+        return "\(object)\(separator)\"id\":\(id),\"station\":\(JSONWriter.Value.string(station).text)}\n"
+    }
+
+    /// The message type of one of the lines `event` and `sensor` make (the journal's `type` column).
+    public static func typeName(of event: WorkoutEvent) -> String {
+        switch event {
+        case .rep: "rep"
+        case .setStarted: "set_start"
+        case .setEnded: "set_end"
+        }
+    }
+
+    /// The event type a journaled message type belongs to (nil for types that are never journaled).
+    public static func kind(ofType type: String) -> EventKind? {
+        switch type {
+        case "rep": .rep
+        case "set_start", "set_end": .set
+        case "sensor": .sensor
+        default: nil
+        }
     }
 
     /// A workout event; `wall` is the Unix time (seconds) at which the daemon published it.
@@ -179,9 +211,11 @@ public enum ServerMessage {
         ] + (s.iio.map { [("iio", $0.json)] } ?? []))
     }
 
-    /// The reply to `subscribe`.
-    public static func subscribed(_ kinds: Set<EventKind>) -> String {
-        line([("type", .string("subscribed")), ("events", .array(kinds.map(\.rawValue).sorted().map { .string($0) }))])
+    /// The reply to `subscribe`; with `since`, the journaled events after that id follow it, then live ones.
+    public static func subscribed(_ kinds: Set<EventKind>, since: Int64? = nil) -> String {
+        line(
+            [("type", .string("subscribed")), ("events", .array(kinds.map(\.rawValue).sorted().map { .string($0) }))]
+                + (since.map { [("since", .integer(Int($0)))] } ?? []))
     }
 
     /// The reply to `reset`.

@@ -7,15 +7,17 @@ import RepProtocol
 
 struct Subscribe: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print repd's events as they happen; reconnects when the daemon restarts.",
+        abstract: "Print repd's events as they happen; reconnects when the daemon restarts, and resumes where it was.",
         discussion: """
             Lines read like "set 2 · rep 7 · 1.9 s"; --json prints the protocol's own lines (docs/PROTOCOL.md). \
-            Ctrl-C exits cleanly.
+            Ctrl-C exits cleanly. --since ID first prints the journaled events after that id. Once it has \
+            printed an event with an id, a reconnect asks for the events after it, so none is missed or repeated.
 
             Examples:
               repctl subscribe
               repctl subscribe --events rep --json | jq .total
               repctl subscribe --socket /tmp/repd-test.sock
+              repctl subscribe --since 0 --json      # everything the journal holds, then live
             """)
 
     @Option(help: "repd's socket (default: /run/repd/events.sock if it exists, else the per-user path).")
@@ -27,10 +29,14 @@ struct Subscribe: ParsableCommand {
     @Option(help: "Event types: rep, set, sensor, samples (comma-separated).")
     var events = "rep,set,sensor"
 
+    @Option(help: "First print the journaled events after this event id (0: all the journal holds).")
+    var since: Int64?
+
     func validate() throws {
         for name in events.split(separator: ",") where EventKind(rawValue: String(name)) == nil {
             throw ValidationError("unknown event type '\(name)' (rep, set, sensor, samples)")
         }
+        if let since, since < 0 { throw ValidationError("--since must be an event id (0 or more)") }
     }
 
     func run() throws {
@@ -39,6 +45,7 @@ struct Subscribe: ParsableCommand {
         let path = socketPath(socket)
         var delay = 0.5
         var everConnected = false
+        var resumeAfter = since  // the last id printed, once there is one
         while !interrupted.load(ordering: .relaxed) {
             let connection: DaemonConnection
             do {
@@ -56,10 +63,14 @@ struct Subscribe: ParsableCommand {
             if everConnected { printError("repctl: reconnected to \(path)") }
             everConnected = true
             delay = 0.5
-            connection.send("subscribe \(events)")
+            connection.send("subscribe \(events)" + (resumeAfter.map { " since=\($0)" } ?? ""))
             loop: while true {
                 switch connection.next(timeout: 3600) {
                 case .message(let line, let message):
+                    if let id = message["id"]?.double.flatMap({ Int64(exactly: $0) }) {
+                        if let last = resumeAfter, id <= last { continue }  // never print an event twice
+                        resumeAfter = id
+                    }
                     if json {
                         print(line)
                     } else if let text = Self.describe(message) {

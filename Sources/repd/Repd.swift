@@ -54,6 +54,9 @@ struct Repd: AsyncParsableCommand {
     @Option(help: "The socket path.")
     var socket: String?
 
+    @Option(help: "The event journal's SQLite file (journal.path; \"\" turns the journal off).")
+    var journal: String?
+
     @Flag(help: "Do not print sets and reps to standard output.")
     var quiet = false
 
@@ -83,6 +86,7 @@ struct Repd: AsyncParsableCommand {
         if let speed { configuration.speed = speed }
         if loop { configuration.loop = true }
         if let socket { configuration.socketPath = socket }
+        if let journal { configuration.journalPath = journal }
         if let logLevel { configuration.logLevel = logLevel }
 
         if checkConfig {

@@ -170,6 +170,11 @@ struct ConfigurationFileTests {
             [socket]
             mode = "0640"
             allowed_uids = [1000, 1001]
+            [journal]
+            path = ""
+            synchronous = "full"
+            max_age_days = 7
+            max_events = 500
             [detector]
             minimum_periodicity = 0.55
             lookback_periods = 4
@@ -181,6 +186,10 @@ struct ConfigurationFileTests {
         #expect(c.allowedUIDs == [1000, 1001])
         #expect(c.detector.minimumPeriodicity == 0.55)
         #expect(c.detector.lookbackPeriods == 4)
+        #expect(c.journalPath == "")
+        #expect(c.journalSynchronous == .full)
+        #expect(c.journalMaxAgeDays == 7)
+        #expect(c.journalMaxEvents == 500)
     }
 
     @Test(
@@ -196,6 +205,11 @@ struct ConfigurationFileTests {
             ("[log]\nlevel = \"loud\"\n", "x.toml:2: log.level: 'loud' is not one of trace"),
             ("[log]\nlevel = \"info\"\ncolour = true\n", "x.toml:3: log.colour: unknown key (keys of [log] are level)"),
             ("[sensors]\n", "x.toml:1: sensors: unknown section"),
+            ("[journal]\nsynchronous = \"off\"\n", "x.toml:2: journal.synchronous: 'off' is not one of normal, full"),
+            ("[journal]\n\nmax_events = 5\n", "x.toml:3: journal.max_events: 5 is not 0 (no limit) or in 100…1000000000"),
+            ("[journal]\nmax_age_days = -1\n", "x.toml:2: journal.max_age_days: -1.0 is not in 0…36500"),
+            ("[journal]\npath = 3\n", "x.toml:2: journal.path: expected a string in quotes"),
+            ("[journal]\nfile = \"x\"\n", "x.toml:2: journal.file: unknown key (keys of [journal] are path, synchronous"),
             ("rate_hz = 100\n", "x.toml:1: rate_hz: keys belong in a section"),
             ("[sensor]\nrate_hz = 1e\n", "x.toml:2: column 11: '1e' is not a number"),
             ("[socket]\nmax_clients = 4294967297\n", "x.toml:2: socket.max_clients: 4294967297 is not in 1…100000"),

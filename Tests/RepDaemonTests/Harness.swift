@@ -75,6 +75,11 @@ final class DaemonProcess {
             env.removeValue(forKey: key)
         }
         env.merge(environment) { $1 }
+        // The journal's default place, unless the test says otherwise: a folder of its own, not the user's state.
+        if env["XDG_STATE_HOME"] == nil || environment["XDG_STATE_HOME"] == nil {
+            env["XDG_STATE_HOME"] = scratchDirectory()
+        }
+        env.removeValue(forKey: "STATE_DIRECTORY")
         process.environment = env
         process.standardOutput = outputPipe
         process.standardError = errorPipe

@@ -1,0 +1,165 @@
+import LinuxIIO
+import Logging
+import RepJournal
+import RepProtocol
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's side of the event journal: journals each `set_start`, `rep`, `set_end` and `sensor` event before it
+/// is published, and reads them back for a client's replay (`subscribe since=ID`).
+///
+/// One lock holds the journal. An event's append and the hand-over of its line to the hub's event loop happen under
+/// it, so lines reach the loop in id order whichever thread (pipeline, sensor) published them; a replay, which runs
+/// on that loop, therefore sees every event whose line is not yet fanned out, and the hub skips those by id.
+///
+/// When the journal cannot be written (disk full, file damaged) the event still goes out, without an id: counting
+/// never waits on the disk. That is logged once when it starts and once when it ends.
+final class EventRecorder: Sendable {
+    /// The station written with every event and sent as `station` (the host name).
+    let station: String
+    /// The database file.
+    let path: String
+    private let state: Mutex<State>
+    private let maxAge: Double?
+    private let maxEvents: Int?
+    private let logger: Logger
+
+    private struct State {
+        var journal: EventJournal?
+        var failing = false
+        var appendedSincePrune = 0
+    }
+
+    /// Opens the journal; nil (after logging why) when it cannot be opened, and the daemon goes on without it.
+    static func open(
+        path: String, synchronous: EventJournal.Synchronous, maxAgeDays: Double, maxEvents: Int, logger: Logger
+    ) -> EventRecorder? {
+        let station = hostName()
+        do {
+            let journal = try EventJournal(path: path, station: station, synchronous: synchronous)
+            let recorder = EventRecorder(
+                journal: journal, path: path, station: station, maxAge: maxAgeDays > 0 ? maxAgeDays * 86_400 : nil,
+                maxEvents: maxEvents > 0 ? maxEvents : nil, logger: logger)
+            let newest = recorder.newestID ?? 0
+            logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
+            recorder.prune()
+            return recorder
+        } catch {
+            logger.error("journal: cannot open \(path): \(error.message); counting goes on, events go out without ids")
+            return nil
+        }
+    }
+
+    private init(journal: sending EventJournal, path: String, station: String, maxAge: Double?, maxEvents: Int?, logger: Logger) {
+        state = Mutex(State(journal: journal))
+        self.path = path
+        self.station = station
+        self.maxAge = maxAge
+        self.maxEvents = maxEvents
+        self.logger = logger
+    }
+
+    /// Journals an event (`body`: its line) and calls `publish` with the line to send, with `id` and `station` when
+    /// it was journaled, and the id; `publish` runs under the journal's lock and must not block.
+    func record(type: String, body: String, wall: Double, publish: (String, Int64?) -> Void) {
+        state.withLock { state in
+            guard let journal = state.journal else { return publish(body, nil) }
+            let id: Int64
+            do {
+                id = try journal.append(type: type, json: String(body.dropLast()), wall: wall)
+            } catch {
+                if !state.failing {
+                    logger.error("journal: \(error); events go out without ids until it can be written again")
+                    state.failing = true
+                }
+                return publish(body, nil)
+            }
+            if state.failing {
+                logger.notice("journal: \(path) is written again (event id \(id))")
+                state.failing = false
+            }
+            publish(ServerMessage.journaled(body, id: id, station: station), id)
+            state.appendedSincePrune += 1
+        }
+        if state.withLock({ $0.appendedSincePrune >= 1000 }) { prune() }
+    }
+
+    /// The id of the newest journaled event (nil when it cannot be read).
+    var newestID: Int64? {
+        state.withLock { state in
+            do { return try state.journal?.newestID } catch {
+                logger.warning("journal: \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// Journaled events after `id`, oldest first, at most `limit`; throws when they cannot be read.
+    func events(after id: Int64, limit: Int) throws(JournalError) -> [JournalEntry] {
+        try state.withLock { state throws(JournalError) in
+            guard let journal = state.journal else {
+                throw JournalError(path: path, operation: "query", code: 21, message: "the journal is closed")
+            }
+            return try journal.events(after: id, limit: limit)
+        }
+    }
+
+    /// Applies retention (`journal.max_age_days`, `journal.max_events`).
+    func prune() {
+        state.withLock { state in
+            state.appendedSincePrune = 0
+            guard let journal = state.journal, maxAge != nil || maxEvents != nil else { return }
+            do {
+                let deleted = try journal.prune(olderThan: maxAge.map { wallClock() - $0 }, maxRows: maxEvents)
+                if deleted > 0 { logger.debug("journal: retention deleted \(deleted) events") }
+            } catch {
+                logger.warning("journal: \(error)")
+            }
+        }
+    }
+
+    /// Closes the file (at shutdown).
+    func close() {
+        state.withLock { state in
+            state.journal?.close()
+            state.journal = nil
+        }
+    }
+
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The journal file the configuration's `auto` stands for: `$STATE_DIRECTORY/events.db` (systemd's
+    /// `StateDirectory=`, the first when there are several), else `$XDG_STATE_HOME/repd/events.db`, else
+    /// `~/.local/state/repd/events.db`. Creates the folder in the last two cases.
+    static func defaultPath() -> String? {
+        func variable(_ name: String) -> String? {
+            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+            return value
+        }
+        if let state = variable("STATE_DIRECTORY") {
+            return String(state.split(separator: ":").first ?? Substring(state)) + "/events.db"
+        }
+        let base: String
+        if let xdg = variable("XDG_STATE_HOME") {
+            base = xdg
+        } else if let home = variable("HOME") {
+            base = home + "/.local/state"
+        } else {
+            return nil
+        }
+        let folder = base + "/repd"
+        var path = ""
+        for component in folder.split(separator: "/") {
+            path += "/" + component
+            mkdir(path, 0o700)  // EEXIST is fine; any other failure shows when the journal cannot be opened
+        }
+        return folder + "/events.db"
+    }
+}

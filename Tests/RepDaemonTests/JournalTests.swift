@@ -1,0 +1,210 @@
+import Foundation
+import RepJournal
+import RepProtocol
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Messages until `stop` holds for one (included) or the connection ends; nil entries are never returned.
+private func collect(_ client: LineClient, timeout: Double = 30, until stop: (JSONValue) -> Bool) -> [JSONValue] {
+    var messages: [JSONValue] = []
+    let deadline = Date().addingTimeInterval(timeout)
+    while let message = client.nextMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
+        messages.append(message)
+        if stop(message) { break }
+    }
+    return messages
+}
+
+/// The ids of the journaled messages among `messages`, in the order received.
+private func ids(_ messages: [JSONValue]) -> [Int] { messages.compactMap { $0["id"]?.int } }
+
+private let journaledTypes: Set<String> = ["set_start", "rep", "set_end", "sensor"]
+
+@Suite("repd's event journal (#17)", .serialized)
+struct JournalTests {
+    @Test("every set, rep and sensor event gets an id; ids go on increasing after a restart on the same file")
+    func idsSurviveRestart() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 20)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        var firstRun: [Int] = []
+        for run in 0..<2 {
+            let daemon = try DaemonProcess(arguments: [
+                "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
+            ])
+            #expect(daemonListens(socketPath))
+            let client = try #require(LineClient(path: socketPath))
+            let hello = try #require(client.next(type: "hello"))
+            // The sensor's first events may come before the client: newest_id counts them, since=… replays them.
+            let since = run == 0 ? 0 : firstRun.last ?? 0
+            #expect((hello["newest_id"]?.int ?? -1) >= since, "run \(run): \(hello)")
+            client.send("subscribe since=\(since)\n")
+            var messages = collect(client) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
+            daemon.signal(SIGTERM)
+            messages += collect(client) { $0["type"]?.stringValue == "bye" }
+            #expect(daemon.waitForExit() == 0)
+            let journaled = messages.filter { journaledTypes.contains($0["type"]?.stringValue ?? "") }
+            #expect(journaled.allSatisfy { $0["id"]?.int != nil && $0["station"]?.stringValue != nil }, "\(journaled)")
+            let got = ids(journaled)
+            #expect(got.count >= 11 + 4, "run \(run): reps, set starts and ends, sensor events: \(got)")
+            #expect(got == Array((since + 1)..<(since + 1 + got.count)), "run \(run): no gap, no duplicate: \(got)")
+            #expect(journaled.filter { $0["type"]?.stringValue == "rep" }.count == 11, "run \(run)")
+            if run == 0 { firstRun = got }
+        }
+        let journal = try EventJournal(path: journalPath, station: "test")
+        let stored = try journal.events(after: 0, limit: 10_000)
+        #expect(stored.map(\.id) == Array(1...stored.count).map(Int64.init))
+        #expect(stored.count == 2 * firstRun.count, "both runs are in the file")
+    }
+
+    @Test("a client that went away during a workout and comes back with since gets exactly what it missed, then live events")
+    func resumeAfterDisconnect() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6, 7], lead: 10)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "8", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        // The observer sees everything from the first event on.
+        let observer = try #require(LineClient(path: socketPath))
+        observer.send("subscribe since=0\n")
+        var seen: [JSONValue] = []
+        // The other client leaves after its third rep.
+        let leaving = try #require(LineClient(path: socketPath))
+        leaving.send("subscribe since=0\n")
+        var reps = 0
+        let before = collect(leaving) { message in
+            if message["type"]?.stringValue == "rep" { reps += 1 }
+            return reps == 3
+        }
+        let lastID = try #require(ids(before).last)
+        close(leaving.fd)
+        // While it is away, at least three more events happen.
+        seen += collect(observer) { ($0["id"]?.int ?? 0) >= lastID + 3 }
+        #expect((ids(seen).last ?? 0) >= lastID + 3)
+        let back = try #require(LineClient(path: socketPath))
+        back.send("{\"cmd\":\"subscribe\",\"since\":\(lastID)}\n")
+        seen += collect(observer) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
+        daemon.signal(SIGTERM)
+        seen += collect(observer) { $0["type"]?.stringValue == "bye" }
+        let after = collect(back) { $0["type"]?.stringValue == "bye" }
+        #expect(daemon.waitForExit() == 0)
+
+        let all = ids(seen)
+        #expect(all == Array(1...max(1, all.count)), "the observer saw every id once, in order: \(all)")
+        let resumed = ids(after)
+        #expect(resumed == all.filter { $0 > lastID }, "resumed after \(lastID): \(resumed) vs \(all)")
+        #expect(after.filter { $0["type"]?.stringValue == "rep" }.count == 18 - 3)
+        #expect(daemon.standardError.contains("replayed"), "the replay is logged")
+    }
+
+    @Test("kill -9 right after a rep reached a client: the rep is in the journal, and the next repd goes on after it")
+    func killNine() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6], lead: 10)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "5", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        let rep = try #require(client.next(type: "rep", timeout: 30))
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit()
+        let id = try #require(rep["id"]?.int)
+
+        let journal = try EventJournal(path: journalPath, station: "test")
+        let stored = try journal.events(after: Int64(id - 1), limit: 1)
+        #expect(stored.first?.id == Int64(id))
+        #expect(stored.first?.type == "rep")
+        #expect(try JSONParser.parse(stored.first?.json ?? "")["total"]?.int == rep["total"]?.int)
+        journal.close()
+
+        unlink(socketPath)
+        let next = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "5", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let again = try #require(LineClient(path: socketPath))
+        let hello = try #require(again.next(type: "hello"))
+        #expect((hello["newest_id"]?.int ?? 0) >= id)
+        let first = try #require(again.next(type: "rep", timeout: 30))
+        #expect((first["id"]?.int ?? 0) > id)
+        next.signal(SIGTERM)
+        #expect(next.waitForExit() == 0)
+    }
+
+    @Test(
+        "a journal that cannot be opened is reported, and repd counts and serves without ids",
+        arguments: ["corrupt", "unwritable"])
+    func brokenJournal(kind: String) throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        var journalPath = dir + "/events.db"
+        if kind == "corrupt" {
+            try Data(repeating: 0x42, count: 16384).write(to: URL(fileURLWithPath: journalPath))
+        } else {
+            journalPath = dir + "/not-a-folder/events.db"
+            try Data().write(to: URL(fileURLWithPath: dir + "/not-a-folder"))
+        }
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        let hello = try #require(client.next(type: "hello"))
+        #expect(hello["newest_id"] == nil)
+        let rep = try #require(client.next(type: "rep", timeout: 30), "counting goes on")
+        #expect(rep["id"] == nil)
+        client.send("subscribe since=0\n")
+        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("no event journal") == true)
+        #expect(client.next(type: "rep", timeout: 30) != nil, "and so does serving")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let reason = kind == "corrupt" ? "file is not a database" : "unable to open database file"
+        #expect(
+            daemon.standardError.contains("journal: cannot open \(journalPath): \(reason)"),
+            "\(daemon.standardError.suffix(2000))")
+    }
+}
+
+@Suite("repctl subscribe --since (#17)", .serialized)
+struct RepctlResumeTests {
+    @Test("repctl subscribe --since 0 prints every journaled event once, across a restart of repd")
+    func resumesAcrossRestart() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 10)
+        let socketPath = dir + "/events.sock"
+        let arguments = [
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ]
+        let first = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        let repctl = try DaemonProcess(
+            executable: productsDirectory + "/repctl", arguments: ["subscribe", "--socket", socketPath, "--since", "0", "--json"])
+        func printed() -> [JSONValue] {
+            repctl.standardOutput.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+        }
+        #expect(eventually(timeout: 30) { printed().contains { $0["type"]?.stringValue == "rep" } })
+        first.signal(SIGTERM)
+        #expect(first.waitForExit() == 0)
+        let before = ids(printed())
+        let second = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 30) { printed().filter { $0["type"]?.stringValue == "rep" }.count >= 12 })
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+        repctl.signal(SIGINT)
+        _ = repctl.waitForExit()
+        let all = ids(printed())
+        #expect(all.count > before.count)
+        #expect(all == Array(1...max(1, all.count)), "every id once, in order: \(all)")
+        #expect(repctl.standardError.contains("reconnected"))
+    }
+}
