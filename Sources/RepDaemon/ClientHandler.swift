@@ -117,7 +117,9 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         switch command {
         case .status:
-            hub.send(ServerMessage.status(state.status(clients: hub.clientCount), daemonVersion: repdVersion), to: context.channel)
+            var status = state.status(clients: hub.clientCount)
+            status.journal = hub.journal?.status
+            hub.send(ServerMessage.status(status, daemonVersion: repdVersion), to: context.channel)
         case .subscribe(let kinds, let since):
             hub.subscribe(context.channel, to: kinds)
             hub.send(ServerMessage.subscribed(kinds, since: since), to: context.channel)
@@ -131,6 +133,8 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             hub.send(ServerMessage.resetDone(), to: context.channel)
         case .ping:
             hub.send(ServerMessage.pong(), to: context.channel)
+        case .history(let request):
+            hub.answerHistory(request, to: context.channel)
         }
     }
 

@@ -121,6 +121,28 @@ final class EventHub: Sendable {
         return true
     }
 
+    /// Answers a `history` command with one `history` line (on the loop), or an `error` when there is no journal
+    /// or it cannot be read.
+    func answerHistory(_ request: HistoryRequest, to channel: Channel) {
+        guard let journal else {
+            return send(ServerMessage.error("no event journal (journal.path is empty or the file cannot be opened): no history"), to: channel)
+        }
+        let query = JournalQuery(
+            after: request.after, before: request.before, from: request.from, to: request.to, types: request.types,
+            limit: request.limit + 1, latest: request.latest)
+        do {
+            var entries = try journal.events(matching: query)
+            let more = entries.count > request.limit
+            if more { entries = request.latest ? Array(entries.dropFirst()) : Array(entries.dropLast()) }
+            send(
+                ServerMessage.history(entries.map { ($0.json, $0.id, $0.station) }, more: more, newestID: journal.newestID),
+                to: channel)
+        } catch {
+            logger.error("history for a client failed: \(error)")
+            send(ServerMessage.error("cannot read the journal: \(error.message)"), to: channel)
+        }
+    }
+
     /// Writes one line to one client and disconnects it if that leaves it over its queue limit (on the loop).
     func send(_ line: String, to channel: Channel) {
         var buffer = channel.allocator.buffer(capacity: line.utf8.count)

@@ -30,6 +30,7 @@ final class EventRecorder: Sendable {
     private struct State {
         var journal: EventJournal?
         var failing = false
+        var lastError: String?
         var appendedSincePrune = 0
     }
 
@@ -71,8 +72,9 @@ final class EventRecorder: Sendable {
             do {
                 id = try journal.append(type: type, json: String(body.dropLast()), wall: wall)
             } catch {
+                state.lastError = "\(error)"
                 if !state.failing {
-                    logger.error("journal: \(error); events go out without ids until it can be written again")
+                    logger.error("\(error); events go out without ids until it can be written again")
                     state.failing = true
                 }
                 return publish(body, nil)
@@ -80,6 +82,7 @@ final class EventRecorder: Sendable {
             if state.failing {
                 logger.notice("journal: \(path) is written again (event id \(id))")
                 state.failing = false
+                state.lastError = nil
             }
             publish(ServerMessage.journaled(body, id: id, station: station), id)
             state.appendedSincePrune += 1
@@ -87,11 +90,17 @@ final class EventRecorder: Sendable {
         if state.withLock({ $0.appendedSincePrune >= 1000 }) { prune() }
     }
 
+    /// The journal's part of a `status` reply.
+    var status: ServerMessage.JournalStatus {
+        let (failing, lastError) = state.withLock { ($0.failing, $0.lastError) }
+        return ServerMessage.JournalStatus(path: path, newestID: newestID ?? 0, writing: !failing, error: lastError)
+    }
+
     /// The id of the newest journaled event (nil when it cannot be read).
     var newestID: Int64? {
         state.withLock { state in
             do { return try state.journal?.newestID } catch {
-                logger.warning("journal: \(error)")
+                logger.warning("\(error)")
                 return nil
             }
         }
@@ -107,6 +116,16 @@ final class EventRecorder: Sendable {
         }
     }
 
+    /// The journaled events `query` selects; throws when they cannot be read.
+    func events(matching query: JournalQuery) throws(JournalError) -> [JournalEntry] {
+        try state.withLock { state throws(JournalError) in
+            guard let journal = state.journal else {
+                throw JournalError(path: path, operation: "query", code: 21, message: "the journal is closed")
+            }
+            return try journal.events(matching: query)
+        }
+    }
+
     /// Applies retention (`journal.max_age_days`, `journal.max_events`).
     func prune() {
         state.withLock { state in
@@ -116,7 +135,7 @@ final class EventRecorder: Sendable {
                 let deleted = try journal.prune(olderThan: maxAge.map { wallClock() - $0 }, maxRows: maxEvents)
                 if deleted > 0 { logger.debug("journal: retention deleted \(deleted) events") }
             } catch {
-                logger.warning("journal: \(error)")
+                logger.warning("\(error)")
             }
         }
     }

@@ -63,33 +63,47 @@ final class SensorService: Service {
         self.onState = onState
     }
 
+    /// Starts the provider and publishes its state changes until shutdown. The provider's state subject calls its
+    /// sink under its own lock, so the sink only queues the change: journaling and publishing happen here, on this
+    /// task, never under the subject's lock (which would order it before the journal's and the event loop's).
     func run() async throws {
-        let states = provider.statePublisher.sink { [hub, state, logger, onState] providerState in
-            state.sensorState = ServerMessage.stateName(providerState)
-            // Samples flow from here on: say which clock times them.
-            var timing: (source: String, reason: String)?
-            switch providerState {
-            case .running, .sensorBack, .polling: timing = state.sensorTiming?()
-            default: timing = nil
-            }
-            let clock = timing.map { "; timestamps: \($0.source) (\($0.reason))" } ?? ""
-            switch providerState {
-            case .failed(let error): logger.error("sensor: \(error.message)")
-            case .sensorLost(let reason): logger.warning("sensor lost: \(reason)")
-            case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)\(clock)")
-            default: logger.info("sensor: \(ServerMessage.stateName(providerState))\(clock)")
-            }
-            let wall = wallClock()
-            hub.publishJournaled(
-                .sensor, type: "sensor", body: ServerMessage.sensor(providerState, wall: wall, timestamps: timing?.source),
-                wall: wall)
-            onState(providerState)
-        }
+        let (changes, queue) = AsyncStream.makeStream(of: MotionProviderState.self, bufferingPolicy: .unbounded)
+        let states = provider.statePublisher.sink { queue.yield($0) }
         provider.start()
         readiness.sensorRunning()
-        try? await gracefulShutdown()
-        provider.stop()
-        states.cancel()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for await providerState in changes { report(providerState) }
+            }
+            try? await gracefulShutdown()
+            provider.stop()
+            states.cancel()
+            queue.finish()
+            await group.waitForAll()
+        }
         pump.doorbell.ringAlways()
+    }
+
+    /// Logs a state change, publishes it as a `sensor` event and tells `onState`.
+    private func report(_ providerState: MotionProviderState) {
+        state.sensorState = ServerMessage.stateName(providerState)
+        // Samples flow from here on: say which clock times them.
+        var timing: (source: String, reason: String)?
+        switch providerState {
+        case .running, .sensorBack, .polling: timing = state.sensorTiming?()
+        default: timing = nil
+        }
+        let clock = timing.map { "; timestamps: \($0.source) (\($0.reason))" } ?? ""
+        switch providerState {
+        case .failed(let error): logger.error("sensor: \(error.message)")
+        case .sensorLost(let reason): logger.warning("sensor lost: \(reason)")
+        case .polling(let reason): logger.warning("sensor: polling instead of buffered capture: \(reason)\(clock)")
+        default: logger.info("sensor: \(ServerMessage.stateName(providerState))\(clock)")
+        }
+        let wall = wallClock()
+        hub.publishJournaled(
+            .sensor, type: "sensor", body: ServerMessage.sensor(providerState, wall: wall, timestamps: timing?.source),
+            wall: wall)
+        onState(providerState)
     }
 }

@@ -155,6 +155,41 @@ public final class EventJournal {
         return entries
     }
 
+    /// The events `query` selects, oldest first (with `query.latest`, the newest `query.limit` of them, still oldest
+    /// first).
+    public func events(matching query: JournalQuery) throws(JournalError) -> [JournalEntry] {
+        var conditions = ["id > ?1"]
+        if query.before != nil { conditions.append("id < ?2") }
+        if query.from != nil { conditions.append("wall >= ?3") }
+        if query.to != nil { conditions.append("wall < ?4") }
+        if let types = query.types {
+            // The types are the protocol's own names, checked by the caller; quoting keeps any other text inert.
+            let list = types.map { "'" + $0.replacing("'", with: "''") + "'" }.joined(separator: ",")
+            conditions.append("type IN (\(list))")
+        }
+        let order = query.latest ? "DESC" : "ASC"
+        let statement = try prepare(
+            "SELECT id, station, type, wall, json FROM events WHERE \(conditions.joined(separator: " AND ")) "
+                + "ORDER BY id \(order) LIMIT ?5", operation: "query")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, query.after)
+        if let before = query.before { sqlite3_bind_int64(statement, 2, before) }
+        if let from = query.from { sqlite3_bind_double(statement, 3, from) }
+        if let to = query.to { sqlite3_bind_double(statement, 4, to) }
+        sqlite3_bind_int64(statement, 5, Int64(max(0, query.limit)))
+        var entries: [JournalEntry] = []
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw failure("query", rc) }
+            entries.append(
+                JournalEntry(
+                    id: sqlite3_column_int64(statement, 0), station: text(statement, 1), type: text(statement, 2),
+                    wall: sqlite3_column_double(statement, 3), json: text(statement, 4)))
+        }
+        return query.latest ? entries.reversed() : entries
+    }
+
     /// The id of the newest event ever stored (also when pruned since), 0 for a new journal.
     public var newestID: Int64 {
         get throws(JournalError) {

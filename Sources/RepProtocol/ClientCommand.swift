@@ -24,6 +24,8 @@ public enum ClientCommand: Sendable, Equatable {
     case reset
     /// Ask for a `pong` (liveness).
     case ping
+    /// Ask for journaled events (one `history` reply).
+    case history(HistoryRequest)
 }
 
 /// Why a client line was refused. The connection stays open unless the line was too long.
@@ -60,6 +62,7 @@ extension ClientCommand {
         guard let text = String(validating: trimmed, as: UTF8.self) else { throw ProtocolError("the line is not UTF-8") }
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         let name = String(words[0])
+        if name == "history" { return .history(try HistoryRequest.parse(words: words.dropFirst().map(String.init))) }
         var since: Int64?
         var arguments = Array(words.dropFirst())
         if name == "subscribe", let index = arguments.firstIndex(where: { $0.hasPrefix("since=") }) {
@@ -85,6 +88,7 @@ extension ClientCommand {
         do { value = try JSONParser.parse(bytes) } catch { throw ProtocolError("malformed JSON: \(error)") }
         guard case .object(let members) = value else { throw ProtocolError("expected a JSON object") }
         guard let name = members["cmd"]?.stringValue else { throw ProtocolError("missing \"cmd\" (a string)") }
+        if name == "history" { return .history(try HistoryRequest.parse(json: members)) }
         var events: [String]?
         var since: Int64?
         if name == "subscribe" {
@@ -114,7 +118,7 @@ extension ClientCommand {
     private static func command(
         named name: String, events: [String]?, since: Int64? = nil, extra: Bool
     ) throws(ProtocolError) -> ClientCommand {
-        let names = ["status", "subscribe", "reset", "ping"]
+        let names = ["status", "subscribe", "history", "reset", "ping"]
         guard names.contains(name) else {
             throw ProtocolError("unknown command \"\(String(name.prefix(64)))\" (\(names.joined(separator: ", ")))")
         }
@@ -129,7 +133,7 @@ extension ClientCommand {
                 throw ProtocolError("subscribe needs at least one event type (rep, set, sensor, samples)")
             }
             var kinds = Set<EventKind>()
-            for event in events ?? [] {
+            for event in events {
                 guard let kind = EventKind(rawValue: event) else {
                     throw ProtocolError("unknown event type \"\(event)\" (rep, set, sensor, samples)")
                 }

@@ -176,6 +176,8 @@ public enum ServerMessage {
         public var inSet: Bool
         /// The IIO reader's counters (nil for other sensors).
         public var iio: SensorCounters?
+        /// The event journal's state (nil without one).
+        public var journal: JournalStatus?
 
         public init(
             uptime: Double, sensor: SensorInfo, sensorState: String, samples: Int, ringCapacity: Int,
@@ -208,7 +210,33 @@ public enum ServerMessage {
             ])),
             ("clients", .integer(s.clients)), ("reps", .integer(s.reps)), ("sets", .integer(s.sets)),
             ("in_set", .bool(s.inSet)),
-        ] + (s.iio.map { [("iio", $0.json)] } ?? []))
+        ] + (s.iio.map { [("iio", $0.json)] } ?? []) + (s.journal.map { [("journal", $0.json)] } ?? []))
+    }
+
+    /// The journal part of `status`: its file, newest id, and whether it is being written.
+    public struct JournalStatus: Sendable, Equatable {
+        /// The database file.
+        public var path: String
+        /// The newest journaled event's id.
+        public var newestID: Int64
+        /// False while appends fail (disk full, file damaged): events then go out without ids.
+        public var writing: Bool
+        /// The last append error while `writing` is false.
+        public var error: String?
+
+        /// Creates the status.
+        public init(path: String, newestID: Int64, writing: Bool, error: String? = nil) {
+            self.path = path
+            self.newestID = newestID
+            self.writing = writing
+            self.error = error
+        }
+
+        var json: JSONWriter.Value {
+            .object(
+                [("path", .string(path)), ("newest_id", .integer(Int(newestID))), ("writing", .bool(writing))]
+                    + (error.map { [("error", .string($0))] } ?? []))
+        }
     }
 
     /// The reply to `subscribe`; with `since`, the journaled events after that id follow it, then live ones.
@@ -216,6 +244,23 @@ public enum ServerMessage {
         line(
             [("type", .string("subscribed")), ("events", .array(kinds.map(\.rawValue).sorted().map { .string($0) }))]
                 + (since.map { [("since", .integer(Int($0)))] } ?? []))
+    }
+
+    /// The reply to `history`: `events` holds the journaled events (each as it was sent live, with `id` and
+    /// `station`) oldest first; `more` says the limit cut the answer short (ask again with `after` = the last id).
+    public static func history(
+        _ events: [(json: String, id: Int64, station: String)], more: Bool, newestID: Int64?
+    ) -> String {
+        var text = "{\"type\":\"history\",\"events\":["
+        for (index, event) in events.enumerated() {
+            if index > 0 { text += "," }
+            var object = journaled(event.json, id: event.id, station: event.station)
+            object.removeLast()  // the newline
+            text += object
+        }
+        text += "],\"count\":\(events.count),\"more\":\(more)"
+        if let newestID { text += ",\"newest_id\":\(newestID)" }
+        return text + "}\n"
     }
 
     /// The reply to `reset`.

@@ -19,7 +19,7 @@ struct Repctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repctl",
         abstract: "Tools for repd: evaluate rep counting on recordings, plot a recording.",
-        subcommands: [Status.self, Subscribe.self, Record.self, Sensors.self, Evaluate.self, Plot.self, Generate.self])
+        subcommands: [Status.self, Subscribe.self, History.self, Record.self, Sensors.self, Evaluate.self, Plot.self, Generate.self])
 }
 
 struct Evaluate: ParsableCommand {

@@ -40,12 +40,19 @@ struct Status: ParsableCommand {
             reader = "\niio      \(iio["records"]?.int ?? 0) records read, \(iio["reconnects"]?.int ?? 0) reconnections, "
                 + "\(iio["bytes_discarded"]?.int ?? 0) bytes of partial records dropped"
         }
+        var journal = ""
+        if let j = m["journal"] {
+            journal = "\njournal  \(j["path"]?.stringValue ?? "?"), newest event id \(j["newest_id"]?.int ?? 0)"
+            if j["writing"]?.bool == false {
+                journal += ", NOT WRITING: \(j["error"]?.stringValue ?? "?") (events go out without ids)"
+            }
+        }
         return """
             repd \(m["version"]?.stringValue ?? "?"), up \(format(m["uptime_s"]?.double ?? 0, decimals: 0)) s
             sensor   \(sensor?["kind"]?.stringValue ?? "?") \(sensor?["name"]?.stringValue ?? ""): \(m["sensor_state"]?.stringValue ?? "?"), \(format(sensor?["rate_hz"]?.double ?? 0, decimals: 1)) Hz, \(m["samples"]?.int ?? 0) samples
             workout  \(m["reps"]?.int ?? 0) reps in \(m["sets"]?.int ?? 0) sets\(m["in_set"]?.bool == true ? " (a set is in progress)" : "")
             clients  \(m["clients"]?.int ?? 0)
-            ring     capacity \(ring?["capacity"]?.int ?? 0), dropped \(ring?["dropped_batches"]?.int ?? 0) batches (\(ring?["dropped_samples"]?.int ?? 0) samples)\(reader)
+            ring     capacity \(ring?["capacity"]?.int ?? 0), dropped \(ring?["dropped_batches"]?.int ?? 0) batches (\(ring?["dropped_samples"]?.int ?? 0) samples)\(reader)\(journal)
             """
     }
 }

@@ -21,6 +21,8 @@ private func collect(_ client: LineClient, timeout: Double = 30, until stop: (JS
 /// The ids of the journaled messages among `messages`, in the order received.
 private func ids(_ messages: [JSONValue]) -> [Int] { messages.compactMap { $0["id"]?.int } }
 
+private struct HistoryReplyError: Error {}
+
 private let journaledTypes: Set<String> = ["set_start", "rep", "set_end", "sensor"]
 
 @Suite("repd's event journal (#17)", .serialized)
@@ -61,35 +63,37 @@ struct JournalTests {
         #expect(stored.count == 2 * firstRun.count, "both runs are in the file")
     }
 
-    @Test("a client that went away during a workout and comes back with since gets exactly what it missed, then live events")
+    @Test("a client away for 30 s that comes back with since gets exactly what it missed, then live events")
     func resumeAfterDisconnect() throws {
         let dir = scratchDirectory()
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6, 7], lead: 10)
         let socketPath = dir + "/events.sock"
+        // At twice real time the workout lasts about 45 s: the client leaves after its third rep, while the first
+        // set is going on, and comes back 30 s later, during the last set.
         let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "8", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+            "--fixture", fixture.path, "--speed", "2", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
         ])
         #expect(daemonListens(socketPath))
         // The observer sees everything from the first event on.
         let observer = try #require(LineClient(path: socketPath))
         observer.send("subscribe since=0\n")
         var seen: [JSONValue] = []
-        // The other client leaves after its third rep.
         let leaving = try #require(LineClient(path: socketPath))
         leaving.send("subscribe since=0\n")
         var reps = 0
-        let before = collect(leaving) { message in
+        let before = collect(leaving, timeout: 60) { message in
             if message["type"]?.stringValue == "rep" { reps += 1 }
             return reps == 3
         }
         let lastID = try #require(ids(before).last)
         close(leaving.fd)
-        // While it is away, at least three more events happen.
-        seen += collect(observer) { ($0["id"]?.int ?? 0) >= lastID + 3 }
-        #expect((ids(seen).last ?? 0) >= lastID + 3)
+        let away = Date()
+        seen += collect(observer, timeout: 30) { _ in false }
+        #expect(Date().timeIntervalSince(away) >= 29.9)
+        #expect((ids(seen).last ?? 0) >= lastID + 10, "events happened while the client was away")
         let back = try #require(LineClient(path: socketPath))
         back.send("{\"cmd\":\"subscribe\",\"since\":\(lastID)}\n")
-        seen += collect(observer) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
+        seen += collect(observer, timeout: 60) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
         daemon.signal(SIGTERM)
         seen += collect(observer) { $0["type"]?.stringValue == "bye" }
         let after = collect(back) { $0["type"]?.stringValue == "bye" }
@@ -101,6 +105,104 @@ struct JournalTests {
         #expect(resumed == all.filter { $0 > lastID }, "resumed after \(lastID): \(resumed) vs \(all)")
         #expect(after.filter { $0["type"]?.stringValue == "rep" }.count == 18 - 3)
         #expect(daemon.standardError.contains("replayed"), "the replay is logged")
+    }
+
+    @Test("history answers by id, time and type, pages with more, and repctl history prints what the journal holds")
+    func history() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 10)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        client.send("subscribe sensor\n")
+        var finished = false
+        while !finished, let sensor = client.next(type: "sensor", timeout: 60) {
+            finished = sensor["state"]?.stringValue == "finished"
+        }
+        #expect(finished)
+        func ask(_ line: String) throws -> (events: [JSONValue], message: JSONValue) {
+            client.send(line + "\n")
+            let reply = try #require(client.next(type: "history"))
+            guard case .array(let events)? = reply["events"] else { throw HistoryReplyError() }
+            return (events, reply)
+        }
+        let everything = try ask("history limit=200")
+        let reps = everything.events.filter { $0["type"]?.stringValue == "rep" }
+        #expect(reps.count == 11)
+        #expect(everything.message["more"]?.bool == false)
+        let newest = try #require(everything.message["newest_id"]?.int)
+        #expect(everything.events.compactMap { $0["id"]?.int } == Array(1...newest))
+        // Paging: five at a time after an id, with more until the end.
+        var paged: [Int] = []
+        var after = 0
+        while true {
+            let page = try ask("history after=\(after) limit=5")
+            paged += page.events.compactMap { $0["id"]?.int }
+            guard page.message["more"]?.bool == true, let last = paged.last else { break }
+            after = last
+        }
+        #expect(paged == Array(1...newest))
+        // By type, by time, the newest.
+        #expect(try ask("history rep").events.compactMap { $0["rep"]?.int } == Array(1...5) + Array(1...6))
+        let fifthRepWall = try #require(reps[4]["wall"]?.double)
+        let fromFifth = try ask("history from=\(fifthRepWall) rep").events
+        #expect(fromFifth.first?["rep"]?.int == 5 && fromFifth.count == 7)
+        #expect(try ask("history latest limit=2 set").events.map { $0["type"]?.stringValue } == ["set_start", "set_end"])
+        client.send("history after=x\n")
+        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("after") == true)
+
+        let printed = try DaemonProcess(
+            executable: productsDirectory + "/repctl", arguments: ["history", "--socket", socketPath, "--since", "0", "--json"])
+        #expect(printed.waitForExit() == 0)
+        let lines = printed.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.compactMap { try? JSONParser.parse($0) }.compactMap { $0["id"]?.int } == Array(1...newest))
+        #expect(lines.first?.hasPrefix("{\"type\":") == true, "lines keep repd's field order: \(lines.first ?? "")")
+        let text = try DaemonProcess(
+            executable: productsDirectory + "/repctl", arguments: ["history", "--socket", socketPath, "--last", "3", "--events", "set"])
+        #expect(text.waitForExit() == 0)
+        let textLines = text.standardOutput.split(separator: "\n")
+        #expect(textLines.count == 3)
+        #expect(textLines.last?.contains("set 2 ended: 6 reps") == true, "\(text.standardOutput)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test(
+        "a disk that fills up mid-workout is reported once, counting and serving go on, and status says so",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+            "needs root and unshare to mount a small tmpfs in a private mount namespace"))
+    func diskFull() throws {
+        let dir = scratchDirectory()
+        let state = dir + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let socketPath = dir + "/events.sock"
+        // 256 KiB: the journal opens and takes the first events, then SQLite answers SQLITE_FULL.
+        let daemon = try DaemonProcess(
+            executable: "/usr/bin/unshare",
+            arguments: [
+                "--mount", "--propagation", "private", "/bin/sh", "-c",
+                "mount -t tmpfs -o size=256k tmpfs \(state) && exec \"$0\" \"$@\"", productsDirectory + "/repd",
+                "--demo", "--speed", "20", "--socket", socketPath, "--journal", state + "/events.db", "--quiet",
+            ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        var reps: [JSONValue] = []
+        while reps.count < 24, let rep = client.next(type: "rep", timeout: 30) { reps.append(rep) }
+        #expect(reps.count == 24, "counting goes on")
+        #expect(reps.first?["id"] != nil, "the first events were journaled")
+        #expect(reps.last?["id"] == nil, "later ones go out without ids")
+        client.send("status\n")
+        let status = try #require(client.next(type: "status"))
+        #expect(status["journal"]?["writing"]?.bool == false)
+        #expect(status["journal"]?["error"]?.stringValue?.contains("database or disk is full") == true)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let errors = daemon.standardError.split(separator: "\n").filter { $0.contains("database or disk is full") }
+        #expect(errors.count == 1, "said once, not per event: \(errors)")
+        #expect(errors.first?.contains(state + "/events.db") == true)
     }
 
     @Test("kill -9 right after a rep reached a client: the rep is in the journal, and the next repd goes on after it")

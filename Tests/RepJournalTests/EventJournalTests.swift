@@ -41,6 +41,20 @@ struct EventJournalTests {
         #expect(try journal.append(type: "rep", json: "{}", wall: 5) == 4)
     }
 
+    @Test("a history query selects by id, time and type, and latest gives the newest matching, oldest first")
+    func historyQuery() throws {
+        let journal = try EventJournal(path: scratchDirectory() + "/events.db", station: "a")
+        let types = ["set_start", "rep", "rep", "set_end", "sensor"]
+        for n in 1...20 { _ = try journal.append(type: types[(n - 1) % 5], json: "{}", wall: Double(100 + n)) }
+        #expect(try journal.events(matching: JournalQuery(after: 3, before: 8, limit: 100)).map(\.id) == [4, 5, 6, 7])
+        #expect(try journal.events(matching: JournalQuery(from: 110, to: 113, limit: 100)).map(\.id) == [10, 11, 12])
+        #expect(try journal.events(matching: JournalQuery(types: ["rep"], limit: 3)).map(\.id) == [2, 3, 7])
+        #expect(try journal.events(matching: JournalQuery(types: ["rep"], limit: 3, latest: true)).map(\.id) == [13, 17, 18])
+        #expect(try journal.events(matching: JournalQuery(types: ["set_end", "sensor"], limit: 100)).count == 8)
+        #expect(try journal.events(matching: JournalQuery(types: ["x' OR 1=1 --"], limit: 100)).isEmpty)
+        #expect(try journal.events(matching: JournalQuery(after: 20, limit: 100)).isEmpty)
+    }
+
     @Test("retention keeps the newest max_rows and drops events older than the cut-off")
     func retention() throws {
         let journal = try EventJournal(path: scratchDirectory() + "/events.db", station: "a")

@@ -1,0 +1,180 @@
+import ArgumentParser
+import RepProtocol
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print journaled events from repd's event journal: by id, by time, or the newest.",
+        discussion: """
+            Asks the running repd (the `history` command of docs/PROTOCOL.md) and pages through the answer, so any \
+            number of events can be printed. Times are Unix seconds or an age: 90s, 15m, 2h, 3d (that long ago). \
+            Without --from, --to, --since or --before it prints the newest --last events.
+
+            Examples:
+              repctl history                          # the newest 20 events
+              repctl history --last 100 --events rep
+              repctl history --from 2h --json         # everything of the last two hours, as protocol lines
+              repctl history --since 1200 --before 1300
+            """)
+
+    @Option(help: "repd's socket (default: /run/repd/events.sock if it exists, else the per-user path).")
+    var socket: String?
+
+    @Flag(help: "Print each event as its protocol line (with id and station).")
+    var json = false
+
+    @Option(help: "Event types: rep, set, sensor (comma-separated).")
+    var events = "rep,set,sensor"
+
+    @Option(help: "Only events with an id above this.")
+    var since: Int64?
+
+    @Option(help: "Only events with an id below this.")
+    var before: Int64?
+
+    @Option(help: "Only events published at or after this time (Unix seconds, or an age such as 2h).")
+    var from: String?
+
+    @Option(help: "Only events published before this time (Unix seconds, or an age such as 10m).")
+    var to: String?
+
+    @Option(help: "With no other bound: how many of the newest events (default 20). With bounds: at most this many.")
+    var last: Int?
+
+    func validate() throws {
+        for name in events.split(separator: ",") {
+            guard let kind = EventKind(rawValue: String(name)), kind != .samples else {
+                throw ValidationError("unknown event type '\(name)' (rep, set, sensor; samples are not journaled)")
+            }
+        }
+        if let since, since < 0 { throw ValidationError("--since must be an event id (0 or more)") }
+        if let before, before < 0 { throw ValidationError("--before must be an event id (0 or more)") }
+        if let last, last < 1 { throw ValidationError("--last must be 1 or more") }
+        for (name, value) in [("--from", from), ("--to", to)] {
+            if let value, Self.time(value, now: 0) == nil {
+                throw ValidationError("\(name) '\(value)' is neither Unix seconds nor an age such as 90s, 15m, 2h, 3d")
+            }
+        }
+    }
+
+    /// A time argument: Unix seconds, or an age (`90s`, `15m`, `2h`, `3d`) before `now`.
+    static func time(_ text: String, now: Double) -> Double? {
+        if let seconds = Double(text), seconds.isFinite, seconds >= 0 { return seconds }
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let unit = text.last.flatMap({ units[$0] }), let amount = Double(text.dropLast()), amount >= 0,
+            amount.isFinite
+        else { return nil }
+        return now - amount * unit
+    }
+
+    func run() throws {
+        setvbuf(stdout, nil, _IOLBF, 0)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let wallNow = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        var request = HistoryRequest(
+            after: since ?? 0, before: before, from: from.flatMap { Self.time($0, now: wallNow) },
+            to: to.flatMap { Self.time($0, now: wallNow) },
+            kinds: Set(events.split(separator: ",").compactMap { EventKind(rawValue: String($0)) }))
+        let bounded = since != nil || before != nil || from != nil || to != nil
+        var wanted = last ?? (bounded ? Int.max : 20)
+        request.latest = !bounded
+        let connection: DaemonConnection
+        do { connection = try DaemonConnection(path: socketPath(socket)) } catch {
+            printError("repctl: \(error)")
+            throw ExitCode(1)
+        }
+        var pages: [[(value: JSONValue, text: String?)]] = []
+        while wanted > 0 {
+            request.limit = min(wanted, HistoryRequest.maximumLimit)
+            connection.send(request.line)
+            let reply = try Self.awaitReply(connection)
+            guard case .array(let parsed)? = reply.message["events"] else { break }
+            let raw = Self.eventTexts(inHistoryLine: reply.line)
+            let items = parsed.enumerated().map { (value: $1, text: raw.count == parsed.count ? raw[$0] : nil) }
+            wanted -= items.count
+            let more = reply.message["more"]?.bool == true
+            if request.latest {
+                // Newest first, page by page: each page goes before the one already fetched.
+                pages.insert(items, at: 0)
+                guard more, let first = items.first?.value["id"]?.double.flatMap({ Int64(exactly: $0) }) else { break }
+                request.before = first
+            } else {
+                for item in items { emit(item) }
+                guard more, let lastID = items.last?.value["id"]?.double.flatMap({ Int64(exactly: $0) }) else { break }
+                request.after = lastID
+            }
+        }
+        for page in pages { for item in page { emit(item) } }
+    }
+
+    private func emit(_ event: (value: JSONValue, text: String?)) {
+        let item = event.value
+        if json {
+            if let text = event.text { print(text) }
+        } else if let text = Subscribe.describe(item) {
+            let id = item["id"]?.int.map { "#\($0) " } ?? ""
+            print("\(Self.localTime(item["wall"]?.double ?? 0))  \(id)\(text)")
+        }
+    }
+
+    private static func awaitReply(_ connection: DaemonConnection) throws -> (line: String, message: JSONValue) {
+        while true {
+            switch connection.next(timeout: 10) {
+            case .message(let line, let m) where m["type"]?.stringValue == "history": return (line, m)
+            case .message(_, let m) where m["type"]?.stringValue == "error":
+                printError("repctl: \(m["message"]?.stringValue ?? "error from repd")")
+                throw ExitCode(1)
+            case .message: continue
+            case .timeout, .closed:
+                printError("repctl: repd did not answer history")
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    /// The text of each object in a `history` line's `events` array, as repd wrote it (field order kept).
+    static func eventTexts(inHistoryLine line: String) -> [String] {
+        let bytes = Array(line.utf8)
+        let marker = Array("\"events\":[".utf8)
+        guard let start = (0...max(0, bytes.count - marker.count)).first(where: { bytes[$0..<$0 + marker.count].elementsEqual(marker) })
+        else { return [] }
+        var texts: [String] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var objectStart = 0
+        for index in (start + marker.count)..<bytes.count {
+            let byte = bytes[index]
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 0 { objectStart = index }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if depth == 0 { return texts }  // the array's end
+                depth -= 1
+                if depth == 0 { texts.append(String(decoding: bytes[objectStart...index], as: UTF8.self)) }
+            default: break
+            }
+        }
+        return texts
+    }
+
+    /// `2026-11-24 11:32:05` in the local time zone.
+    static func localTime(_ wall: Double) -> String {
+        var seconds = time_t(wall.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let length = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

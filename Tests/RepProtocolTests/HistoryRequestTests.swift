@@ -1,0 +1,58 @@
+import RepProtocol
+import Testing
+
+@Suite("the history command")
+struct HistoryRequestTests {
+    @Test(
+        "words and JSON forms of history parse to the same request",
+        arguments: [
+            ("history", HistoryRequest()),
+            ("history after=41 limit=50 rep", HistoryRequest(after: 41, kinds: [.rep], limit: 50)),
+            ("history from=1700000000 to=1700003600.5 set,sensor", HistoryRequest(from: 1_700_000_000, to: 1_700_003_600.5, kinds: [.set, .sensor])),
+            ("history latest limit=5 before=90", HistoryRequest(before: 90, limit: 5, latest: true)),
+            (#"{"cmd":"history"}"#, HistoryRequest()),
+            (#"{"cmd":"history","after":41,"limit":50,"events":["rep"]}"#, HistoryRequest(after: 41, kinds: [.rep], limit: 50)),
+            (#"{"cmd":"history","from":1700000000,"latest":true,"before":90}"#, HistoryRequest(before: 90, from: 1_700_000_000, latest: true)),
+        ])
+    func parses(line: String, expected: HistoryRequest) throws {
+        #expect(try ClientCommand.parse(line: Array(line.utf8)) == .history(expected))
+    }
+
+    @Test(
+        "a request's words form reads back as the same request",
+        arguments: [
+            HistoryRequest(), HistoryRequest(after: 3, before: 9, from: 1.5, to: 2.5, kinds: [.sensor], limit: 7, latest: true),
+        ])
+    func roundTrip(request: HistoryRequest) throws {
+        #expect(try ClientCommand.parse(line: Array(request.line.utf8)) == .history(request))
+    }
+
+    @Test(
+        "bad arguments are refused with the argument's name",
+        arguments: [
+            ("history after=-1", "after"), ("history limit=0", "limit"), ("history limit=201", "limit"),
+            ("history from=yesterday", "from"), ("history samples", "samples"), ("history colour=red", "colour"),
+            (#"{"cmd":"history","latest":1}"#, "latest"), (#"{"cmd":"history","events":[]}"#, "events"),
+            (#"{"cmd":"history","to":-5}"#, "to"), (#"{"cmd":"history","since":3}"#, "since"),
+        ])
+    func refused(line: String, named: String) {
+        let error = #expect(throws: ProtocolError.self) { try ClientCommand.parse(line: Array(line.utf8)) }
+        #expect(error?.reason.contains(named) == true, "\(error?.reason ?? "")")
+    }
+
+    @Test("the reply carries every event with its id and station, the count and whether more are left")
+    func reply() throws {
+        let line = ServerMessage.history(
+            [(#"{"type":"rep","set":1}"#, 4, "rack-1"), (#"{"type":"set_end","set":1,"reps":1}"#, 5, "rack-1")],
+            more: true, newestID: 9)
+        let message = try JSONParser.parse(line)
+        #expect(message["type"]?.stringValue == "history")
+        #expect(message["count"]?.int == 2)
+        #expect(message["more"]?.bool == true)
+        #expect(message["newest_id"]?.int == 9)
+        guard case .array(let events)? = message["events"] else { Issue.record("no events array"); return }
+        #expect(events.map { $0["id"]?.int } == [4, 5])
+        #expect(events.map { $0["station"]?.stringValue } == ["rack-1", "rack-1"])
+        #expect(events[1]["reps"]?.int == 1)
+    }
+}
