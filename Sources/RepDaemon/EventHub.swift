@@ -16,6 +16,13 @@ final class EventHub: Sendable {
         var subscriptions: Set<EventKind>
         /// The newest journaled event a replay sent this client: live lines up to it are not sent again.
         var replayedThrough: Int64 = 0
+        /// The oldest and newest journaled events sent live to this client (0: none yet).
+        var liveSentFrom: Int64 = 0
+        var liveSentThrough: Int64 = 0
+        /// The event types subscribed to at every moment since the first live journaled line was sent: every
+        /// journaled event of these types from `liveSentFrom` to `liveSentThrough` has reached the client, so a
+        /// replay skips it.
+        var liveKinds: Set<EventKind>?
     }
 
     let eventLoop: EventLoop
@@ -61,6 +68,7 @@ final class EventHub: Sendable {
         guard var client = clients.value[ObjectIdentifier(channel)] else { return }
         let had = client.subscriptions.contains(.samples)
         client.subscriptions = kinds
+        client.liveKinds = client.liveKinds.map { $0.intersection(kinds) }
         clients.value[ObjectIdentifier(channel)] = client
         let has = kinds.contains(.samples)
         if had != has { samplesSubscribers.wrappingAdd(has ? 1 : -1, ordering: .relaxed) }
@@ -107,7 +115,13 @@ final class EventHub: Sendable {
                 return false
             }
             guard let last = page.last else { break }
-            for entry in page where ServerMessage.kind(ofType: entry.type).map(kinds.contains) ?? false {
+            let client = clients.value[ObjectIdentifier(channel)]
+            for entry in page {
+                guard let kind = ServerMessage.kind(ofType: entry.type), kinds.contains(kind) else { continue }
+                // Sent live before the client asked (a new client gets the default types at once): not again.
+                if let client, client.liveSentFrom...client.liveSentThrough ~= entry.id, client.liveKinds?.contains(kind) == true {
+                    continue
+                }
                 send(ServerMessage.journaled(entry.json, id: entry.id, station: entry.station), to: channel)
                 sent += 1
             }
@@ -175,8 +189,14 @@ final class EventHub: Sendable {
 
     private func fanOut(_ kind: EventKind, _ line: String, id: Int64?) {
         var buffer: ByteBuffer?
-        for client in clients.value.values where client.subscriptions.contains(kind) {
-            if let id, id <= client.replayedThrough { continue }  // the replay sent it
+        for (key, var client) in clients.value where client.subscriptions.contains(kind) {
+            if let id {
+                if id <= client.replayedThrough { continue }  // the replay sent it
+                if client.liveSentFrom == 0 { client.liveSentFrom = id }
+                client.liveSentThrough = id
+                client.liveKinds = client.liveKinds ?? client.subscriptions
+                clients.value[key] = client
+            }
             if buffer == nil {
                 var encoded = client.channel.allocator.buffer(capacity: line.utf8.count)
                 encoded.writeString(line)

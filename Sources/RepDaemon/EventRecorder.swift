@@ -2,7 +2,7 @@ import LinuxIIO
 import Logging
 import RepJournal
 import RepProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -17,12 +17,18 @@ import Glibc
 ///
 /// When the journal cannot be written (disk full, file damaged) the event still goes out, without an id: counting
 /// never waits on the disk. That is logged once when it starts and once when it ends.
-final class EventRecorder: Sendable {
+///
+/// The lock is a pthread mutex (`NIOLock`), not `Synchronization.Mutex`: on Linux the latter hands a contended lock
+/// over in the kernel (a priority-inheriting futex), which ThreadSanitizer cannot see, so it reported the journal's
+/// state, whose lock is held across SQLite writes and so often contended, as raced.
+final class EventRecorder: @unchecked Sendable {
     /// The station written with every event and sent as `station` (the host name).
     let station: String
     /// The database file.
     let path: String
-    private let state: Mutex<State>
+    private let lock = NIOLock()
+    /// Only touched under `lock` (through `locked`).
+    private var lockedState: State
     private let maxAge: Double?
     private let maxEvents: Int?
     private let logger: Logger
@@ -54,8 +60,8 @@ final class EventRecorder: Sendable {
         }
     }
 
-    private init(journal: sending EventJournal, path: String, station: String, maxAge: Double?, maxEvents: Int?, logger: Logger) {
-        state = Mutex(State(journal: journal))
+    private init(journal: EventJournal, path: String, station: String, maxAge: Double?, maxEvents: Int?, logger: Logger) {
+        lockedState = State(journal: journal)
         self.path = path
         self.station = station
         self.maxAge = maxAge
@@ -66,7 +72,7 @@ final class EventRecorder: Sendable {
     /// Journals an event (`body`: its line) and calls `publish` with the line to send, with `id` and `station` when
     /// it was journaled, and the id; `publish` runs under the journal's lock and must not block.
     func record(type: String, body: String, wall: Double, publish: (String, Int64?) -> Void) {
-        state.withLock { state in
+        locked { state in
             guard let journal = state.journal else { return publish(body, nil) }
             let id: Int64
             do {
@@ -87,18 +93,18 @@ final class EventRecorder: Sendable {
             publish(ServerMessage.journaled(body, id: id, station: station), id)
             state.appendedSincePrune += 1
         }
-        if state.withLock({ $0.appendedSincePrune >= 1000 }) { prune() }
+        if locked({ $0.appendedSincePrune >= 1000 }) { prune() }
     }
 
     /// The journal's part of a `status` reply.
     var status: ServerMessage.JournalStatus {
-        let (failing, lastError) = state.withLock { ($0.failing, $0.lastError) }
+        let (failing, lastError) = locked { ($0.failing, $0.lastError) }
         return ServerMessage.JournalStatus(path: path, newestID: newestID ?? 0, writing: !failing, error: lastError)
     }
 
     /// The id of the newest journaled event (nil when it cannot be read).
     var newestID: Int64? {
-        state.withLock { state in
+        locked { state in
             do { return try state.journal?.newestID } catch {
                 logger.warning("\(error)")
                 return nil
@@ -108,7 +114,7 @@ final class EventRecorder: Sendable {
 
     /// Journaled events after `id`, oldest first, at most `limit`; throws when they cannot be read.
     func events(after id: Int64, limit: Int) throws(JournalError) -> [JournalEntry] {
-        try state.withLock { state throws(JournalError) in
+        try locked { state throws(JournalError) in
             guard let journal = state.journal else {
                 throw JournalError(path: path, operation: "query", code: 21, message: "the journal is closed")
             }
@@ -118,7 +124,7 @@ final class EventRecorder: Sendable {
 
     /// The journaled events `query` selects; throws when they cannot be read.
     func events(matching query: JournalQuery) throws(JournalError) -> [JournalEntry] {
-        try state.withLock { state throws(JournalError) in
+        try locked { state throws(JournalError) in
             guard let journal = state.journal else {
                 throw JournalError(path: path, operation: "query", code: 21, message: "the journal is closed")
             }
@@ -128,7 +134,7 @@ final class EventRecorder: Sendable {
 
     /// Applies retention (`journal.max_age_days`, `journal.max_events`).
     func prune() {
-        state.withLock { state in
+        locked { state in
             state.appendedSincePrune = 0
             guard let journal = state.journal, maxAge != nil || maxEvents != nil else { return }
             do {
@@ -140,9 +146,16 @@ final class EventRecorder: Sendable {
         }
     }
 
+    /// Runs `body` on the state under the lock.
+    private func locked<T, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&lockedState)
+    }
+
     /// Closes the file (at shutdown).
     func close() {
-        state.withLock { state in
+        locked { state in
             state.journal?.close()
             state.journal = nil
         }

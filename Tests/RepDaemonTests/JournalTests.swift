@@ -107,6 +107,33 @@ struct JournalTests {
         #expect(daemon.standardError.contains("replayed"), "the replay is logged")
     }
 
+    @Test("a client that already got live events when it asks since=0 gets every event once: the replay skips them")
+    func replayAfterLiveEvents() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 6)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "10", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        // A new client gets the default types live at once; this one asks for the replay only after two reps.
+        let client = try #require(LineClient(path: socketPath))
+        var reps = 0
+        var seen = collect(client, timeout: 60) { message in
+            if message["type"]?.stringValue == "rep" { reps += 1 }
+            return reps == 2
+        }
+        #expect(reps == 2)
+        client.send("subscribe since=0\n")
+        seen += collect(client, timeout: 60) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let all = ids(seen)
+        // The live ones came first, then the older ones it had missed, then the rest in order.
+        #expect(all.sorted() == Array(1...max(1, all.count)), "every id once: \(all)")
+        #expect(seen.filter { $0["type"]?.stringValue == "rep" }.count == 11)
+    }
+
     @Test("history answers by id, time and type, pages with more, and repctl history prints what the journal holds")
     func history() throws {
         let dir = scratchDirectory()
