@@ -67,8 +67,13 @@ final class SensorService: Service {
     /// sink under its own lock, so the sink only queues the change: journaling and publishing happen here, on this
     /// task, never under the subject's lock (which would order it before the journal's and the event loop's).
     func run() async throws {
+        // The provider emits its current state on subscribe and cannot change it before `start()`: report that one
+        // here, so that `status` has it at once.
+        let initial = Mutex<MotionProviderState?>(nil)
+        provider.statePublisher.first().sink { state in initial.withLock { $0 = state } }.cancel()
+        if let state = initial.withLock({ $0 }) { report(state) }
         let (changes, queue) = AsyncStream.makeStream(of: MotionProviderState.self, bufferingPolicy: .unbounded)
-        let states = provider.statePublisher.sink { queue.yield($0) }
+        let states = provider.statePublisher.dropFirst().sink { queue.yield($0) }
         provider.start()
         readiness.sensorRunning()
         await withTaskGroup(of: Void.self) { group in
@@ -84,9 +89,11 @@ final class SensorService: Service {
         pump.doorbell.ringAlways()
     }
 
-    /// Logs a state change, publishes it as a `sensor` event and tells `onState`.
+    /// Logs a state change, publishes it as a `sensor` event (not `idle`, the state before start) and tells `onState`.
     private func report(_ providerState: MotionProviderState) {
         state.sensorState = ServerMessage.stateName(providerState)
+        // Before `start()`: nothing happened yet, so nothing to tell (a client that connects early would get it late).
+        if case .idle = providerState { return }
         // Samples flow from here on: say which clock times them.
         var timing: (source: String, reason: String)?
         switch providerState {
