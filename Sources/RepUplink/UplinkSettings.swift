@@ -27,6 +27,8 @@ public struct UplinkSettings: Sendable, Equatable {
     public var reconnectMax: Double = 60
     /// Events sent and not yet acknowledged (PUBACK) at most: what a reconnection can deliver twice.
     public var maxInflight: Int = 20
+    /// How long to wait for the broker's CONNACK after the TCP connection was made, in seconds.
+    public var connectTimeout: Double = 5
     /// How long a graceful stop waits for the backlog to be acknowledged, in seconds.
     public var stopGrace: Double = 2
     /// The software version sent in the status message.

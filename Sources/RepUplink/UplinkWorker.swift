@@ -57,10 +57,13 @@ final class UplinkWorker {
             timeout = max(0, min(1000, Int(until.components.seconds * 1000 + until.components.attoseconds / 1_000_000_000_000_000)))
         }
         service(timeoutMilliseconds: timeout)
-        if connection != nil, !connected,
-            ContinuousClock.now - connectStarted > .seconds(max(10, settings.keepalive))
-        {
-            failed(UplinkError(.unreachable, "no answer (CONNACK) from the broker at \(settings.host):\(settings.port) within \(max(10, settings.keepalive)) s"))
+        // A broker that accepts the TCP connection but never answers (one shutting down, a black hole on the
+        // way) must not hold the uplink: give up after `connectTimeout` and try again.
+        if connection != nil, !connected, ContinuousClock.now - connectStarted > .milliseconds(Int(settings.connectTimeout * 1000)) {
+            failed(
+                UplinkError(
+                    .unreachable,
+                    "no answer (CONNACK) from the broker at \(settings.host):\(settings.port) within \(formatSeconds(settings.connectTimeout)) s"))
         }
         persist()
         updateStatus()
@@ -262,7 +265,12 @@ final class UplinkWorker {
     /// DISCONNECT does not fire the last will), disconnects, and stores the progress.
     private func shutdown() {
         let deadline = ContinuousClock.now + .milliseconds(Int(settings.stopGrace * 1000))
-        while connected, ContinuousClock.now < deadline, window.count > 0 || hasBacklog() {
+        if connection == nil { nextAttempt = ContinuousClock.now }  // one more try: the broker may be back
+        while ContinuousClock.now < deadline, journal != nil, window.count > 0 || hasBacklog() {
+            if connection == nil {
+                guard ContinuousClock.now >= nextAttempt else { break }
+                connect()
+            }
             pump()
             service(timeoutMilliseconds: 50)
             persist()
