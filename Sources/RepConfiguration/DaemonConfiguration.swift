@@ -238,7 +238,7 @@ extension DaemonConfiguration {
             }
         }
         if let s = reader.section("journal") {
-            try reader.checkKeys(s, ["path", "station", "synchronous", "max_age_days", "max_events"])
+            try reader.checkKeys(s, ["path", "synchronous", "max_age_days", "max_events", "station"])
             if let v = try reader.string(s, "path") { c.journalPath = v }
             if let v = try reader.string(s, "station") {
                 if let problem = Self.stationProblem(v) { throw reader.error("journal", "station", problem) }
