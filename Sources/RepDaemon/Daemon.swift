@@ -48,7 +48,7 @@ public enum Daemon {
         let uplink = UplinkService.make(configuration, journal: journal, logger: logger)
         let state = DaemonState(
             sensor: sensor, sensorCounters: source.counters, sensorTiming: source.timing,
-            uplinkStatus: { UplinkService.info(uplink, journal: journal) })
+            uplinkStatus: { UplinkService.info(uplink) })
         let hub = EventHub(eventLoop: eventLoop, logger: logger, journal: journal, onJournaled: { uplink?.notify() })
         let doorbell = Doorbell()
         let control = PipelineControl(doorbell: doorbell)

@@ -45,11 +45,12 @@ final class UplinkService: Service {
         return Uplink(settings: settings, journalPath: journal.path, logger: logger)
     }
 
-    /// What `status` says about the uplink: its state, and the backlog against the journal's newest id.
-    static func info(_ uplink: Uplink?, journal: EventRecorder?) -> ServerMessage.UplinkInfo {
+    /// What `status` says about the uplink: its state, and the backlog against the journal's newest id (as the
+    /// uplink's thread last read it, on its own connection to the journal).
+    static func info(_ uplink: Uplink?) -> ServerMessage.UplinkInfo {
         guard let uplink else { return .init(state: "disabled") }
         let s = uplink.status
-        let newest = journal?.newestID ?? s.ackedID
+        let newest = max(s.newestID, s.ackedID)
         return .init(
             state: s.state.rawValue, broker: s.broker, lastError: s.lastError, ackedID: s.ackedID,
             backlog: max(0, newest - s.ackedID), inFlight: s.inFlight, published: s.published, connections: s.connections)

@@ -23,18 +23,18 @@ public final class Uplink: Sendable {
     private let journalPath: String
     private let logger: Logger
     private let shared: Shared
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = Locked<pthread_t?>(nil)
     private let finished: AsyncStream<Void>
     private let finish: AsyncStream<Void>.Continuation
 
     /// What the uplink's thread and the rest of the daemon share.
     final class Shared: Sendable {
-        let status: Mutex<UplinkStatus>
+        let status: Locked<UplinkStatus>
         let stopping = Atomic<Bool>(false)
         /// An eventfd: written to wake the thread (new events, stop).
         let wake: Int32 = repd_eventfd()
 
-        init(broker: String) { status = Mutex(UplinkStatus(state: .connecting, broker: broker)) }
+        init(broker: String) { status = Locked(UplinkStatus(state: .connecting, broker: broker)) }
 
         deinit { close(wake) }
 

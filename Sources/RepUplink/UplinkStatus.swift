@@ -22,6 +22,8 @@ public struct UplinkStatus: Sendable, Equatable {
     public var lastError: String?
     /// The newest id up to which the broker acknowledged every event (stored in the journal).
     public var ackedID: Int64 = 0
+    /// The newest journaled id the uplink has seen (the backlog is this minus `ackedID`).
+    public var newestID: Int64 = 0
     /// Events sent and not yet acknowledged.
     public var inFlight = 0
     /// Events published since repd started (resent ones counted again).

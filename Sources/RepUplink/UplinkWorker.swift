@@ -234,7 +234,10 @@ final class UplinkWorker {
 
     private func updateStatus() {
         let state: UplinkStatus.State = connected ? .connected : (lastError == nil ? .connecting : .error)
+        // Read on this thread's own connection: `status` never touches the daemon's journal lock.
+        let newest = (try? journal?.newestID).flatMap { $0 } ?? persisted
         shared.status.withLock { status in
+            status.newestID = newest
             status.state = state
             status.lastError = lastError
             status.ackedID = persisted

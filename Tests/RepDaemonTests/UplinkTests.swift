@@ -318,7 +318,7 @@ struct UplinkTests {
         #expect(waitForEnd(socketPath))
         _ = uplinkCaughtUp(socketPath)
         second.signal(SIGTERM)
-        #expect(second.waitForExit() == 0)
+        #expect(second.waitForExit() == 0, "\(second.standardError.suffix(6000))")
         let n = try newestID(journalPath)
         #expect(eventually(timeout: 15) { subscriber.ids.count >= n }, "\(subscriber.ids)")
         #expect(subscriber.ids == Array(1...n), "every id (duplicates removed), in order")
