@@ -162,13 +162,16 @@ private func newestID(_ journalPath: String) throws -> Int {
 }
 
 /// Waits until `status` says the broker acknowledged every journaled event; returns the last `uplink` seen.
+/// One connection asks every 100 ms (not a connection per check: each `hello` reads the journal's newest id).
 private func uplinkCaughtUp(_ socketPath: String, timeout: Double = 20) -> JSONValue? {
+    guard let client = LineClient(path: socketPath) else { return nil }
     var last: JSONValue?
-    _ = eventually(timeout: timeout) {
-        guard let client = LineClient(path: socketPath) else { return false }
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
         client.send("status\n")
         last = client.next(type: "status")?["uplink"]
-        return last?["state"]?.stringValue == "connected" && last?["backlog"]?.int == 0 && last?["in_flight"]?.int == 0
+        if last?["state"]?.stringValue == "connected", last?["backlog"]?.int == 0, last?["in_flight"]?.int == 0 { break }
+        usleep(100_000)
     }
     return last
 }
