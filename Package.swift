@@ -3,7 +3,8 @@ import PackageDescription
 
 /// Modules that must build anywhere (no Linux-only APIs, no Foundation): MotionCore, MotionFixtures, MotionSimulation,
 /// PlainText, RepDetection, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon. RepJournal
-/// needs the system's SQLite (CSQLite, libsqlite3-dev).
+/// needs the system's SQLite (CSQLite, libsqlite3-dev); RepUplink the system's libmosquitto (CMosquitto,
+/// libmosquitto-dev).
 let package = Package(
     name: "repd",
     platforms: [.macOS(.v15)],
@@ -50,7 +51,7 @@ let package = Package(
             name: "RepDaemon",
             dependencies: [
                 "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol", "RepConfiguration",
-                "LinuxIIO", "RepJournal",
+                "LinuxIIO", "RepJournal", "RepUplink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -79,6 +80,19 @@ let package = Package(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The fleet uplink: follows the journal and publishes every event to an MQTT broker (libmosquitto).
+        .target(
+            name: "RepUplink",
+            dependencies: [
+                "CMosquitto", "CLinuxShims", "RepJournal", "RepProtocol", "PlainText",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
         ),
         .systemLibrary(
             name: "CUdev",
@@ -119,11 +133,13 @@ let package = Package(
             name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
+        .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
         .testTarget(
             name: "RepDaemonTests",
             dependencies: [
                 "RepDaemon", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation", "RepJournal",
+                "RepUplink",
             ]),
         .testTarget(
             name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "RepTools"],

@@ -65,6 +65,53 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var journalMaxAgeDays = 30.0
     /// `journal.max_events`: at most this many events are kept, the newest (default 100000; 0 keeps any number).
     public var journalMaxEvents = 100_000
+    /// `journal.station`: the station name every event carries (`station`) and the uplink's topics use; empty:
+    /// the host name. Letters, digits, `.`, `_` and `-` only (it is an MQTT topic level).
+    public var journalStation = ""
+    /// The `[uplink]` table: the fleet uplink to an MQTT broker.
+    public var uplink = Uplink()
+
+    /// `[uplink]`: publish every journaled event to an MQTT broker (QoS 1).
+    public struct Uplink: Sendable, Equatable {
+        /// `uplink.enabled` (default false).
+        public var enabled = false
+        /// `uplink.host`: the broker (default `localhost`).
+        public var host = "localhost"
+        /// `uplink.port` (default 1883).
+        public var port = 1883
+        /// `uplink.client_id`: empty means `repd-<station>`.
+        public var clientID = ""
+        /// `uplink.topic_prefix`: the first topic level (default `repd`).
+        public var topicPrefix = "repd"
+        /// `uplink.keepalive_s` (default 30).
+        public var keepalive = 30
+        /// `uplink.username`: empty means none.
+        public var username = ""
+        /// `uplink.password_file`: a file holding the password (not readable by other users); empty means none.
+        public var passwordFile = ""
+        /// `uplink.tls` (default false).
+        public var tls = false
+        /// `uplink.ca_file`: the CA certificate(s) the broker's certificate must chain to; empty: `ca_path`.
+        public var caFile = ""
+        /// `uplink.ca_path`: a folder of CA certificates (default `/etc/ssl/certs`), used without `ca_file`.
+        public var caPath = "/etc/ssl/certs"
+        /// `uplink.cert_file`: the client certificate, for brokers that ask for one (with `key_file`).
+        public var certFile = ""
+        /// `uplink.key_file`: the client certificate's key.
+        public var keyFile = ""
+        /// `uplink.tls_insecure`: do not check that the broker's certificate names `host` (default false).
+        public var tlsInsecure = false
+        /// `uplink.reconnect_min_s`: the first delay before reconnecting (default 1).
+        public var reconnectMin = 1.0
+        /// `uplink.reconnect_max_s`: the delay doubles up to this (default 60).
+        public var reconnectMax = 60.0
+        /// `uplink.max_inflight`: events sent and not yet acknowledged at most (default 20).
+        public var maxInflight = 20
+
+        /// The defaults.
+        public init() {}
+    }
+
     /// `log.level`: trace, debug, info, notice, warning, error or critical (default info).
     public var logLevel = "info"
     /// The `[detector]` table.
@@ -132,7 +179,7 @@ extension DaemonConfiguration {
         }
         let reader = TableReader(document: document, file: file)
         var c = DaemonConfiguration()
-        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "journal", "detector", "log"])
+        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "journal", "uplink", "detector", "log"])
 
         if let s = reader.section("sensor") {
             try reader.checkKeys(s, ["provider", "device", "rate_hz", "trigger", "force_polling", "hrtimer_trigger"])
@@ -191,8 +238,12 @@ extension DaemonConfiguration {
             }
         }
         if let s = reader.section("journal") {
-            try reader.checkKeys(s, ["path", "synchronous", "max_age_days", "max_events"])
+            try reader.checkKeys(s, ["path", "synchronous", "max_age_days", "max_events", "station"])
             if let v = try reader.string(s, "path") { c.journalPath = v }
+            if let v = try reader.string(s, "station") {
+                if let problem = Self.stationProblem(v) { throw reader.error("journal", "station", problem) }
+                c.journalStation = v
+            }
             if let v = try reader.string(s, "synchronous") {
                 guard let mode = JournalSynchronous(rawValue: v) else {
                     throw reader.error("journal", "synchronous", "'\(v)' is not one of normal, full")
@@ -212,6 +263,12 @@ extension DaemonConfiguration {
                 c.journalMaxEvents = Int(v)
             }
         }
+        if let s = reader.section("uplink") {
+            c.uplink = try reader.uplink(s)
+            if c.uplink.enabled, c.journalPath.isEmpty {
+                throw reader.error("uplink", "enabled", "the uplink publishes the journal: journal.path must not be empty")
+            }
+        }
         if let s = reader.section("log") {
             try reader.checkKeys(s, ["level"])
             if let v = try reader.string(s, "level") {
@@ -224,6 +281,19 @@ extension DaemonConfiguration {
             c.detector = try reader.detector(s)
         }
         return c
+    }
+}
+
+extension DaemonConfiguration {
+    /// Why `name` cannot be a station name (nil when it can): 1 to 64 letters, digits, `.`, `_`, `-`.
+    public static func stationProblem(_ name: String) -> String? {
+        guard !name.isEmpty else { return nil }
+        guard name.utf8.count <= 64 else { return "'\(name)' is longer than 64 bytes" }
+        let allowed = name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        return allowed ? nil : "'\(name)' may hold only letters, digits, '.', '_' and '-' (it is an MQTT topic level)"
     }
 }
 
@@ -302,6 +372,69 @@ private struct TableReader {
             ids.append(id)
         }
         return ids
+    }
+
+    func uplink(_ s: Section) throws(ConfigError) -> DaemonConfiguration.Uplink {
+        var u = DaemonConfiguration.Uplink()
+        try checkKeys(s, [
+            "enabled", "host", "port", "client_id", "topic_prefix", "keepalive_s", "username", "password_file", "tls",
+            "ca_file", "ca_path", "cert_file", "key_file", "tls_insecure", "reconnect_min_s", "reconnect_max_s",
+            "max_inflight",
+        ])
+        if let v = try bool(s, "enabled") { u.enabled = v }
+        if let v = try string(s, "host") { u.host = v }
+        if let v = try integer(s, "port") {
+            guard (1...65535).contains(v) else { throw error("uplink", "port", "\(v) is not in 1…65535") }
+            u.port = Int(v)
+        }
+        if let v = try string(s, "client_id") {
+            guard v.utf8.count <= 65535, !v.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+                throw error("uplink", "client_id", "must be printable and at most 65535 bytes")
+            }
+            u.clientID = v
+        }
+        if let v = try string(s, "topic_prefix") {
+            guard !v.isEmpty, !v.contains("+"), !v.contains("#"), !v.hasPrefix("/"), !v.hasSuffix("/") else {
+                throw error("uplink", "topic_prefix", "'\(v)' is not a topic prefix: not empty, no '+' or '#', no '/' at either end")
+            }
+            u.topicPrefix = v
+        }
+        if let v = try integer(s, "keepalive_s") {
+            guard (5...65535).contains(v) else { throw error("uplink", "keepalive_s", "\(v) is not in 5…65535") }
+            u.keepalive = Int(v)
+        }
+        if let v = try string(s, "username") { u.username = v }
+        if let v = try string(s, "password_file") { u.passwordFile = v }
+        if let v = try bool(s, "tls") { u.tls = v }
+        if let v = try string(s, "ca_file") { u.caFile = v }
+        if let v = try string(s, "ca_path") { u.caPath = v }
+        if let v = try string(s, "cert_file") { u.certFile = v }
+        if let v = try string(s, "key_file") { u.keyFile = v }
+        if let v = try bool(s, "tls_insecure") { u.tlsInsecure = v }
+        if let v = try number(s, "reconnect_min_s") {
+            guard v >= 0.1, v <= 3600 else { throw error("uplink", "reconnect_min_s", "\(v) is not in 0.1…3600") }
+            u.reconnectMin = v
+        }
+        if let v = try number(s, "reconnect_max_s") {
+            guard v >= u.reconnectMin, v <= 86400 else {
+                throw error("uplink", "reconnect_max_s", "\(v) is not in reconnect_min_s (\(u.reconnectMin))…86400")
+            }
+            u.reconnectMax = v
+        }
+        if let v = try integer(s, "max_inflight") {
+            guard (1...65535).contains(v) else { throw error("uplink", "max_inflight", "\(v) is not in 1…65535") }
+            u.maxInflight = Int(v)
+        }
+        if u.certFile.isEmpty != u.keyFile.isEmpty {
+            throw error("uplink", u.certFile.isEmpty ? "key_file" : "cert_file", "cert_file and key_file go together")
+        }
+        if !u.tls {
+            for (key, set) in [("ca_file", !u.caFile.isEmpty), ("cert_file", !u.certFile.isEmpty), ("tls_insecure", u.tlsInsecure)] where set {
+                throw error("uplink", key, "is a TLS setting, and tls = false (set tls = true)")
+            }
+        }
+        if u.enabled, u.host.isEmpty { throw error("uplink", "host", "the uplink is enabled and needs a broker host") }
+        return u
     }
 
     func detector(_ t: Section) throws(ConfigError) -> RepDetectorConfiguration {

@@ -16,8 +16,9 @@ import Glibc
 
 /// Builds repd's services from a configuration and runs them under one `ServiceGroup` until SIGTERM or SIGINT.
 ///
-/// Order: socket server, detection pipeline, sensor. Shutdown runs in reverse: the sensor stops, the pipeline
-/// drains the ring and announces the open set's end, then every client gets `bye` and the socket file goes.
+/// Order: socket server, uplink (when enabled), detection pipeline, sensor. Shutdown runs in reverse: the sensor
+/// stops, the pipeline drains the ring and announces the open set's end, the uplink sends what the broker has not
+/// acknowledged (briefly) and says offline, then every client gets `bye` and the socket file goes.
 public enum Daemon {
     /// What the caller wants beyond the configuration.
     public struct Options: Sendable {
@@ -41,11 +42,14 @@ public enum Daemon {
         let source = try makeSensor(configuration, logger: logger)
         let provider = source.provider
         let sensor = source.info
-        let state = DaemonState(sensor: sensor, sensorCounters: source.counters, sensorTiming: source.timing)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let journal = openJournal(configuration, logger: logger)
         defer { journal?.close() }
-        let hub = EventHub(eventLoop: eventLoop, logger: logger, journal: journal)
+        let uplink = UplinkService.make(configuration, journal: journal, logger: logger)
+        let state = DaemonState(
+            sensor: sensor, sensorCounters: source.counters, sensorTiming: source.timing,
+            uplinkStatus: { UplinkService.info(uplink) })
+        let hub = EventHub(eventLoop: eventLoop, logger: logger, journal: journal, onJournaled: { uplink?.notify() })
         let doorbell = Doorbell()
         let control = PipelineControl(doorbell: doorbell)
         let readiness = Readiness(notifier: notifier) { options.onReady(activated != nil ? "(socket passed by systemd)" : socketPath) }
@@ -68,10 +72,18 @@ public enum Daemon {
             provider: provider, pump: pump, hub: hub, state: state, readiness: readiness, logger: logger,
             onState: options.onSensorState)
 
+        // Shutdown runs in reverse: the uplink stops after the pipeline announced the last set's end, so that
+        // end still goes out to the broker.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "socket")
+        ]
+        if let uplink {
+            services.append(.init(service: UplinkService(uplink: uplink), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "uplink"))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [
-                    .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "socket"),
+                services: services + [
+
                     .init(service: pipeline, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "pipeline"),
                     .init(service: sensorService, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "sensor"),
                 ],
@@ -100,7 +112,8 @@ public enum Daemon {
         }
         return EventRecorder.open(
             path: path, synchronous: configuration.journalSynchronous == .full ? .full : .normal,
-            maxAgeDays: configuration.journalMaxAgeDays, maxEvents: configuration.journalMaxEvents, logger: logger)
+            maxAgeDays: configuration.journalMaxAgeDays, maxEvents: configuration.journalMaxEvents,
+            station: configuration.journalStation, logger: logger)
     }
 
     /// The provider the daemon runs, how to describe it to clients, and what only an IIO sensor can tell.

@@ -23,13 +23,18 @@ public final class DaemonState: Sendable {
     /// Where the IIO reader's sample times come from (`device`/`host`) and why (nil for other sensors).
     let sensorTiming: (@Sendable () -> (source: String, reason: String)?)?
 
+    /// The uplink's state, acknowledged id and backlog (`status`'s `uplink`).
+    let uplinkStatus: @Sendable () -> ServerMessage.UplinkInfo
+
     init(
         sensor: ServerMessage.SensorInfo, sensorCounters: (@Sendable () -> ServerMessage.SensorCounters)? = nil,
-        sensorTiming: (@Sendable () -> (source: String, reason: String)?)? = nil
+        sensorTiming: (@Sendable () -> (source: String, reason: String)?)? = nil,
+        uplinkStatus: @escaping @Sendable () -> ServerMessage.UplinkInfo = { .init(state: "disabled") }
     ) {
         self.sensor = sensor
         self.sensorCounters = sensorCounters
         self.sensorTiming = sensorTiming
+        self.uplinkStatus = uplinkStatus
     }
 
     var sensorState: String {
@@ -50,6 +55,7 @@ public final class DaemonState: Sendable {
             uptime: uptime, sensor: sensor, sensorState: sensorState, samples: samples.load(ordering: .relaxed),
             ringCapacity: ring?.capacity ?? 0, ringDroppedBatches: ring?.droppedBatches ?? 0,
             ringDroppedSamples: ring?.droppedElements ?? 0, clients: clients, reps: reps.load(ordering: .relaxed),
-            sets: sets.load(ordering: .relaxed), inSet: inSet.load(ordering: .relaxed), iio: sensorCounters?())
+            sets: sets.load(ordering: .relaxed), inSet: inSet.load(ordering: .relaxed), iio: sensorCounters?(),
+            uplink: uplinkStatus())
     }
 }

@@ -33,12 +33,15 @@ final class EventHub: Sendable {
     private let logger: Logger
     /// The event journal (nil when there is none or it cannot be opened).
     let journal: EventRecorder?
+    /// Called after each event was journaled (wakes the uplink); must not block.
+    private let onJournaled: @Sendable () -> Void
 
-    init(eventLoop: EventLoop, logger: Logger, journal: EventRecorder? = nil) {
+    init(eventLoop: EventLoop, logger: Logger, journal: EventRecorder? = nil, onJournaled: @escaping @Sendable () -> Void = {}) {
         self.eventLoop = eventLoop
         clients = .makeBoxSendingValue([:], eventLoop: eventLoop)
         self.logger = logger
         self.journal = journal
+        self.onJournaled = onJournaled
     }
 
     /// Connected clients (a snapshot).
@@ -84,6 +87,7 @@ final class EventHub: Sendable {
     func publishJournaled(_ kind: EventKind, type: String, body: String, wall: Double) {
         guard let journal else { return publish(kind, body, id: nil) }
         journal.record(type: type, body: body, wall: wall) { line, id in publish(kind, line, id: id) }
+        onJournaled()
     }
 
     private func publish(_ kind: EventKind, _ line: String, id: Int64?) {

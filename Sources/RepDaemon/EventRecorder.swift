@@ -42,9 +42,10 @@ final class EventRecorder: @unchecked Sendable {
 
     /// Opens the journal; nil (after logging why) when it cannot be opened, and the daemon goes on without it.
     static func open(
-        path: String, synchronous: EventJournal.Synchronous, maxAgeDays: Double, maxEvents: Int, logger: Logger
+        path: String, synchronous: EventJournal.Synchronous, maxAgeDays: Double, maxEvents: Int, station: String = "",
+        logger: Logger
     ) -> EventRecorder? {
-        let station = hostName()
+        let station = station.isEmpty ? stationName(hostName()) : station
         do {
             let journal = try EventJournal(path: path, station: station, synchronous: synchronous)
             let recorder = EventRecorder(
@@ -159,6 +160,17 @@ final class EventRecorder: @unchecked Sendable {
             state.journal?.close()
             state.journal = nil
         }
+    }
+
+    /// The host name as a station name: characters other than letters, digits, `.`, `_`, `-` become `_` (the
+    /// station is an MQTT topic level).
+    static func stationName(_ host: String) -> String {
+        let bytes = host.utf8.prefix(64).map { byte -> UInt8 in
+            let ok = (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            return ok ? byte : UInt8(ascii: "_")
+        }
+        return bytes.isEmpty ? "repd" : String(decoding: bytes, as: UTF8.self)
     }
 
     private static func hostName() -> String {

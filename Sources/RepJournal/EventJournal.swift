@@ -99,6 +99,14 @@ public final class EventJournal {
                     json TEXT NOT NULL)
                 """, operation: "open")
             try execute("CREATE INDEX IF NOT EXISTS events_wall ON events(wall)", operation: "open")
+            // The uplink's progress: per broker, the newest id up to which the broker acknowledged every event.
+            try execute(
+                """
+                CREATE TABLE IF NOT EXISTS uplink_progress (
+                    broker TEXT PRIMARY KEY,
+                    acked_id INTEGER NOT NULL,
+                    wall REAL NOT NULL)
+                """, operation: "open")
             insert = try prepare("INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
             select = try prepare(
                 "SELECT id, station, type, wall, json FROM events WHERE id > ? ORDER BY id LIMIT ?", operation: "open")
@@ -211,6 +219,31 @@ public final class EventJournal {
             guard sqlite3_step(statement) == SQLITE_ROW else { throw failure("query", sqlite3_errcode(db)) }
             return sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 0)
         }
+    }
+
+    /// The newest id up to which `broker` acknowledged every event (the uplink's progress), 0 when it has none.
+    public func ackedID(broker: String) throws(JournalError) -> Int64 {
+        let statement = try prepare("SELECT acked_id FROM uplink_progress WHERE broker = ?", operation: "query")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, broker, -1, transient)
+        let rc = sqlite3_step(statement)
+        if rc == SQLITE_ROW { return sqlite3_column_int64(statement, 0) }
+        guard rc == SQLITE_DONE else { throw failure("query", rc) }
+        return 0
+    }
+
+    /// Stores the uplink's progress for `broker` (`wall`: Unix time of the acknowledgement).
+    public func setAckedID(_ id: Int64, broker: String, wall: Double) throws(JournalError) {
+        let statement = try prepare(
+            "INSERT INTO uplink_progress (broker, acked_id, wall) VALUES (?, ?, ?) "
+                + "ON CONFLICT(broker) DO UPDATE SET acked_id = excluded.acked_id, wall = excluded.wall",
+            operation: "uplink progress")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, broker, -1, transient)
+        sqlite3_bind_int64(statement, 2, id)
+        sqlite3_bind_double(statement, 3, wall)
+        let rc = sqlite3_step(statement)
+        guard rc == SQLITE_DONE else { throw failure("uplink progress", rc) }
     }
 
     /// Retention: deletes events published before `olderThan` (Unix time; nil keeps any age) and all but the newest

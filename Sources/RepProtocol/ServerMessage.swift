@@ -55,6 +55,53 @@ public enum ServerMessage {
         }
     }
 
+    /// The fleet uplink's side of `status` (`uplink`).
+    public struct UplinkInfo: Sendable, Equatable {
+        /// `disabled`, `connecting`, `connected`, `error` or `stopped`.
+        public var state: String
+        /// The broker, `mqtt://host:port` (nil when disabled).
+        public var broker: String?
+        /// Why the last attempt failed (nil when connected or disabled).
+        public var lastError: String?
+        /// The newest id up to which the broker acknowledged every event.
+        public var ackedID: Int64
+        /// Journaled events the broker has not acknowledged: the newest id minus `ackedID`.
+        public var backlog: Int64
+        /// Events sent and not yet acknowledged.
+        public var inFlight: Int
+        /// Events published since repd started (resent ones counted again).
+        public var published: Int
+        /// Connections made since repd started.
+        public var connections: Int
+
+        /// Creates the description.
+        public init(
+            state: String, broker: String? = nil, lastError: String? = nil, ackedID: Int64 = 0, backlog: Int64 = 0,
+            inFlight: Int = 0, published: Int = 0, connections: Int = 0
+        ) {
+            self.state = state
+            self.broker = broker
+            self.lastError = lastError
+            self.ackedID = ackedID
+            self.backlog = backlog
+            self.inFlight = inFlight
+            self.published = published
+            self.connections = connections
+        }
+
+        var json: JSONWriter.Value {
+            var members: [(String, JSONWriter.Value)] = [("state", .string(state))]
+            guard state != "disabled" else { return .object(members) }
+            if let broker { members.append(("broker", .string(broker))) }
+            if let lastError { members.append(("last_error", .string(lastError))) }
+            members += [
+                ("acked_id", .integer(Int(ackedID))), ("backlog", .integer(Int(backlog))), ("in_flight", .integer(inFlight)),
+                ("published", .integer(published)), ("connections", .integer(connections)),
+            ]
+            return .object(members)
+        }
+    }
+
     /// Sent once on connect; `newestID` is the id of the newest journaled event (nil without a journal).
     public static func hello(
         daemonVersion: String, sensor: SensorInfo, subscribed: Set<EventKind>, newestID: Int64? = nil
@@ -178,13 +225,16 @@ public enum ServerMessage {
         public var iio: SensorCounters?
         /// The event journal's state (nil without one).
         public var journal: JournalStatus?
+        /// The fleet uplink (nil: not reported).
+        public var uplink: UplinkInfo?
 
         public init(
             uptime: Double, sensor: SensorInfo, sensorState: String, samples: Int, ringCapacity: Int,
             ringDroppedBatches: Int, ringDroppedSamples: Int, clients: Int, reps: Int, sets: Int, inSet: Bool,
-            iio: SensorCounters? = nil
+            iio: SensorCounters? = nil, uplink: UplinkInfo? = nil
         ) {
             self.iio = iio
+            self.uplink = uplink
             self.uptime = uptime
             self.sensor = sensor
             self.sensorState = sensorState
@@ -210,7 +260,8 @@ public enum ServerMessage {
             ])),
             ("clients", .integer(s.clients)), ("reps", .integer(s.reps)), ("sets", .integer(s.sets)),
             ("in_set", .bool(s.inSet)),
-        ] + (s.iio.map { [("iio", $0.json)] } ?? []) + (s.journal.map { [("journal", $0.json)] } ?? []))
+        ] + (s.iio.map { [("iio", $0.json)] } ?? []) + (s.journal.map { [("journal", $0.json)] } ?? [])
+            + (s.uplink.map { [("uplink", $0.json)] } ?? []))
     }
 
     /// The journal part of `status`: its file, newest id, and whether it is being written.

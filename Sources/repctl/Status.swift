@@ -3,7 +3,7 @@ import RepProtocol
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the running daemon's status: sensor, rate, uptime, clients, ring drops, counts.",
+        abstract: "Show the running daemon's status: sensor, rate, uptime, clients, ring drops, counts, uplink.",
         discussion: "Examples:\n  repctl status\n  repctl status --json")
 
     @Option(help: "repd's socket (default: /run/repd/events.sock if it exists, else the per-user path).")
@@ -47,12 +47,23 @@ struct Status: ParsableCommand {
                 journal += ", NOT WRITING: \(j["error"]?.stringValue ?? "?") (events go out without ids)"
             }
         }
+        var uplink = ""
+        if let u = m["uplink"] {
+            let state = u["state"]?.stringValue ?? "?"
+            uplink = "\nuplink   \(state)"
+            if state != "disabled" {
+                uplink += " \(u["broker"]?.stringValue ?? ""), acknowledged through id \(u["acked_id"]?.int ?? 0), "
+                    + "backlog \(u["backlog"]?.int ?? 0), in flight \(u["in_flight"]?.int ?? 0), "
+                    + "\(u["published"]?.int ?? 0) published, \(u["connections"]?.int ?? 0) connections"
+                if let error = u["last_error"]?.stringValue { uplink += "\n         last error: \(error)" }
+            }
+        }
         return """
             repd \(m["version"]?.stringValue ?? "?"), up \(format(m["uptime_s"]?.double ?? 0, decimals: 0)) s
             sensor   \(sensor?["kind"]?.stringValue ?? "?") \(sensor?["name"]?.stringValue ?? ""): \(m["sensor_state"]?.stringValue ?? "?"), \(format(sensor?["rate_hz"]?.double ?? 0, decimals: 1)) Hz, \(m["samples"]?.int ?? 0) samples
             workout  \(m["reps"]?.int ?? 0) reps in \(m["sets"]?.int ?? 0) sets\(m["in_set"]?.bool == true ? " (a set is in progress)" : "")
             clients  \(m["clients"]?.int ?? 0)
-            ring     capacity \(ring?["capacity"]?.int ?? 0), dropped \(ring?["dropped_batches"]?.int ?? 0) batches (\(ring?["dropped_samples"]?.int ?? 0) samples)\(reader)\(journal)
+            ring     capacity \(ring?["capacity"]?.int ?? 0), dropped \(ring?["dropped_batches"]?.int ?? 0) batches (\(ring?["dropped_samples"]?.int ?? 0) samples)\(reader)\(journal)\(uplink)
             """
     }
 }

@@ -29,6 +29,11 @@ struct Repd: AsyncParsableCommand {
             config/repd.toml). Flags override the file. --check-config validates and exits.
             Socket: --socket PATH, else socket.path, else $RUNTIME_DIRECTORY/events.sock (systemd), \
             $XDG_RUNTIME_DIR/repd/events.sock, or ${TMPDIR:-/tmp}/repd-UID/events.sock (private: mode 0700).
+            Journal: every set, rep and sensor event is stored (journal.path) with an id; clients that were away \
+            ask for what they missed with subscribe since=ID.
+            Fleet uplink ([uplink], off by default): every journaled event is published to an MQTT broker as \
+            repd/<station>/events (QoS 1), with a retained repd/<station>/status; the broker password comes only \
+            from uplink.password_file. repctl status shows the uplink's state, acknowledged id and backlog.
             Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0.
             Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration; 1 cannot start (e.g. socket in use).
             """)
@@ -57,6 +62,9 @@ struct Repd: AsyncParsableCommand {
     @Option(help: "The event journal's SQLite file (journal.path; \"\" turns the journal off).")
     var journal: String?
 
+    @Option(help: "The station name events carry and the uplink's topics use (journal.station; default: the host name).")
+    var station: String?
+
     @Flag(help: "Do not print sets and reps to standard output.")
     var quiet = false
 
@@ -66,6 +74,7 @@ struct Repd: AsyncParsableCommand {
     func validate() throws {
         guard !(demo && fixture != nil) else { throw ValidationError("Give --demo or --fixture FILE, not both.") }
         if let speed { guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number.") } }
+        if let station, let problem = DaemonConfiguration.stationProblem(station) { throw ValidationError("--station: \(problem).") }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
         }
@@ -87,6 +96,7 @@ struct Repd: AsyncParsableCommand {
         if loop { configuration.loop = true }
         if let socket { configuration.socketPath = socket }
         if let journal { configuration.journalPath = journal }
+        if let station { configuration.journalStation = station }
         if let logLevel { configuration.logLevel = logLevel }
 
         if checkConfig {

@@ -1,0 +1,53 @@
+/// The events sent to the broker and not yet acknowledged, and from them the newest id up to which every event
+/// is acknowledged (the id the uplink stores and resumes after).
+///
+/// Events go out in id order; PUBACKs may come in any order. Ids may jump (retention pruned what was between), so
+/// the watermark is "just below the oldest unacknowledged id", or the last id sent when nothing is pending.
+struct InflightWindow {
+    private var idByMID: [Int32: Int64] = [:]
+    /// Sent ids, oldest first, not yet acknowledged (some after the first may be).
+    private var pending: [Int64] = []
+    private var ackedOutOfOrder: Set<Int64> = []
+    /// The newest id sent (or, before anything was sent, the stored watermark).
+    private(set) var lastSent: Int64
+
+    /// A window resuming after `acked`.
+    init(acked: Int64) { lastSent = acked }
+
+    /// Events in flight.
+    var count: Int { idByMID.count }
+
+    /// Every id up to this one is acknowledged.
+    var watermark: Int64 { pending.first.map { $0 - 1 } ?? lastSent }
+
+    /// Event `id` went out as message `mid`.
+    mutating func sent(id: Int64, mid: Int32) {
+        precondition(id > lastSent, "events go out in id order")
+        idByMID[mid] = id
+        pending.append(id)
+        lastSent = id
+    }
+
+    /// The broker acknowledged message `mid`; returns the event's id (nil for a message that is not an event,
+    /// such as the status).
+    @discardableResult
+    mutating func acknowledged(mid: Int32) -> Int64? {
+        guard let id = idByMID.removeValue(forKey: mid) else { return nil }
+        if pending.first == id {
+            pending.removeFirst()
+            while let first = pending.first, ackedOutOfOrder.remove(first) != nil { pending.removeFirst() }
+        } else {
+            ackedOutOfOrder.insert(id)
+        }
+        return id
+    }
+
+    /// The connection ended: whatever was in flight goes out again after the watermark.
+    mutating func reset() {
+        let mark = watermark
+        idByMID = [:]
+        pending = []
+        ackedOutOfOrder = []
+        lastSent = mark
+    }
+}

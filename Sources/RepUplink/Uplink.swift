@@ -1,0 +1,112 @@
+import CLinuxShims
+import Logging
+import RepJournal
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The fleet uplink: follows the event journal and publishes every event to an MQTT broker (QoS 1), one JSON
+/// message per event on `<prefix>/<station>/events`, with a retained `<prefix>/<station>/status` (`online`, and
+/// `offline` as the last will).
+///
+/// It runs on a thread of its own that owns the libmosquitto client and its own connection to the journal's
+/// SQLite file (WAL: reading never waits for the daemon's writes), so nothing here can hold up the sensor reader,
+/// the detector or the socket server's event loop. The newest id up to which the broker acknowledged every event
+/// is stored in the journal (`uplink_progress`) as acknowledgements arrive; a new connection, and a new repd,
+/// start after it. What was in flight when a connection ended is sent again: consumers de-duplicate by
+/// station + id. At most `maxInflight` events are in flight.
+public final class Uplink: Sendable {
+    /// The settings.
+    public let settings: UplinkSettings
+    private let journalPath: String
+    private let logger: Logger
+    private let shared: Shared
+    private let thread = Locked<pthread_t?>(nil)
+    private let finished: AsyncStream<Void>
+    private let finish: AsyncStream<Void>.Continuation
+
+    /// What the uplink's thread and the rest of the daemon share.
+    final class Shared: Sendable {
+        let status: Locked<UplinkStatus>
+        let stopping = Atomic<Bool>(false)
+        /// An eventfd: written to wake the thread (new events, stop).
+        let wake: Int32 = repd_eventfd()
+
+        init(broker: String) { status = Locked(UplinkStatus(state: .connecting, broker: broker)) }
+
+        deinit { close(wake) }
+
+        func ring() {
+            var one: UInt64 = 1
+            _ = withUnsafeBytes(of: &one) { Glibc.write(wake, $0.baseAddress, 8) }
+        }
+    }
+
+    /// An uplink for `settings`, reading the journal at `journalPath`; `start()` starts it.
+    public init(settings: UplinkSettings, journalPath: String, logger: Logger) {
+        self.settings = settings
+        self.journalPath = journalPath
+        self.logger = logger
+        shared = Shared(broker: settings.brokerURL)
+        (finished, finish) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Starts the uplink's thread.
+    public func start() {
+        let worker = WorkerStart(settings: settings, journalPath: journalPath, logger: logger, shared: shared, finish: finish)
+        let context = Unmanaged.passRetained(worker).toOpaque()
+        var handle = pthread_t()
+        let rc = pthread_create(&handle, nil, { raw in
+            let start = Unmanaged<WorkerStart>.fromOpaque(raw!).takeRetainedValue()
+            _ = repd_set_thread_name("repd-uplink")
+            UplinkWorker(settings: start.settings, journalPath: start.journalPath, logger: start.logger, shared: start.shared).run()
+            start.finish.finish()
+            return nil
+        }, context)
+        if rc == 0 {
+            thread.withLock { $0 = handle }
+        } else {
+            Unmanaged<WorkerStart>.fromOpaque(context).release()
+            logger.error("uplink: cannot start its thread: \(String(cString: strerror(rc)))")
+            shared.status.withLock {
+                $0.state = .error
+                $0.lastError = "cannot start its thread"
+            }
+            finish.finish()
+        }
+    }
+
+    /// Says that the journal has new events; callable from any thread, never blocks.
+    public func notify() { shared.ring() }
+
+    /// Sends what the broker has not acknowledged yet (for at most `stopGrace` seconds), publishes `offline`,
+    /// disconnects, and waits for the thread to end.
+    public func stop() async {
+        shared.stopping.store(true, ordering: .releasing)
+        shared.ring()
+        for await _ in finished {}
+        if let handle = thread.withLock({ $0.take() }) { pthread_join(handle, nil) }
+    }
+
+    /// A snapshot for `status`.
+    public var status: UplinkStatus { shared.status.withLock { $0 } }
+
+    /// What the new thread needs (handed over once, through pthread_create's argument).
+    private final class WorkerStart: Sendable {
+        let settings: UplinkSettings
+        let journalPath: String
+        let logger: Logger
+        let shared: Shared
+        let finish: AsyncStream<Void>.Continuation
+
+        init(settings: UplinkSettings, journalPath: String, logger: Logger, shared: Shared, finish: AsyncStream<Void>.Continuation) {
+            self.settings = settings
+            self.journalPath = journalPath
+            self.logger = logger
+            self.shared = shared
+            self.finish = finish
+        }
+    }
+}

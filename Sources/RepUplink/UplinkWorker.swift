@@ -1,0 +1,327 @@
+import Logging
+import RepJournal
+import RepProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The uplink's thread: one loop that connects (with backoff), publishes from the journal within the in-flight
+/// window, reads acknowledgements, stores the progress, and waits in `poll()` on the broker's socket and the wake
+/// eventfd. Everything here belongs to that one thread.
+final class UplinkWorker {
+    private let settings: UplinkSettings
+    private let journalPath: String
+    private let logger: Logger
+    private let shared: Uplink.Shared
+    private var journal: EventJournal?
+    private var nextJournalAttempt = ContinuousClock.now
+    private var journalFailing = false
+    private var window = InflightWindow(acked: 0)
+    private var persisted: Int64 = 0
+    private var connection: MQTTConnection?
+    private var connected = false
+    private var connectStarted = ContinuousClock.now
+    private var delay: Double
+    private var nextAttempt = ContinuousClock.now
+    private var lastError: String?
+    private var published = 0
+    private var connections = 0
+    private var offlineMID: Int32?
+
+    init(settings: UplinkSettings, journalPath: String, logger: Logger, shared: Uplink.Shared) {
+        self.settings = settings
+        self.journalPath = journalPath
+        self.logger = logger
+        self.shared = shared
+        delay = settings.reconnectMin
+    }
+
+    func run() {
+        while !shared.stopping.load(ordering: .acquiring) {
+            step()
+        }
+        shutdown()
+    }
+
+    // MARK: - The loop
+
+    private func step() {
+        let now = ContinuousClock.now
+        if journal == nil, now >= nextJournalAttempt { openJournal() }
+        if connection == nil, journal != nil, now >= nextAttempt { connect() }
+        if connected { pump() }
+        var timeout = 1000
+        if connection == nil {
+            let until = (journal == nil ? nextJournalAttempt : nextAttempt) - now
+            timeout = max(0, min(1000, Int(until.components.seconds * 1000 + until.components.attoseconds / 1_000_000_000_000_000)))
+        }
+        service(timeoutMilliseconds: timeout)
+        // A broker that accepts the TCP connection but never answers (one shutting down, a black hole on the
+        // way) must not hold the uplink: give up after `connectTimeout` and try again.
+        if connection != nil, !connected, ContinuousClock.now - connectStarted > .milliseconds(Int(settings.connectTimeout * 1000)) {
+            failed(
+                UplinkError(
+                    .unreachable,
+                    "no answer (CONNACK) from the broker at \(settings.host):\(settings.port) within \(formatSeconds(settings.connectTimeout)) s"))
+        }
+        persist()
+        updateStatus()
+    }
+
+    /// Waits up to `timeoutMilliseconds` for the socket or the wake eventfd, then lets libmosquitto read, write
+    /// and keep the connection alive, and handles what happened.
+    private func service(timeoutMilliseconds: Int) {
+        var fds = [pollfd(fd: shared.wake, events: Int16(POLLIN), revents: 0)]
+        if let connection, connection.socket >= 0 {
+            let events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
+            fds.append(pollfd(fd: connection.socket, events: events, revents: 0))
+        }
+        let ready = poll(&fds, nfds_t(fds.count), Int32(timeoutMilliseconds))
+        if ready > 0, fds[0].revents & Int16(POLLIN) != 0 {
+            var count: UInt64 = 0
+            _ = withUnsafeMutableBytes(of: &count) { read(shared.wake, $0.baseAddress, 8) }
+        }
+        guard let connection else { return }
+        do throws(UplinkError) {
+            if fds.count > 1, fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { try connection.read() }
+            if connection.socket >= 0, connection.wantsWrite, fds.count > 1, fds[1].revents & Int16(POLLOUT) != 0 {
+                try connection.write()
+            }
+            if connection.socket >= 0 { try connection.misc() }
+            try handle(connection.takeEvents(), on: connection)
+            if connection.socket < 0 {
+                throw UplinkError(.connectionLost, "the connection to the broker at \(settings.host):\(settings.port) ended")
+            }
+        } catch {
+            failed(error)
+        }
+    }
+
+    private func handle(_ events: [MQTTConnection.Event], on connection: MQTTConnection) throws(UplinkError) {
+        for event in events {
+            switch event {
+            case .connected:
+                connected = true
+                connections += 1
+                delay = settings.reconnectMin
+                if lastError != nil { logger.notice("uplink: connected again to \(settings.brokerURL)") }
+                lastError = nil
+                let backlog = (try? journal?.newestID).flatMap { $0 }.map { max(0, $0 - window.watermark) } ?? 0
+                logger.info(
+                    "uplink: connected to \(settings.brokerURL) as \(settings.clientID); sending \(settings.eventsTopic) after event id \(window.watermark) (backlog \(backlog))")
+                _ = try connection.publish(topic: settings.statusTopic, payload: statusPayload(online: true), retain: true)
+            case .acknowledged(let mid):
+                if window.acknowledged(mid: mid) == nil, mid == offlineMID { offlineMID = nil }
+            case .refused, .disconnected:
+                break  // read() reports it, with the reason
+            }
+        }
+    }
+
+    /// Publishes journaled events after the last one sent, while the window has room.
+    private func pump() {
+        guard let connection, connected, let journal else { return }
+        while window.count < settings.maxInflight {
+            let page: [JournalEntry]
+            do { page = try journal.events(after: window.lastSent, limit: settings.maxInflight - window.count) } catch {
+                journalTrouble(error)
+                return
+            }
+            journalRecovered()
+            guard !page.isEmpty else { return }
+            for entry in page {
+                let line = ServerMessage.journaled(entry.json, id: entry.id, station: entry.station)
+                do {
+                    let mid = try connection.publish(topic: settings.eventsTopic, payload: String(line.dropLast()), retain: false)
+                    window.sent(id: entry.id, mid: mid)
+                    published += 1
+                } catch {
+                    failed(error)
+                    return
+                }
+            }
+        }
+    }
+
+    // MARK: - Connecting
+
+    private func connect() {
+        var settings = settings
+        do throws(UplinkError) {
+            if let file = settings.passwordFile { settings.password = try PasswordFile.read(file) }
+            let connection = try MQTTConnection(settings: settings, will: statusPayload(online: false))
+            self.connection = connection
+            connectStarted = ContinuousClock.now
+            window = InflightWindow(acked: window.watermark)
+            try connection.connect()
+        } catch {
+            failed(error)
+        }
+    }
+
+    /// Ends the connection after `error`, logs why, and schedules the next attempt (the delay doubles each time,
+    /// from `reconnectMin` to `reconnectMax`). Whatever was in flight is sent again on the next connection.
+    private func failed(_ error: UplinkError) {
+        let wasConnected = connected
+        let inFlight = window.count
+        connection = nil
+        connected = false
+        window.reset()
+        let wait = delay
+        delay = min(settings.reconnectMax, delay * 2)
+        nextAttempt = ContinuousClock.now + .milliseconds(Int(wait * 1000))
+        let retry = "retrying in \(formatSeconds(wait)) s"
+        switch error.kind {
+        case .connectionLost where wasConnected:
+            logger.warning("uplink: \(error.message); \(inFlight) events in flight go out again; \(retry)")
+        case .unreachable, .connectionLost:
+            logger.warning("uplink: \(error.message); \(retry)")
+        default:
+            logger.error("uplink: \(error.message); \(retry)")
+        }
+        lastError = error.message
+    }
+
+    // MARK: - The journal
+
+    private func openJournal() {
+        do {
+            let opened = try EventJournal(path: journalPath, station: settings.station)
+            let acked = try opened.ackedID(broker: settings.brokerURL)
+            journal = opened
+            window = InflightWindow(acked: acked)
+            persisted = acked
+            let newest = (try? opened.newestID) ?? 0
+            logger.info(
+                "uplink: \(settings.brokerURL), station \(settings.station): the broker has acknowledged events up to id \(acked) (newest \(newest))")
+        } catch {
+            nextJournalAttempt = ContinuousClock.now + .seconds(5)
+            journalTrouble(error)
+        }
+    }
+
+    /// Stores the progress when it moved.
+    private func persist() {
+        guard let journal else { return }
+        let mark = window.watermark
+        guard mark > persisted else { return }
+        do {
+            try journal.setAckedID(mark, broker: settings.brokerURL, wall: wall())
+            persisted = mark
+            journalRecovered()
+        } catch {
+            journalTrouble(error)
+        }
+    }
+
+    private func journalTrouble(_ error: JournalError) {
+        if !journalFailing {
+            logger.error("uplink: \(error); the uplink waits for the journal")
+            journalFailing = true
+        }
+        lastError = "journal: \(error.message)"
+    }
+
+    private func journalRecovered() {
+        guard journalFailing else { return }
+        journalFailing = false
+        logger.notice("uplink: the journal can be used again")
+        if connected { lastError = nil }
+    }
+
+    // MARK: - Status
+
+    private func updateStatus() {
+        let state: UplinkStatus.State = connected ? .connected : (lastError == nil ? .connecting : .error)
+        // Read on this thread's own connection: `status` never touches the daemon's journal lock.
+        let newest = (try? journal?.newestID).flatMap { $0 } ?? persisted
+        shared.status.withLock { status in
+            status.newestID = newest
+            status.state = state
+            status.lastError = lastError
+            status.ackedID = persisted
+            status.inFlight = window.count
+            status.published = published
+            status.connections = connections
+        }
+    }
+
+    /// The retained status message: `online` with who and what, or `offline` (also the last will).
+    private func statusPayload(online: Bool) -> String {
+        var members: [(String, JSONWriter.Value)] = [
+            ("state", .string(online ? "online" : "offline")), ("station", .string(settings.station)),
+        ]
+        members.append(("wall", .number(wall())))
+        if online {
+            members += [
+                ("client_id", .string(settings.clientID)), ("version", .string(settings.softwareVersion)),
+                ("acked_id", .integer(Int(window.watermark))),
+            ]
+        }
+        return JSONWriter.Value.object(members).text
+    }
+
+    // MARK: - Stopping
+
+    /// Gives the backlog up to `stopGrace` seconds to be acknowledged, says `offline` (retained; a clean
+    /// DISCONNECT does not fire the last will), disconnects, and stores the progress.
+    private func shutdown() {
+        let deadline = ContinuousClock.now + .milliseconds(Int(settings.stopGrace * 1000))
+        if connection == nil { nextAttempt = ContinuousClock.now }  // one more try: the broker may be back
+        while ContinuousClock.now < deadline, journal != nil, window.count > 0 || hasBacklog() {
+            if connection == nil {
+                guard ContinuousClock.now >= nextAttempt else { break }
+                connect()
+            }
+            pump()
+            service(timeoutMilliseconds: 50)
+            persist()
+        }
+        if connected, let connection {
+            do {
+                offlineMID = try connection.publish(
+                    topic: settings.statusTopic, payload: statusPayload(online: false), retain: true)
+                let until = ContinuousClock.now + .milliseconds(500)
+                while connected, offlineMID != nil, ContinuousClock.now < until { service(timeoutMilliseconds: 50) }
+                connection.disconnect()
+                let flushed = ContinuousClock.now + .milliseconds(200)
+                while let c = self.connection, c.socket >= 0, c.wantsWrite, ContinuousClock.now < flushed {
+                    service(timeoutMilliseconds: 20)
+                }
+            } catch {
+                logger.debug("uplink: at shutdown: \(error)")
+            }
+        }
+        persist()
+        connection = nil
+        connected = false
+        let newest = (try? journal?.newestID).flatMap { $0 } ?? persisted
+        logger.info(
+            "uplink: stopped; the broker has acknowledged every event up to id \(persisted)\(newest > persisted ? " (\(newest - persisted) to send after a restart)" : "")")
+        journal?.close()
+        journal = nil
+        shared.status.withLock { status in
+            status.state = .stopped
+            status.ackedID = persisted
+            status.inFlight = 0
+        }
+    }
+
+    private func hasBacklog() -> Bool {
+        guard let journal, let next = try? journal.events(after: window.lastSent, limit: 1) else { return false }
+        return !next.isEmpty
+    }
+}
+
+/// The Unix time now.
+func wall() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Seconds as "0.5", "2", "60".
+func formatSeconds(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(Double(Int(value * 10)) / 10)
+}

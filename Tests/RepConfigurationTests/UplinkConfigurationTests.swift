@@ -1,0 +1,59 @@
+import Testing
+
+@testable import RepConfiguration
+
+@Suite("The [uplink] section and journal.station")
+struct UplinkConfigurationTests {
+    @Test("an uplink section is read into its settings")
+    func reads() throws {
+        let c = try DaemonConfiguration.parse(
+            """
+            [journal]
+            station = "bench-3"
+            [uplink]
+            enabled = true
+            host = "broker.gym.lan"
+            port = 8883
+            client_id = "b3"
+            keepalive_s = 20
+            username = "bench-3"
+            password_file = "/etc/repd/mqtt-password"
+            tls = true
+            ca_file = "/etc/repd/ca.pem"
+            cert_file = "/etc/repd/b3.pem"
+            key_file = "/etc/repd/b3.key"
+            reconnect_min_s = 0.5
+            reconnect_max_s = 30
+            max_inflight = 50
+            """, file: "t.toml")
+        #expect(c.journalStation == "bench-3")
+        #expect(c.uplink.enabled && c.uplink.host == "broker.gym.lan" && c.uplink.port == 8883)
+        #expect(c.uplink.clientID == "b3" && c.uplink.keepalive == 20 && c.uplink.username == "bench-3")
+        #expect(c.uplink.passwordFile == "/etc/repd/mqtt-password")
+        #expect(c.uplink.tls && c.uplink.caFile == "/etc/repd/ca.pem" && c.uplink.keyFile == "/etc/repd/b3.key")
+        #expect(c.uplink.reconnectMin == 0.5 && c.uplink.reconnectMax == 30 && c.uplink.maxInflight == 50)
+    }
+
+    @Test(
+        "a wrong uplink value names its key, its line and what is allowed",
+        arguments: [
+            ("[uplink]\nport = 0", "t.toml:2: uplink.port: 0 is not in 1…65535"),
+            ("[uplink]\nkeepalive_s = 2", "t.toml:2: uplink.keepalive_s: 2 is not in 5…65535"),
+            ("[uplink]\nmax_inflight = 0", "t.toml:2: uplink.max_inflight: 0 is not in 1…65535"),
+            ("[uplink]\nreconnect_min_s = 5\nreconnect_max_s = 2", "t.toml:3: uplink.reconnect_max_s: 2.0 is not in reconnect_min_s (5.0)…86400"),
+            ("[uplink]\ncert_file = \"c.pem\"\ntls = true", "t.toml:2: uplink.cert_file: cert_file and key_file go together"),
+            ("[uplink]\nca_file = \"ca.pem\"", "t.toml:2: uplink.ca_file: is a TLS setting, and tls = false (set tls = true)"),
+            ("[uplink]\ntopic_prefix = \"a/#\"", "t.toml:2: uplink.topic_prefix: 'a/#' is not a topic prefix: not empty, no '+' or '#', no '/' at either end"),
+            ("[uplink]\npassword = \"secret\"", "t.toml:2: uplink.password: unknown key (keys of [uplink] are enabled, host, port, client_id, topic_prefix, keepalive_s, username, password_file, tls, ca_file, ca_path, cert_file, key_file, tls_insecure, reconnect_min_s, reconnect_max_s, max_inflight)"),
+            ("[journal]\npath = \"\"\n[uplink]\nenabled = true", "t.toml:4: uplink.enabled: the uplink publishes the journal: journal.path must not be empty"),
+            ("[journal]\nstation = \"bench/3\"", "t.toml:2: journal.station: 'bench/3' may hold only letters, digits, '.', '_' and '-' (it is an MQTT topic level)"),
+        ])
+    func refuses(text: String, message: String) {
+        #expect(throws: ConfigError.self) { try DaemonConfiguration.parse(text, file: "t.toml") }
+        do {
+            _ = try DaemonConfiguration.parse(text, file: "t.toml")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+@testable import RepUplink
+
+@Suite("the broker password file")
+struct PasswordFileTests {
+    private func file(_ text: String, mode: mode_t) throws -> String {
+        let path = NSTemporaryDirectory() + "/repd-password-" + UUID().uuidString
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, mode)
+        return path
+    }
+
+    @Test("one line is the password, without its newline")
+    func reads() throws {
+        #expect(try PasswordFile.read(file("s3cret word\n", mode: 0o600)) == "s3cret word")
+        #expect(try PasswordFile.read(file("s3cret", mode: 0o640)) == "s3cret")
+    }
+
+    @Test("a file other users can read, an empty file, two lines or no file are refused, naming the file")
+    func refuses() throws {
+        let readable = try file("s3cret\n", mode: 0o644)
+        #expect(throws: UplinkError(.passwordFile, "uplink.password_file \(readable) has mode 644: other users can read it; make it 600 or 640 (chmod o= \(readable))")) {
+            try PasswordFile.read(readable)
+        }
+        let empty = try file("\n", mode: 0o600)
+        #expect(throws: UplinkError(.passwordFile, "uplink.password_file \(empty) is empty")) { try PasswordFile.read(empty) }
+        let two = try file("a\nb\n", mode: 0o600)
+        #expect(throws: UplinkError(.passwordFile, "uplink.password_file \(two) has more than one line (it holds only the password)")) {
+            try PasswordFile.read(two)
+        }
+        #expect(throws: UplinkError(.passwordFile, "uplink.password_file /nonexistent/pw: No such file or directory")) {
+            try PasswordFile.read("/nonexistent/pw")
+        }
+    }
+}
