@@ -99,6 +99,12 @@ public struct RepDetector: Sendable {
     private var lastMatch = 0.0
     private var scratch: [Double] = []
 
+    // Quality (tempo, range of motion, velocity) from the raw samples.
+    private var quality: RepQualityAnalyzer
+    private var lastRest: Double?  // where the set's previous rep ended (its rest), sample time
+    private var lastMeasure: RepKinematics.Measure?
+    private var fastestVelocity: Double?
+
     /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
     public init(configuration: RepDetectorConfiguration = .init()) {
         precondition((try? configuration.validate()) != nil, "invalid RepDetectorConfiguration")
@@ -112,6 +118,7 @@ public struct RepDetector: Sendable {
         template = CycleTemplate(reserving: maximumLag * 2)
         reps.reserveCapacity(1024)
         scratch.reserveCapacity(grid.capacity)
+        quality = RepQualityAnalyzer(placement: configuration.placement, method: configuration.verticalAcceleration)
     }
 
     /// Forgets everything: a new workout starts with set 1 and rep 1.
@@ -124,6 +131,7 @@ public struct RepDetector: Sendable {
         let t = sample.timestamp
         guard started else {
             started = true
+            quality.record(sample)
             // Grid times are whole multiples of the spacing, not offsets from the first sample: a recording of a
             // stream, replayed, puts its reps at the same times as the live stream did.
             origin = (t / Self.spacing).rounded(.up) * Self.spacing
@@ -145,6 +153,7 @@ public struct RepDetector: Sendable {
             ignoredSamples += 1
             return
         }
+        quality.record(sample)
         if dt > configuration.gapToReset {
             // A long dropout: the filters and the tracker start again; the set stays open (the rest rule, in sample
             // time, ends it) and the grid's indices keep counting sample time.
@@ -319,6 +328,9 @@ public struct RepDetector: Sendable {
         setNumber += 1
         reps.removeAll(keepingCapacity: true)
         liveCount = 0
+        lastRest = nil
+        lastMeasure = nil
+        fastestVelocity = nil
         let first = cycles.first ?? i
         events.append(
             .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
@@ -393,6 +405,7 @@ public struct RepDetector: Sendable {
     private mutating func endSet(streamEnded: Bool = false, into events: inout [WorkoutEvent]) {
         let c = configuration
         var final = liveCount
+        var finalEnds = reps
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),
@@ -412,6 +425,7 @@ public struct RepDetector: Sendable {
             var strong: [Int] = []
             for j in candidates where scratch[j - low] >= c.finalMatch { strong.append(j) }
             var count = strong.count
+            var ends = strong
             for (a, b) in zip(strong, strong.dropFirst()) where Double(b - a) > 1.25 * Double(lag) {
                 var previous = a
                 var filled = 0
@@ -420,6 +434,7 @@ public struct RepDetector: Sendable {
                     if Double(j - previous) >= separation, Double(b - j) >= separation {
                         filled += 1
                         previous = j
+                        ends.append(j)
                     }
                 }
                 count += filled
@@ -448,6 +463,7 @@ public struct RepDetector: Sendable {
                 count += 1
             }
             final = count
+            finalEnds = ends.sorted()
         }
         totalReps += final - liveCount
         previousSetEnd = reps.last ?? setStart
@@ -456,7 +472,7 @@ public struct RepDetector: Sendable {
             .setEnded(
                 SetEvent(
                     setNumber: setNumber, timestamp: lastTime, repCount: final,
-                    liveRepCount: final == liveCount ? nil : liveCount)))
+                    liveRepCount: final == liveCount ? nil : liveCount, quality: setQuality(endingAt: finalEnds))))
         open = false
         match = nil
         reps.removeAll(keepingCapacity: true)
@@ -471,7 +487,75 @@ public struct RepDetector: Sendable {
             .rep(
                 RepEvent(
                     setNumber: setNumber, repInSet: liveCount, totalReps: totalReps, timestamp: time(j),
-                    duration: duration, amplitude: template.amplitude)))
+                    duration: duration, amplitude: template.amplitude, quality: liveQuality(at: j))))
+    }
+
+    // MARK: - Quality
+
+    /// The grid's motion lags the raw samples by the two smoothing stages.
+    private var smoothingDelay: Double { 2 * configuration.smoothingTimeConstant }
+
+    /// The quality of the rep that ended at grid index `j`, from the raw samples held so far: its start is where
+    /// the set's previous rep ended (the first rep's is searched a period before), its end the quietest moment
+    /// near `j` (a rep's rest at its start position).
+    private mutating func liveQuality(at j: Int) -> RepQuality? {
+        let period = Double(lag) * Self.spacing
+        let end = time(j) - smoothingDelay
+        guard let result = measureRep(
+            start: lastRest ?? end - period, fixedStart: lastRest != nil, end: end, period: period,
+            previous: lastMeasure)
+        else {
+            lastRest = nil
+            lastMeasure = nil
+            return nil
+        }
+        let (q, measure, rest) = result
+        lastRest = rest
+        lastMeasure = measure
+        guard var q, let v = q.velocity?.meanConcentric else { return q }
+        let fastest = max(fastestVelocity ?? v, v)
+        fastestVelocity = fastest
+        q.velocity?.loss = RepKinematics.loss(v, fastest: fastest)
+        return q
+    }
+
+    /// The quality of every whole rep of a set ending at `ends` (its final count), measured again with the
+    /// samples after each rep.
+    private mutating func setQuality(endingAt ends: [Int]) -> SetQuality? {
+        let period = Double(lag) * Self.spacing
+        var rest: Double?
+        var previous: RepKinematics.Measure?
+        var qualities: [RepQuality] = []
+        for j in ends {
+            let end = time(j) - smoothingDelay
+            guard let result = measureRep(
+                start: rest ?? end - period, fixedStart: rest != nil, end: end, period: period, previous: previous),
+                let q = result.0
+            else {
+                rest = nil
+                previous = nil
+                continue
+            }
+            let (_, measure, chosen) = result
+            qualities.append(q)
+            rest = chosen
+            previous = measure
+        }
+        guard !qualities.isEmpty else { return nil }
+        return SetQuality(reps: qualities)
+    }
+
+    private mutating func measureRep(
+        start: Double, fixedStart: Bool, end: Double, period: Double, previous: RepKinematics.Measure?
+    ) -> (RepQuality?, RepKinematics.Measure, Double)? {
+        guard let m = quality.measure(start: start, end: end, search: 0.3 * period, fixedStart: fixedStart) else {
+            return nil
+        }
+        let unavailable = quality.velocityUnavailable(rate: m.rate)
+        let q = m.measure.quality(
+            start: m.start, end: m.end, previous: previous,
+            velocities: configuration.placement == .bar && unavailable == nil, unavailable: unavailable)
+        return (q, m.measure, m.end)
     }
 
     // MARK: - Measures

@@ -56,6 +56,12 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// A gap in the samples up to this long is bridged (default 4 s); a longer one restarts the tracker (the set
     /// stays open until `restToEndSet`).
     public var gapToReset: Double = 4
+    /// Where the sensor sits (default `wrist`): `bar` claims range of motion and velocities, `wrist` and `arm` the
+    /// tempo only.
+    public var placement: SensorPlacement = .wrist
+    /// How the vertical acceleration is taken for quality (default `magnitude`; `projection` for comparisons, not
+    /// a configuration key).
+    public var verticalAcceleration: VerticalAcceleration = .magnitude
 
     /// The defaults.
     public init() {}
