@@ -118,7 +118,9 @@ public struct RepDetector: Sendable {
         template = CycleTemplate(reserving: maximumLag * 2)
         reps.reserveCapacity(1024)
         scratch.reserveCapacity(grid.capacity)
-        quality = RepQualityAnalyzer(placement: configuration.placement, method: configuration.verticalAcceleration)
+        quality = RepQualityAnalyzer(
+            placement: configuration.placement, method: configuration.verticalAcceleration,
+            minimumVelocityRate: configuration.minimumVelocityRate)
     }
 
     /// Forgets everything: a new workout starts with set 1 and rep 1.
@@ -548,7 +550,7 @@ public struct RepDetector: Sendable {
     private mutating func measureRep(
         start: Double, fixedStart: Bool, end: Double, period: Double, previous: RepKinematics.Measure?
     ) -> (RepQuality?, RepKinematics.Measure, Double)? {
-        guard let m = quality.measure(start: start, end: end, search: 0.3 * period, fixedStart: fixedStart) else {
+        guard let m = quality.measure(start: start, end: end, period: period, fixedStart: fixedStart) else {
             return nil
         }
         let unavailable = quality.velocityUnavailable(rate: m.rate)

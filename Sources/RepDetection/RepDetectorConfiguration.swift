@@ -62,6 +62,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// How the vertical acceleration is taken for quality (default `magnitude`; `projection` for comparisons, not
     /// a configuration key).
     public var verticalAcceleration: VerticalAcceleration = .magnitude
+    /// Below this sample rate no velocity is claimed (default 40 Hz, chosen from docs/QUALITY.md; not a
+    /// configuration key: 0 measures at any rate, for comparisons).
+    public var minimumVelocityRate = 40.0
 
     /// The defaults.
     public init() {}

@@ -20,9 +20,9 @@ public enum VerticalAcceleration: String, Sendable, Equatable, CaseIterable {
 struct RepQualityAnalyzer {
     /// Samples kept: 2¹⁶, 11 min at 100 Hz, 41 s at 1.6 kHz (a longer set's first reps get no quality at its end).
     static let capacity = 1 << 16
-    /// Below this sample rate no velocity is claimed: at 25 Hz the mean concentric velocity of fast reps is off by
-    /// more than the goal (docs/QUALITY.md).
-    static let minimumVelocityRate = 40.0
+    /// A rep whose velocity and position need an acceleration correction larger than this (RMS over the rep,
+    /// m/s²) to end at rest where it began gets no figures (bias and tilt need 0.01–0.1).
+    static let largestCorrection = 0.35
     /// Gravity is measured over still blocks this long …
     static let blockSeconds = 0.25
     /// … whose acceleration varies by less than this (RMS of the vector, g).
@@ -30,6 +30,8 @@ struct RepQualityAnalyzer {
 
     let placement: SensorPlacement
     let method: VerticalAcceleration
+    /// Below this sample rate no velocity is claimed.
+    let minimumVelocityRate: Double
     private let mask = capacity - 1
     private var times: [Double]
     private var xs: [Float], ys: [Float], zs: [Float]
@@ -49,10 +51,12 @@ struct RepQualityAnalyzer {
     private var vScratch: [Double] = []
     private var pScratch: [Double] = []
     private var rScratch: [Double] = []
+    private var energyScratch: [Double] = []
 
-    init(placement: SensorPlacement, method: VerticalAcceleration) {
+    init(placement: SensorPlacement, method: VerticalAcceleration, minimumVelocityRate: Double) {
         self.placement = placement
         self.method = method
+        self.minimumVelocityRate = minimumVelocityRate
         times = Array(repeating: 0, count: Self.capacity)
         xs = Array(repeating: 0, count: Self.capacity)
         ys = xs
@@ -62,6 +66,7 @@ struct RepQualityAnalyzer {
         vScratch.reserveCapacity(4096)
         pScratch.reserveCapacity(4096)
         rScratch.reserveCapacity(4096)
+        energyScratch.reserveCapacity(4096)
     }
 
     /// Keeps one sample (time advancing) and updates gravity at the end of each still block.
@@ -114,14 +119,16 @@ struct RepQualityAnalyzer {
         return lo
     }
 
-    /// Measures the rep whose rest points lie near `start` and `end` (each searched within `search` seconds either
-    /// side, as far as samples exist; `fixedStart` is taken as it is). Returns the measure and the rest times
-    /// chosen; nil when the samples are no longer (or not yet) held.
+    /// Measures the rep whose rest points lie near `start` and `end` (searched within 0.6 and 0.3 `period` before and
+    /// after `start`, 0.6 either side of `end`, as far as samples exist), 0.4 to 1.6 periods apart; `fixedStart` is taken as it is. Returns the
+    /// measure, the rest times chosen and the sample rate;
+    /// nil when the samples are no longer (or not yet) held, or the rep needs too large a correction.
     mutating func measure(
-        start: Double, end: Double, search: Double, fixedStart: Bool
+        start: Double, end: Double, period: Double, fixedStart: Bool
     ) -> (measure: RepKinematics.Measure, start: Double, end: Double, rate: Double)? {
-        let first = index(atOrAfter: start - (fixedStart ? 0 : search))
-        let last = min(count, index(atOrAfter: end + search + 1e-9)) - 1
+        let search = 0.3 * period
+        let first = index(atOrAfter: start - (fixedStart ? 0 : 2 * search))
+        let last = min(count, index(atOrAfter: end + 2 * search + 1e-9)) - 1
         guard count > 0, times[oldest & mask] <= start, last - first >= 8 else { return nil }
         // Vertical acceleration (m/s², up positive, gravity removed) of every sample in the search span.
         let up: (Double, Double, Double)
@@ -153,63 +160,58 @@ struct RepQualityAnalyzer {
             tScratch.append(times[s])
             aScratch.append((along - rest) * MotionSample.standardGravity)
         }
-        // The rests: the quietest 0.1 s (at least 3 samples) near each end.
+        // The rests: still moments (local minima of the acceleration's energy over 0.1 s) near each end. Of the
+        // pairs, the one whose rep needs the smallest correction to end at rest where it started: a window from a
+        // rest to the turnaround's pause (or into the next rep) cannot return to its start without a large one.
         let n = tScratch.count
         let span = tScratch[n - 1] - tScratch[0]
         let rate = Double(n - 1) / max(span, 1e-9)
         let half = max(1, Int((0.05 * rate).rounded()))
-        func quietest(around t: Double) -> Int {
-            let lo = max(half, lowerBound(t - search)), hi = min(n - 1 - half, lowerBound(t + search))
-            guard lo <= hi else { return min(max(lowerBound(t), 0), n - 1) }
-            var energy = 0.0
-            for i in (lo - half)...(lo + half) { energy += aScratch[i] * aScratch[i] }
-            var best = lo, lowest = energy
-            var i = lo + 1
-            while i <= hi {
-                energy += aScratch[i + half] * aScratch[i + half] - aScratch[i - half - 1] * aScratch[i - half - 1]
-                // Of equally quiet points, the one nearest the detector's boundary.
-                if energy < lowest - 1e-12 || (energy <= lowest + 1e-12 && abs(tScratch[i] - t) < abs(tScratch[best] - t)) {
-                    lowest = energy
-                    best = i
-                }
-                i += 1
+        energyScratch.removeAll(keepingCapacity: true)
+        var running = 0.0
+        energyScratch.append(0)
+        for i in 0..<n {
+            running += aScratch[i] * aScratch[i]
+            energyScratch.append(running)
+        }
+        func energy(_ i: Int) -> Double {
+            let lo = max(0, i - half), hi = min(n - 1, i + half)
+            return (energyScratch[hi + 1] - energyScratch[lo]) / Double(hi - lo + 1)
+        }
+        // A set's first rep starts from the bar's stillness before the set (the longest still moment near the
+        // start: a squat stands at the top, a deadlift lies on the floor); each later rep starts where the one
+        // before ended, so the whole set keeps that start position.
+        var startCandidates = [0]
+        if !fixedStart {
+            func stillness(_ i: Int) -> Double {
+                let limit = 4 * energy(i) + 0.01
+                var lo = i, hi = i
+                while lo > 0, energy(lo - 1) < limit { lo -= 1 }
+                while hi < n - 1, energy(hi + 1) < limit { hi += 1 }
+                return tScratch[hi] - tScratch[lo]
             }
-            return best
+            let found = candidates(around: start, before: 2 * search, after: search, energy: energy)
+            startCandidates = [found.max { stillness($0) < stillness($1) }!]
         }
-        func lowerBound(_ t: Double) -> Int {
-            var lo = 0, hi = n
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if tScratch[mid] < t { lo = mid + 1 } else { hi = mid }
+        // The detector may announce a slow rep before it is over (its match peaks early): the end is searched
+        // further after the boundary than before it.
+        let endCandidates = candidates(around: end, before: 2 * search, after: 2 * search, energy: energy)
+        var best: (a: Int, b: Int, score: Double)?
+        for a in startCandidates {
+            // A rep lasts about the detector's period: a window much longer holds parts of two reps.
+            for b in endCandidates where tScratch[b] - tScratch[a] >= 0.4 * period && tScratch[b] - tScratch[a] <= 1.6 * period {
+                let c = integrate(from: a, to: b, keep: false)
+                let score = c.meanSquare + energy(a) + energy(b)
+                if best == nil || score < best!.score { best = (a, b, score) }
             }
-            return lo
         }
-        let a = fixedStart ? 0 : quietest(around: start)
-        let b = quietest(around: end)
-        guard b - a >= 4 else { return nil }
-        // Integrate, then remove the acceleration error c₀ + c₁τ that brings velocity and position back to zero.
-        vScratch.removeAll(keepingCapacity: true)
-        pScratch.removeAll(keepingCapacity: true)
-        var v = 0.0, p = 0.0
-        vScratch.append(0)
-        pScratch.append(0)
-        for i in (a + 1)...b {
-            let dt = tScratch[i] - tScratch[i - 1]
-            let vNext = v + 0.5 * (aScratch[i] + aScratch[i - 1]) * dt
-            p += 0.5 * (v + vNext) * dt
-            v = vNext
-            vScratch.append(v)
-            pScratch.append(p)
+        guard let (a, b, score) = best, b - a >= 4 else { return nil }
+        // A rep that needs a large correction was not whole (announced before the bar came to rest) or not a
+        // rep of the load: no figures rather than wrong ones.
+        guard integrate(from: a, to: b, keep: false).meanSquare <= Self.largestCorrection * Self.largestCorrection else {
+            return nil
         }
-        let t0 = tScratch[a]
-        let T = tScratch[b] - t0
-        let c0 = -2 * v / T + 6 * p / (T * T)
-        let c1 = -12 * p / (T * T * T) + 6 * v / (T * T)
-        for k in 0..<vScratch.count {
-            let tau = tScratch[a + k] - t0
-            vScratch[k] -= c0 * tau + c1 * tau * tau / 2
-            pScratch[k] -= c0 * tau * tau / 2 + c1 * tau * tau * tau / 6
-        }
+        _ = integrate(from: a, to: b, keep: true)
         rScratch.removeAll(keepingCapacity: true)
         for i in a...b { rScratch.append(tScratch[i]) }
         guard let measure = RepKinematics.measure(times: rScratch, velocity: vScratch, position: pScratch) else {
@@ -218,9 +220,76 @@ struct RepQualityAnalyzer {
         return (measure, tScratch[a], tScratch[b], rate)
     }
 
+    /// Up to four still moments from `before` seconds before `t` to `after` seconds after it: local minima of `energy`, the quietest first, at least
+    /// 0.15 s apart; the sample nearest `t` when there is none.
+    private func candidates(around t: Double, before: Double, after: Double, energy: (Int) -> Double) -> [Int] {
+        let n = tScratch.count
+        let lo = max(0, lowerBound(t - before)), hi = min(n - 1, lowerBound(t + after))
+        guard lo < hi else { return [min(max(lowerBound(t), 0), n - 1)] }
+        var values: [Double] = []
+        for i in lo...hi { values.append(energy(i)) }
+        // Interior local minima only: an edge of the search span is usually on a slope.
+        var minima: [(Int, Double)] = []
+        for k in values.indices.dropFirst().dropLast() where values[k] <= values[k - 1] && values[k] <= values[k + 1] {
+            minima.append((lo + k, values[k]))
+        }
+        minima.sort { $0.1 < $1.1 }
+        var chosen: [Int] = []
+        for (i, _) in minima where chosen.count < 4 {
+            if chosen.allSatisfy({ abs(tScratch[$0] - tScratch[i]) >= 0.15 }) { chosen.append(i) }
+        }
+        return chosen.isEmpty ? [min(max(lowerBound(t), 0), n - 1)] : chosen
+    }
+
+    private func lowerBound(_ t: Double) -> Int {
+        var lo = 0, hi = tScratch.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if tScratch[mid] < t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// Integrates the vertical acceleration from sample `a` (at rest) to `b`, and removes the acceleration error
+    /// c₀ + c₁τ that brings the velocity and the position back to zero at `b`. With `keep`, the corrected velocity
+    /// and position are left in the scratch arrays. Returns the correction's mean square over the rep, (m/s²)².
+    private mutating func integrate(from a: Int, to b: Int, keep: Bool) -> (meanSquare: Double, c0: Double, c1: Double) {
+        if keep {
+            vScratch.removeAll(keepingCapacity: true)
+            pScratch.removeAll(keepingCapacity: true)
+            vScratch.append(0)
+            pScratch.append(0)
+        }
+        var v = 0.0, p = 0.0
+        for i in (a + 1)...b {
+            let dt = tScratch[i] - tScratch[i - 1]
+            let vNext = v + 0.5 * (aScratch[i] + aScratch[i - 1]) * dt
+            p += 0.5 * (v + vNext) * dt
+            v = vNext
+            if keep {
+                vScratch.append(v)
+                pScratch.append(p)
+            }
+        }
+        let t0 = tScratch[a]
+        let T = tScratch[b] - t0
+        let c0 = -2 * v / T + 6 * p / (T * T)
+        let c1 = -12 * p / (T * T * T) + 6 * v / (T * T)
+        if keep {
+            for k in 0..<vScratch.count {
+                let tau = tScratch[a + k] - t0
+                vScratch[k] -= c0 * tau + c1 * tau * tau / 2
+                pScratch[k] -= c0 * tau * tau / 2 + c1 * tau * tau * tau / 6
+            }
+        }
+        // Mean of (c₀ + c₁τ)² over [0, T].
+        return (c0 * c0 + c0 * c1 * T + c1 * c1 * T * T / 3, c0, c1)
+    }
+
+
     /// Why this rep gets no velocity, or nil when it does (placement `bar` and a high enough sample rate).
     func velocityUnavailable(rate: Double) -> String? {
         guard placement == .bar else { return nil }
-        return rate < Self.minimumVelocityRate ? "sample rate too low" : nil
+        return rate < minimumVelocityRate ? "sample rate too low" : nil
     }
 }

@@ -67,11 +67,13 @@ public enum QualityValidation {
     }
 
     /// Generates the set for `condition`, runs the detector over it and compares.
-    public static func run(_ condition: Condition, method: VerticalAcceleration = .magnitude) -> Outcome {
+    /// With `anyRate`, velocities are measured below repd's minimum rate too (to show why it is there).
+    public static func run(_ condition: Condition, method: VerticalAcceleration = .magnitude, anyRate: Bool = false) -> Outcome {
         let set = condition.generator.generate()
         var configuration = RepDetectorConfiguration()
         configuration.placement = .bar
         configuration.verticalAcceleration = method
+        if anyRate { configuration.minimumVelocityRate = 0 }
         var detector = RepDetector(configuration: configuration)
         var events: [WorkoutEvent] = []
         detector.process(set.samples, into: &events)
@@ -100,14 +102,15 @@ public enum QualityValidation {
             lossError: loss.map { $0 - set.velocityLoss })
         for truth in set.reps {
             guard let t = truth.quality.velocity else { continue }
-            if let q = match(truth, in: live), let v = q.velocity { outcome.liveVelocityErrors.append(v.meanConcentric - t.meanConcentric) }
+            let liveMatch = match(truth, in: live)
+            if let q = liveMatch, let v = q.velocity { outcome.liveVelocityErrors.append(v.meanConcentric - t.meanConcentric) }
             let found = match(truth, in: final)
             func text(_ q: RepQuality?) -> String {
                 guard let q else { return "-" }
                 let v = q.velocity
                 return "[\(format(q.start, decimals: 2))–\(format(q.end, decimals: 2))] ecc \(q.eccentric.map { format($0, decimals: 2) } ?? "-") con \(q.concentric.map { format($0, decimals: 2) } ?? "-") mcv \(v.map { format($0.meanConcentric, decimals: 3) } ?? "-") pk \(v.map { format($0.peakConcentric, decimals: 3) } ?? "-") rom \(v.map { format($0.rangeOfMotion, decimals: 3) } ?? "-")"
             }
-            outcome.details.append("true \(text(truth.quality))\n  est  \(text(found))")
+            outcome.details.append("true \(text(truth.quality))\n  est  \(text(found))\n  live \(text(liveMatch))")
             guard let q = found, let v = q.velocity else { continue }
             outcome.matched += 1
             outcome.velocityErrors.append(v.meanConcentric - t.meanConcentric)
@@ -121,23 +124,25 @@ public enum QualityValidation {
     /// The grid: every lift, rate (50–1600 Hz), tilt (0, 5, 10°), bias (0, 0.02 g) and first-rep velocity (0.3,
     /// 0.8, 1.5 m/s, slowing by 30 %), with a range of motion per lift; `quick` keeps 100 Hz and the extremes.
     public static func grid(quick: Bool) -> [Condition] {
-        let rates: [Double] = quick ? [100] : [25, 50, 100, 200, 400, 1600]
+        let rates: [Double] = quick ? [100] : [12.5, 25, 50, 100, 200, 400, 1600]
         let tilts: [Double] = quick ? [10] : [0, 5, 10]
         let biases: [Double] = quick ? [0.02] : [0, 0.02]
         let velocities: [Double] = quick ? [0.3, 1.5] : [0.3, 0.8, 1.5]
         var conditions: [Condition] = []
         var seed: UInt64 = 1
         for lift in BarbellGenerator.Lift.allCases {
+            // A range of motion per velocity: a fast rep over a short range would have to brake harder than
+            // gravity (the generator then makes it slower, and the truth says so).
             let roms: [Double] = switch lift {
-            case .squat: [0.5, 0.8]
-            case .bench: [0.2, 0.4]
-            case .deadlift: [0.45, 0.6]
+            case .squat: [0.45, 0.6, 0.8]
+            case .bench: [0.2, 0.35, 0.45]
+            case .deadlift: [0.45, 0.55, 0.65]
             }
             for rate in rates {
                 for tilt in tilts {
                     for bias in biases {
-                        for (index, velocity) in velocities.enumerated() {
-                            let rom = roms[index % roms.count]
+                        for velocity in velocities {
+                            let rom = roms[velocity < 0.5 ? 0 : velocity < 1 ? 1 : 2]
                             conditions.append(
                                 Condition(
                                     lift: lift, rate: rate, tiltDegrees: tilt, bias: bias, velocity: velocity,
