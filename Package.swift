@@ -128,7 +128,8 @@ let package = Package(
                 "RepDaemon", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation", "RepJournal",
             ]),
         .testTarget(
-            name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "RepTools"],
+            name: "LinuxIIOTests",
+            dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepTools"],
             exclude: ["umockdev"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"], exclude: ["corpus"]),
         .testTarget(

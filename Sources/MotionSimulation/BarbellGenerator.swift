@@ -58,6 +58,9 @@ public struct BarbellGenerator: Sendable {
     public var sampleRate = 100.0
     /// Seconds of stillness before the first rep and after the last.
     public var leadSeconds = 3.0
+    /// Whether the sensor is mounted in a random orientation (drawn from the seed); false: its z axis points up
+    /// and x, y lie horizontal.
+    public var randomOrientation = true
     /// The random seed (sensor orientation, tilt axis, sensor errors, noise, pauses).
     public var seed: UInt64 = 1
 
@@ -166,7 +169,8 @@ public struct BarbellGenerator: Sendable {
         }
 
         // Sensor: an arbitrary mounting, a horizontal tilt axis, per-axis scale error and bias.
-        let mount = Rotation.random(using: &random)
+        let drawn = Rotation.random(using: &random)
+        let mount = randomOrientation ? drawn : Rotation(axis: .z, angle: 0)
         let azimuth = Double.random(in: 0..<(2 * Double.pi), using: &random)
         let tiltAxis = Vector3(_cos(azimuth), _sin(azimuth), 0)
         let driftAzimuth = Double.random(in: 0..<(2 * Double.pi), using: &random)
