@@ -104,6 +104,7 @@ public struct RepDetector: Sendable {
     private var lastRest: Double?  // where the set's previous rep ended (its rest), sample time
     private var lastMeasure: RepKinematics.Measure?
     private var fastestVelocity: Double?
+    private var liveQualities: [RepQuality?] = []  // each live rep's, in order
 
     /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
     public init(configuration: RepDetectorConfiguration = .init()) {
@@ -333,6 +334,7 @@ public struct RepDetector: Sendable {
         lastRest = nil
         lastMeasure = nil
         fastestVelocity = nil
+        liveQualities.removeAll(keepingCapacity: true)
         let first = cycles.first ?? i
         events.append(
             .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
@@ -407,7 +409,6 @@ public struct RepDetector: Sendable {
     private mutating func endSet(streamEnded: Bool = false, into events: inout [WorkoutEvent]) {
         let c = configuration
         var final = liveCount
-        var finalEnds = reps
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),
@@ -427,7 +428,6 @@ public struct RepDetector: Sendable {
             var strong: [Int] = []
             for j in candidates where scratch[j - low] >= c.finalMatch { strong.append(j) }
             var count = strong.count
-            var ends = strong
             for (a, b) in zip(strong, strong.dropFirst()) where Double(b - a) > 1.25 * Double(lag) {
                 var previous = a
                 var filled = 0
@@ -436,7 +436,6 @@ public struct RepDetector: Sendable {
                     if Double(j - previous) >= separation, Double(b - j) >= separation {
                         filled += 1
                         previous = j
-                        ends.append(j)
                     }
                 }
                 count += filled
@@ -465,7 +464,6 @@ public struct RepDetector: Sendable {
                 count += 1
             }
             final = count
-            finalEnds = ends.sorted()
         }
         totalReps += final - liveCount
         previousSetEnd = reps.last ?? setStart
@@ -474,7 +472,7 @@ public struct RepDetector: Sendable {
             .setEnded(
                 SetEvent(
                     setNumber: setNumber, timestamp: lastTime, repCount: final,
-                    liveRepCount: final == liveCount ? nil : liveCount, quality: setQuality(endingAt: finalEnds))))
+                    liveRepCount: final == liveCount ? nil : liveCount, quality: setQuality())))
         open = false
         match = nil
         reps.removeAll(keepingCapacity: true)
@@ -500,7 +498,7 @@ public struct RepDetector: Sendable {
     /// The quality of the rep that ended at grid index `j`, from the raw samples held so far: its start is where
     /// the set's previous rep ended (the first rep's is searched a period before), its end the quietest moment
     /// near `j` (a rep's rest at its start position).
-    private mutating func liveQuality(at j: Int) -> RepQuality? {
+    private mutating func measureLive(at j: Int) -> RepQuality? {
         let period = Double(lag) * Self.spacing
         let end = time(j) - smoothingDelay
         guard let result = measureRep(
@@ -521,27 +519,34 @@ public struct RepDetector: Sendable {
         return q
     }
 
-    /// The quality of every whole rep of a set ending at `ends` (its final count), measured again with the
-    /// samples after each rep.
-    private mutating func setQuality(endingAt ends: [Int]) -> SetQuality? {
-        let period = Double(lag) * Self.spacing
-        var rest: Double?
-        var previous: RepKinematics.Measure?
+    /// The live rep's quality, kept for the set's end.
+    private mutating func liveQuality(at j: Int) -> RepQuality? {
+        let q = measureLive(at: j)
+        liveQualities.append(q)
+        return q
+    }
+
+    /// The set's quality: its reps' as measured when they were announced (each window ends at the rest after the
+    /// rep, which the samples held then already show), a rep that could not be measured then measured again
+    /// between the rests of its neighbours, and the velocity loss of each rep against the fastest before it.
+    private mutating func setQuality() -> SetQuality? {
         var qualities: [RepQuality] = []
-        for j in ends {
-            let end = time(j) - smoothingDelay
-            guard let result = measureRep(
-                start: rest ?? end - period, fixedStart: rest != nil, end: end, period: period, previous: previous),
-                let q = result.0
-            else {
-                rest = nil
-                previous = nil
+        for (k, live) in liveQualities.enumerated() {
+            if let live {
+                qualities.append(live)
                 continue
             }
-            let (_, measure, chosen) = result
+            // The rest after it: where the next rep began, or (the set's last rep, announced before the bar came to
+            // rest) searched a period after the rest before it, in the samples that came since.
+            guard k > 0, let before = liveQualities[k - 1]?.end else { continue }
+            let period = Double(lag) * Self.spacing
+            let after = k + 1 < liveQualities.count ? liveQualities[k + 1]?.start : nil
+            guard let result = measureRep(
+                start: before, fixedStart: true, end: after ?? before + period, period: after.map { $0 - before } ?? period,
+                previous: nil),
+                let q = result.0
+            else { continue }
             qualities.append(q)
-            rest = chosen
-            previous = measure
         }
         guard !qualities.isEmpty else { return nil }
         return SetQuality(reps: qualities)
