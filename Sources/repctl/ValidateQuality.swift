@@ -50,7 +50,9 @@ struct ValidateQuality: ParsableCommand {
         let projection = grid.filter { $0.rate == 100 }.map { QualityValidation.run($0, method: .projection) }
         let fast = magnitude.filter { $0.condition.rate >= 100 }
         var text = "### By sample rate (all lifts, tilts, biases, velocities; below 40 Hz repd claims no velocity, measured here anyway)\n\n"
-        text += QualityValidation.table(magnitude, by: "rate") { "\(Int($0.rate)) Hz" }
+        text += QualityValidation.table(magnitude, by: "rate") {
+            "\(format($0.rate, decimals: $0.rate == $0.rate.rounded() ? 0 : 1)) Hz"
+        }
         text += "\n### By bar tilt, ≥ 100 Hz: length of the acceleration (repd) and, at 100 Hz, its projection on gravity\n\n"
         text += QualityValidation.table(fast, by: "tilt (magnitude)") { "\(Int($0.tiltDegrees))°" }
         text += QualityValidation.table(projection, by: "tilt (projection, 100 Hz)") { "\(Int($0.tiltDegrees))°" }
