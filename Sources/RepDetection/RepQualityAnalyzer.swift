@@ -18,7 +18,7 @@ public enum VerticalAcceleration: String, Sendable, Equatable, CaseIterable {
 /// `record` costs a few stores and additions per sample and never allocates; `measure` allocates only when a rep
 /// is longer than any before.
 struct RepQualityAnalyzer {
-    /// Samples kept: 2¹⁶, 11 min at 100 Hz, 41 s at 1.6 kHz (a longer set's first reps get no quality at its end).
+    /// Samples kept: 2¹⁶ (2 MiB), 11 min at 100 Hz, 41 s at 1.6 kHz (a longer set's first reps get no quality at its end).
     static let capacity = 1 << 16
     /// A rep whose velocity and position need an acceleration correction larger than this (RMS over the rep,
     /// m/s²) to end at rest where it began gets no figures (sensor errors, tilt and the bar's horizontal motion
@@ -34,8 +34,7 @@ struct RepQualityAnalyzer {
     /// Below this sample rate no velocity is claimed.
     let minimumVelocityRate: Double
     private let mask = capacity - 1
-    private var times: [Double]
-    private var xs: [Float], ys: [Float], zs: [Float]
+    private var ring: [MotionSample]  // one store per sample
     /// Samples recorded so far (the ring holds the last `capacity`).
     private(set) var count = 0
 
@@ -59,10 +58,7 @@ struct RepQualityAnalyzer {
         self.placement = placement
         self.method = method
         self.minimumVelocityRate = minimumVelocityRate
-        times = Array(repeating: 0, count: Self.capacity)
-        xs = Array(repeating: 0, count: Self.capacity)
-        ys = xs
-        zs = xs
+        ring = Array(repeating: MotionSample(timestamp: 0, ax: 0, ay: 0, az: 0), count: Self.capacity)
         tScratch.reserveCapacity(4096)
         aScratch.reserveCapacity(4096)
         vScratch.reserveCapacity(4096)
@@ -75,10 +71,7 @@ struct RepQualityAnalyzer {
     @inline(__always)
     mutating func record(_ s: MotionSample) {
         let slot = count & mask
-        times[slot] = s.timestamp
-        xs[slot] = Float(s.ax)
-        ys[slot] = Float(s.ay)
-        zs[slot] = Float(s.az)
+        ring[slot] = s
         count += 1
         if blockCount == 0 { blockStart = s.timestamp }
         blockCount += 1
@@ -113,7 +106,7 @@ struct RepQualityAnalyzer {
     }
 
     /// The time of the newest sample.
-    var newest: Double { count > 0 ? times[(count - 1) & mask] : 0 }
+    var newest: Double { count > 0 ? ring[(count - 1) & mask].timestamp : 0 }
     private var oldest: Int { max(0, count - Self.capacity) }
 
     /// The first index at or after time `t` (binary search over the ring).
@@ -121,7 +114,7 @@ struct RepQualityAnalyzer {
         var lo = oldest, hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if times[mid & mask] < t { lo = mid + 1 } else { hi = mid }
+            if ring[mid & mask].timestamp < t { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }
@@ -136,7 +129,7 @@ struct RepQualityAnalyzer {
         let search = 0.3 * period
         let first = index(atOrAfter: start - (fixedStart ? 0 : 2 * search))
         let last = min(count, index(atOrAfter: end + 2 * search + 1e-9)) - 1
-        guard count > 0, times[oldest & mask] <= start, last - first >= 8 else { return nil }
+        guard count > 0, ring[oldest & mask].timestamp <= start, last - first >= 8 else { return nil }
         // Vertical acceleration (m/s², up positive, gravity removed) of every sample in the search span.
         let up: (Double, Double, Double)
         var rest: Double
@@ -148,7 +141,7 @@ struct RepQualityAnalyzer {
             var sum = (0.0, 0.0, 0.0)
             for i in first...last {
                 let s = i & mask
-                sum = (sum.0 + Double(xs[s]), sum.1 + Double(ys[s]), sum.2 + Double(zs[s]))
+                sum = (sum.0 + ring[s].ax, sum.1 + ring[s].ay, sum.2 + ring[s].az)
             }
             rest = (sum.0 * sum.0 + sum.1 * sum.1 + sum.2 * sum.2).squareRoot() / Double(last - first + 1)
             let norm = max(rest * Double(last - first + 1), 1e-9)
@@ -158,13 +151,13 @@ struct RepQualityAnalyzer {
         aScratch.removeAll(keepingCapacity: true)
         for i in first...last {
             let s = i & mask
-            let x = Double(xs[s]), y = Double(ys[s]), z = Double(zs[s])
+            let x = ring[s].ax, y = ring[s].ay, z = ring[s].az
             let along: Double
             switch method {
             case .magnitude: along = (x * x + y * y + z * z).squareRoot()
             case .projection: along = x * up.0 + y * up.1 + z * up.2
             }
-            tScratch.append(times[s])
+            tScratch.append(ring[s].timestamp)
             aScratch.append((along - rest) * MotionSample.standardGravity)
         }
         // The rests: still moments (local minima of the acceleration's energy over 0.1 s) near each end. Of the
@@ -203,22 +196,39 @@ struct RepQualityAnalyzer {
         // The detector may announce a slow rep before it is over (its match peaks early): the end is searched
         // further after the boundary than before it.
         let endCandidates = candidates(around: end, before: 2 * search, after: 2 * search, energy: energy)
-        var best: (a: Int, b: Int, score: Double)?
+        var best: (a: Int, b: Int, score: Double, correction: Double)?
         for a in startCandidates {
             // A rep lasts about the detector's period: a window much longer holds parts of two reps.
-            for b in endCandidates where tScratch[b] - tScratch[a] >= 0.4 * period && tScratch[b] - tScratch[a] <= 1.6 * period {
-                let c = integrate(from: a, to: b, keep: false)
-                let score = c.meanSquare + energy(a) + energy(b)
-                if best == nil || score < best!.score { best = (a, b, score) }
+            var ends = endCandidates.filter {
+                tScratch[$0] - tScratch[a] >= 0.4 * period && tScratch[$0] - tScratch[a] <= 1.6 * period
+            }
+            ends.sort()
+            guard let farthest = ends.last else { continue }
+            // One pass from the start: the correction of a window depends only on where it ends.
+            var v = 0.0, p = 0.0, next = 0
+            var i = a
+            while i <= farthest {
+                if i > a {
+                    let dt = tScratch[i] - tScratch[i - 1]
+                    let vNext = v + 0.5 * (aScratch[i] + aScratch[i - 1]) * dt
+                    p += 0.5 * (v + vNext) * dt
+                    v = vNext
+                }
+                if i == ends[next] {
+                    let c = Self.correction(v: v, p: p, duration: tScratch[i] - tScratch[a])
+                    let score = c + energy(a) + energy(i)
+                    if best == nil || score < best!.score { best = (a, i, score, c) }
+                    next += 1
+                }
+                i += 1
             }
         }
-        guard let (a, b, score) = best, b - a >= 4 else { return nil }
         // A rep that needs a large correction was not whole (announced before the bar came to rest) or not a
         // rep of the load: no figures rather than wrong ones.
-        guard integrate(from: a, to: b, keep: false).meanSquare <= Self.largestCorrection * Self.largestCorrection else {
-            return nil
-        }
-        _ = integrate(from: a, to: b, keep: true)
+        guard let (a, b, _, correction) = best, b - a >= 4,
+            correction <= Self.largestCorrection * Self.largestCorrection
+        else { return nil }
+        integrate(from: a, to: b)
         rScratch.removeAll(keepingCapacity: true)
         for i in a...b { rScratch.append(tScratch[i]) }
         guard let measure = RepKinematics.measure(times: rScratch, velocity: vScratch, position: pScratch) else {
@@ -257,40 +267,39 @@ struct RepQualityAnalyzer {
         return lo
     }
 
-    /// Integrates the vertical acceleration from sample `a` (at rest) to `b`, and removes the acceleration error
-    /// c₀ + c₁τ that brings the velocity and the position back to zero at `b`. With `keep`, the corrected velocity
-    /// and position are left in the scratch arrays. Returns the correction's mean square over the rep, (m/s²)².
-    private mutating func integrate(from a: Int, to b: Int, keep: Bool) -> (meanSquare: Double, c0: Double, c1: Double) {
-        if keep {
-            vScratch.removeAll(keepingCapacity: true)
-            pScratch.removeAll(keepingCapacity: true)
-            vScratch.append(0)
-            pScratch.append(0)
-        }
+    /// Integrates the vertical acceleration from sample `a` (at rest) to `b` into the scratch velocity and position,
+    /// and removes the acceleration error c₀ + c₁τ that brings both back to zero at `b`.
+    private mutating func integrate(from a: Int, to b: Int) {
+        vScratch.removeAll(keepingCapacity: true)
+        pScratch.removeAll(keepingCapacity: true)
+        vScratch.append(0)
+        pScratch.append(0)
         var v = 0.0, p = 0.0
         for i in (a + 1)...b {
             let dt = tScratch[i] - tScratch[i - 1]
             let vNext = v + 0.5 * (aScratch[i] + aScratch[i - 1]) * dt
             p += 0.5 * (v + vNext) * dt
             v = vNext
-            if keep {
-                vScratch.append(v)
-                pScratch.append(p)
-            }
+            vScratch.append(v)
+            pScratch.append(p)
         }
         let t0 = tScratch[a]
         let T = tScratch[b] - t0
         let c0 = -2 * v / T + 6 * p / (T * T)
         let c1 = -12 * p / (T * T * T) + 6 * v / (T * T)
-        if keep {
-            for k in 0..<vScratch.count {
-                let tau = tScratch[a + k] - t0
-                vScratch[k] -= c0 * tau + c1 * tau * tau / 2
-                pScratch[k] -= c0 * tau * tau / 2 + c1 * tau * tau * tau / 6
-            }
+        for k in 0..<vScratch.count {
+            let tau = tScratch[a + k] - t0
+            vScratch[k] -= c0 * tau + c1 * tau * tau / 2
+            pScratch[k] -= c0 * tau * tau / 2 + c1 * tau * tau * tau / 6
         }
-        // Mean of (c₀ + c₁τ)² over [0, T].
-        return (c0 * c0 + c0 * c1 * T + c1 * c1 * T * T / 3, c0, c1)
+    }
+
+    /// The mean square over [0, T] of the acceleration error c₀ + c₁τ that brings velocity `v` and position `p`
+    /// at `T` back to zero, (m/s²)².
+    private static func correction(v: Double, p: Double, duration T: Double) -> Double {
+        let c0 = -2 * v / T + 6 * p / (T * T)
+        let c1 = -12 * p / (T * T * T) + 6 * v / (T * T)
+        return c0 * c0 + c0 * c1 * T + c1 * c1 * T * T / 3
     }
 
 
