@@ -531,9 +531,12 @@ public struct RepDetector: Sendable {
     /// between the rests of its neighbours, and the velocity loss of each rep against the fastest before it.
     private mutating func setQuality() -> SetQuality? {
         var qualities: [RepQuality] = []
+        var lastMeasured = false
         for (k, live) in liveQualities.enumerated() {
+            lastMeasured = false
             if let live {
                 qualities.append(live)
+                lastMeasured = true
                 continue
             }
             // The rest after it: where the next rep began, or (the set's last rep, announced before the bar came to
@@ -547,9 +550,13 @@ public struct RepDetector: Sendable {
                 let q = result.0
             else { continue }
             qualities.append(q)
+            lastMeasured = true
         }
         guard !qualities.isEmpty else { return nil }
-        return SetQuality(reps: qualities)
+        var set = SetQuality(reps: qualities)
+        // The set's velocity loss is its last rep's: without that rep's figures there is none.
+        if !lastMeasured { set.velocityLoss = nil }
+        return set
     }
 
     private mutating func measureRep(

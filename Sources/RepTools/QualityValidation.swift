@@ -168,6 +168,8 @@ public enum QualityValidation {
         public var concentricRMS = 0.0
         public var lossRMS = 0.0
         public var lossMaximum = 0.0
+        /// Sets that reported a velocity loss (none when the last rep could not be measured).
+        public var lossSets = 0
 
         public init(_ outcomes: [Outcome]) {
             func rms(_ values: [Double]) -> Double {
@@ -184,6 +186,7 @@ public enum QualityValidation {
             let losses = outcomes.compactMap(\.lossError)
             lossRMS = rms(losses)
             lossMaximum = losses.map(abs).max() ?? .nan
+            lossSets = losses.count
         }
     }
 
@@ -196,14 +199,14 @@ public enum QualityValidation {
             if groups[k] == nil { order.append(k) }
             groups[k, default: []].append(outcome)
         }
-        var out = "| \(name) | sets | reps measured | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | conc. duration RMS (s) | velocity loss RMS / max (pp) |\n"
+        var out = "| \(name) | sets | reps measured | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | conc. duration RMS (s) | velocity loss RMS / max (pp), sets |\n"
         out += "|---|---|---|---|---|---|---|---|---|\n"
         for k in order {
             let s = Summary(groups[k]!)
             out += "| \(k) | \(s.sets) | \(s.matched)/\(s.trueReps) | \(format(s.velocityRMS, decimals: 3)) | "
             out += "\(format(s.liveVelocityRMS, decimals: 3)) | \(format(s.romRMS * 100, decimals: 1)) | "
             out += "\(format(s.peakRMS, decimals: 3)) | \(format(s.concentricRMS, decimals: 3)) | "
-            out += "\(format(s.lossRMS, decimals: 1)) / \(format(s.lossMaximum, decimals: 1)) |\n"
+            out += "\(format(s.lossRMS, decimals: 1)) / \(format(s.lossMaximum, decimals: 1)), \(s.lossSets) |\n"
         }
         return out
     }
