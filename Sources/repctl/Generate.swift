@@ -22,7 +22,7 @@ struct Generate: ParsableCommand {
               repctl generate walk --stride 0.95 --swing 20 --gravity 1,1,1 --out walk.csv
                 (a wrist on a 30 s walk: it should count no reps)
               repctl generate barbell --lift squat --reps 6 --velocity 0.8 --loss 0.3 \\
-                --rom 0.5 --rate 100 --tilt 5 --out squat.csv --truth squat-truth.csv
+                --rom 0.5 --rate 100 --bar-tilt 5 --out squat.csv --truth squat-truth.csv
                 (a sensor on the bar; the truth CSV holds each rep's true tempo, range of
                 motion and velocities; the sensor's orientation is drawn from --seed)
             """)
