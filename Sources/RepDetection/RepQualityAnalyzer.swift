@@ -15,14 +15,14 @@ public enum VerticalAcceleration: String, Sendable, Equatable, CaseIterable {
 /// from the detector, finds the rests at its ends and integrates the vertical acceleration between them with the
 /// velocity and the position forced back to zero at the end (an acceleration error a₀ + a₁t is removed).
 ///
-/// `record` costs a few stores and additions per sample and never allocates; `measure` allocates only when a rep
-/// is longer than any before.
+/// `record` costs a few stores and additions per sample and never allocates; `measure` (once per rep) allocates a
+/// few small arrays of candidates, and its scratch arrays grow only when a rep is longer than any before.
 struct RepQualityAnalyzer {
     /// Samples kept: 2¹⁶ (2 MiB), 11 min at 100 Hz, 41 s at 1.6 kHz (a longer set's first reps get no quality at its end).
     static let capacity = 1 << 16
     /// A rep whose velocity and position need an acceleration correction larger than this (RMS over the rep,
     /// m/s²) to end at rest where it began gets no figures (sensor errors, tilt and the bar's horizontal motion
-    /// need less than 0.1 in the generated sets, docs/QUALITY.md).
+    /// typically need a few hundredths in the generated sets, docs/QUALITY.md).
     static let largestCorrection = 0.3
     /// Gravity is measured over still blocks this long …
     static let blockSeconds = 0.25
@@ -105,8 +105,6 @@ struct RepQualityAnalyzer {
         blockSquares = 0
     }
 
-    /// The time of the newest sample.
-    var newest: Double { count > 0 ? ring[(count - 1) & mask].timestamp : 0 }
     private var oldest: Int { max(0, count - Self.capacity) }
 
     /// The first index at or after time `t` (binary search over the ring).
