@@ -42,10 +42,13 @@ let package = Package(
             dependencies: ["MotionCore", "PlainText", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // Generated motion: sines, functions of time, workouts, walks.
-        .target(name: "MotionSimulation", dependencies: ["MotionCore"]),
+        // … and barbell sets with their true per-rep quality (measured with RepDetection's phase rules).
+        .target(name: "MotionSimulation", dependencies: ["MotionCore", "RepDetection"]),
         .target(name: "RepDetection", dependencies: ["MotionCore"]),
         .target(name: "RepProtocol", dependencies: ["MotionCore", "RepDetection"]),
-        .target(name: "RepTools", dependencies: ["MotionCore", "MotionFixtures", "PlainText", "RepDetection", "RepProtocol"]),
+        .target(
+            name: "RepTools",
+            dependencies: ["MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepProtocol"]),
         .target(name: "RepConfiguration", dependencies: ["PlainText", "RepDetection"]),
         .target(
             name: "RepDaemon",
@@ -142,7 +145,8 @@ let package = Package(
                 "RepUplink",
             ]),
         .testTarget(
-            name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "RepTools"],
+            name: "LinuxIIOTests",
+            dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepTools"],
             exclude: ["umockdev"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"], exclude: ["corpus"]),
         .testTarget(

@@ -452,9 +452,16 @@ private struct TableReader {
             ("minimum_vertical_share", \.minimumVerticalShare), ("walking_maximum_rms_g", \.walkingMaximumRMS), ("rest_to_end_set_s", \.restToEndSet),
             ("gap_to_reset_s", \.gapToReset),
         ]
-        try checkKeys(t, keys.map(\.0))
+        try checkKeys(t, keys.map(\.0) + ["placement"])
         for (key, path) in keys {
             if let v = try number(t, key) { d[keyPath: path] = v }
+        }
+        if let v = try string(t, "placement") {
+            guard let placement = SensorPlacement(rawValue: v) else {
+                let allowed = SensorPlacement.allCases.map(\.rawValue).joined(separator: ", ")
+                throw error("detector", "placement", "'\(v)' is not one of \(allowed)")
+            }
+            d.placement = placement
         }
         do { try d.validate() } catch {
             let name = Self.snakeCase(error.key, keys: keys.map(\.0))

@@ -99,6 +99,13 @@ public struct RepDetector: Sendable {
     private var lastMatch = 0.0
     private var scratch: [Double] = []
 
+    // Quality (tempo, range of motion, velocity) from the raw samples.
+    private var quality: RepQualityAnalyzer
+    private var lastRest: Double?  // where the set's previous rep ended (its rest), sample time
+    private var lastMeasure: RepKinematics.Measure?
+    private var fastestVelocity: Double?
+    private var liveQualities: [RepQuality?] = []  // each live rep's, in order
+
     /// Creates a detector. The configuration must be valid (see `RepDetectorConfiguration.validate()`).
     public init(configuration: RepDetectorConfiguration = .init()) {
         precondition((try? configuration.validate()) != nil, "invalid RepDetectorConfiguration")
@@ -112,6 +119,9 @@ public struct RepDetector: Sendable {
         template = CycleTemplate(reserving: maximumLag * 2)
         reps.reserveCapacity(1024)
         scratch.reserveCapacity(grid.capacity)
+        quality = RepQualityAnalyzer(
+            placement: configuration.placement, method: configuration.verticalAcceleration,
+            minimumVelocityRate: configuration.minimumVelocityRate)
     }
 
     /// Forgets everything: a new workout starts with set 1 and rep 1.
@@ -124,6 +134,7 @@ public struct RepDetector: Sendable {
         let t = sample.timestamp
         guard started else {
             started = true
+            quality.record(sample)
             // Grid times are whole multiples of the spacing, not offsets from the first sample: a recording of a
             // stream, replayed, puts its reps at the same times as the live stream did.
             origin = (t / Self.spacing).rounded(.up) * Self.spacing
@@ -145,6 +156,7 @@ public struct RepDetector: Sendable {
             ignoredSamples += 1
             return
         }
+        quality.record(sample)
         if dt > configuration.gapToReset {
             // A long dropout: the filters and the tracker start again; the set stays open (the rest rule, in sample
             // time, ends it) and the grid's indices keep counting sample time.
@@ -319,6 +331,10 @@ public struct RepDetector: Sendable {
         setNumber += 1
         reps.removeAll(keepingCapacity: true)
         liveCount = 0
+        lastRest = nil
+        lastMeasure = nil
+        fastestVelocity = nil
+        liveQualities.removeAll(keepingCapacity: true)
         let first = cycles.first ?? i
         events.append(
             .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
@@ -456,7 +472,7 @@ public struct RepDetector: Sendable {
             .setEnded(
                 SetEvent(
                     setNumber: setNumber, timestamp: lastTime, repCount: final,
-                    liveRepCount: final == liveCount ? nil : liveCount)))
+                    liveRepCount: final == liveCount ? nil : liveCount, quality: setQuality())))
         open = false
         match = nil
         reps.removeAll(keepingCapacity: true)
@@ -471,7 +487,89 @@ public struct RepDetector: Sendable {
             .rep(
                 RepEvent(
                     setNumber: setNumber, repInSet: liveCount, totalReps: totalReps, timestamp: time(j),
-                    duration: duration, amplitude: template.amplitude)))
+                    duration: duration, amplitude: template.amplitude, quality: liveQuality(at: j))))
+    }
+
+    // MARK: - Quality
+
+    /// The grid's motion lags the raw samples by the two smoothing stages.
+    private var smoothingDelay: Double { 2 * configuration.smoothingTimeConstant }
+
+    /// The quality of the rep that ended at grid index `j`, from the raw samples held so far: its start is where
+    /// the set's previous rep ended (the first rep's is searched a period before), its end the quietest moment
+    /// near `j` (a rep's rest at its start position).
+    private mutating func measureLive(at j: Int) -> RepQuality? {
+        let period = Double(lag) * Self.spacing
+        let end = time(j) - smoothingDelay
+        guard let result = measureRep(
+            start: lastRest ?? end - period, fixedStart: lastRest != nil, end: end, period: period,
+            previous: lastMeasure)
+        else {
+            lastRest = nil
+            lastMeasure = nil
+            return nil
+        }
+        let (q, measure, rest) = result
+        lastRest = rest
+        lastMeasure = measure
+        guard var q, let v = q.velocity?.meanConcentric else { return q }
+        let fastest = max(fastestVelocity ?? v, v)
+        fastestVelocity = fastest
+        q.velocity?.loss = RepKinematics.loss(v, fastest: fastest)
+        return q
+    }
+
+    /// The live rep's quality, kept for the set's end.
+    private mutating func liveQuality(at j: Int) -> RepQuality? {
+        let q = measureLive(at: j)
+        liveQualities.append(q)
+        return q
+    }
+
+    /// The set's quality: its reps' as measured when they were announced (each window ends at the rest after the
+    /// rep, which the samples held then already show), a rep that could not be measured then measured again
+    /// between the rests of its neighbours, and the velocity loss of each rep against the fastest before it.
+    private mutating func setQuality() -> SetQuality? {
+        var qualities: [RepQuality] = []
+        var lastMeasured = false
+        for (k, live) in liveQualities.enumerated() {
+            lastMeasured = false
+            if let live {
+                qualities.append(live)
+                lastMeasured = true
+                continue
+            }
+            // The rest after it: where the next rep began, or (the set's last rep, announced before the bar came to
+            // rest) searched a period after the rest before it, in the samples that came since.
+            guard k > 0, let before = liveQualities[k - 1]?.end else { continue }
+            let period = Double(lag) * Self.spacing
+            let after = k + 1 < liveQualities.count ? liveQualities[k + 1]?.start : nil
+            guard let result = measureRep(
+                start: before, fixedStart: true, end: after ?? before + period, period: after.map { $0 - before } ?? period,
+                previous: nil),
+                let q = result.0
+            else { continue }
+            qualities.append(q)
+            lastMeasured = true
+        }
+        guard !qualities.isEmpty else { return nil }
+        var set = SetQuality(reps: qualities)
+        // The set's velocity loss is its last rep's: without that rep's figures there is none.
+        if !lastMeasured { set.velocityLoss = nil }
+        return set
+    }
+
+    private mutating func measureRep(
+        start: Double, fixedStart: Bool, end: Double, period: Double, previous: RepKinematics.Measure?
+    ) -> (RepQuality?, RepKinematics.Measure, Double)? {
+        guard let m = quality.measure(start: start, end: end, period: period, fixedStart: fixedStart) else {
+            return nil
+        }
+        let unavailable = quality.velocityUnavailable(rate: m.rate)
+        let q = m.measure.quality(
+            start: m.start, end: m.end, previous: previous,
+            velocities: configuration.placement == .bar && unavailable == nil, unavailable: unavailable)
+        return (q, m.measure, m.end)
     }
 
     // MARK: - Measures

@@ -56,6 +56,15 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// A gap in the samples up to this long is bridged (default 4 s); a longer one restarts the tracker (the set
     /// stays open until `restToEndSet`).
     public var gapToReset: Double = 4
+    /// Where the sensor sits (default `wrist`): `bar` claims range of motion and velocities, `wrist` and `arm` the
+    /// tempo only.
+    public var placement: SensorPlacement = .wrist
+    /// How the vertical acceleration is taken for quality (default `magnitude`; `projection` for comparisons, not
+    /// a configuration key).
+    public var verticalAcceleration: VerticalAcceleration = .magnitude
+    /// Below this sample rate no velocity is claimed (default 40 Hz, chosen from docs/QUALITY.md; not a
+    /// configuration key: 0 measures at any rate, for comparisons).
+    public var minimumVelocityRate = 40.0
 
     /// The defaults.
     public init() {}

@@ -12,9 +12,16 @@ public struct RepEvent: Sendable, Equatable, Hashable {
     public var duration: Double
     /// Size of the set's cycle of motion, in g: 2√2 × the RMS of its cycle template (a sine's peak-to-peak).
     public var amplitude: Double
+    /// How the rep moved (tempo; with a sensor on the bar, range of motion and velocities), measured from the raw
+    /// samples when the rep is announced; nil when its samples are not held.
+    public var quality: RepQuality?
 
     /// Creates a rep event.
-    public init(setNumber: Int, repInSet: Int, totalReps: Int, timestamp: Double, duration: Double, amplitude: Double) {
+    public init(
+        setNumber: Int, repInSet: Int, totalReps: Int, timestamp: Double, duration: Double, amplitude: Double,
+        quality: RepQuality? = nil
+    ) {
+        self.quality = quality
         self.setNumber = setNumber
         self.repInSet = repInSet
         self.totalReps = totalReps
@@ -36,9 +43,13 @@ public struct SetEvent: Sendable, Equatable, Hashable {
     /// At a set's end, the count announced live (by `rep` events) when it differs from the final `repCount`; nil
     /// otherwise.
     public var liveRepCount: Int?
+    /// At a set's end, how each rep of the final count moved (measured again with the samples after each rep) and
+    /// the set's velocity loss; nil at a start, or when no rep could be measured.
+    public var quality: SetQuality?
 
     /// Creates a set event.
-    public init(setNumber: Int, timestamp: Double, repCount: Int, liveRepCount: Int? = nil) {
+    public init(setNumber: Int, timestamp: Double, repCount: Int, liveRepCount: Int? = nil, quality: SetQuality? = nil) {
+        self.quality = quality
         self.setNumber = setNumber
         self.timestamp = timestamp
         self.repCount = repCount

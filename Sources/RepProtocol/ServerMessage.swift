@@ -151,7 +151,7 @@ public enum ServerMessage {
                 ("type", .string("rep")), ("set", .integer(r.setNumber)), ("rep", .integer(r.repInSet)),
                 ("total", .integer(r.totalReps)), ("t", .number(r.timestamp)), ("wall", .number(wall)),
                 ("duration", .number(r.duration)), ("amplitude", .number(r.amplitude)),
-            ])
+            ] + (r.quality.map(qualityFields) ?? []))
         case .setStarted(let s):
             return line([("type", .string("set_start")), ("set", .integer(s.setNumber)), ("t", .number(s.timestamp)), ("wall", .number(wall))])
         case .setEnded(let s):
@@ -160,8 +160,40 @@ public enum ServerMessage {
             ]
             if let live = s.liveRepCount { fields.append(("live_reps", .integer(live))) }
             fields += [("t", .number(s.timestamp)), ("wall", .number(wall))]
+            if let q = s.quality {
+                if let v = q.fastestMeanVelocity { fields.append(("fastest_mean_velocity_m_s", .number(rounded(v, 3)))) }
+                if let l = q.velocityLoss { fields.append(("velocity_loss_pct", .number(rounded(l, 1)))) }
+                if let why = q.velocityUnavailable { fields.append(("velocity_unavailable", .string(why))) }
+                fields.append(("quality", .array(q.reps.map { .object(qualityFields($0)) })))
+            }
             return line(fields)
         }
+    }
+
+    /// A rep's quality as members of its `rep` line (and of each entry of `set_end.quality`): times in s, range of
+    /// motion in m, velocities in m/s, velocity loss in %; a member is left out when it was not measured.
+    static func qualityFields(_ q: RepQuality) -> [(String, JSONWriter.Value)] {
+        var fields: [(String, JSONWriter.Value)] = [("start_t", .number(rounded(q.start, 3))), ("end_t", .number(rounded(q.end, 3)))]
+        if let top = q.startsAtTop { fields.append(("starts_at", .string(top ? "top" : "bottom"))) }
+        let times: [(String, Double?)] = [
+            ("eccentric_s", q.eccentric), ("concentric_s", q.concentric), ("pause_bottom_s", q.pauseBottom),
+            ("pause_top_s", q.pauseTop),
+        ]
+        for case (let key, let value?) in times { fields.append((key, .number(rounded(value, 3)))) }
+        if let v = q.velocity {
+            fields += [
+                ("rom_m", .number(rounded(v.rangeOfMotion, 3))), ("mean_velocity_m_s", .number(rounded(v.meanConcentric, 3))),
+                ("peak_velocity_m_s", .number(rounded(v.peakConcentric, 3))), ("velocity_loss_pct", .number(rounded(v.loss, 1))),
+            ]
+        }
+        if let why = q.velocityUnavailable { fields.append(("velocity_unavailable", .string(why))) }
+        return fields
+    }
+
+    private static func rounded(_ value: Double, _ decimals: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        return (value * scale).rounded() / scale
     }
 
     /// The event type a workout event belongs to.

@@ -5,7 +5,8 @@ import RepProtocol
 /// Draws a recording as an SVG picture: the three axes; the tracked period, the periodicity and, inside sets, how
 /// well each moment matched the set's cycle template, with the thresholds; every matched cycle (rep) and the sets
 /// with their final and live counts; moments judged as walking — what an engineer looks at to see why a set was
-/// miscounted.
+/// miscounted. Each rep of a set's final count is marked with its measured window (brown) and its mean concentric
+/// velocity (placement `bar`) or its eccentric and concentric durations, and the set with its velocity loss.
 public enum DetectorPlot {
     /// Runs the detector over `samples` and returns the picture and the events it found.
     public static func render(
@@ -55,7 +56,22 @@ public enum DetectorPlot {
                     svg += "<rect x=\"\(n(x(start)))\" y=\"\(n(y0))\" width=\"\(n(max(1, x(s.timestamp) - x(start))))\" "
                     svg += "height=\"\(n(2 * panel + gap))\" fill=\"#fff3c4\"/>\n"
                     let live = s.liveRepCount.map { " (live \($0))" } ?? ""
-                    svg += "<text x=\"\(n(x(start) + 3))\" y=\"\(n(y0 + 14))\">set \(s.setNumber): \(s.repCount)\(live)</text>\n"
+                    var loss = ""
+                    if let l = s.quality?.velocityLoss, let f = s.quality?.fastestMeanVelocity {
+                        loss = ", fastest \(format(f, decimals: 2)) m/s, loss \(format(l, decimals: 0)) %"
+                    } else if let why = s.quality?.velocityUnavailable {
+                        loss = ", no velocity: \(escape(why))"
+                    }
+                    svg += "<text x=\"\(n(x(start) + 3))\" y=\"\(n(y0 + 14))\">set \(s.setNumber): \(s.repCount)\(live)\(loss)</text>\n"
+                    // Each measured rep: its window, and its mean concentric velocity (bar) or tempo.
+                    for q in s.quality?.reps ?? [] {
+                        let label = q.velocity.map { "\(format($0.meanConcentric, decimals: 2)) m/s" }
+                            ?? "\(q.eccentric.map { "e" + format($0, decimals: 1) } ?? "")\(q.concentric.map { " c" + format($0, decimals: 1) } ?? "")"
+                        svg += "<rect x=\"\(n(x(q.start)))\" y=\"\(n(y0 + 20))\" width=\"\(n(max(1, x(q.end) - x(q.start) - 1)))\" "
+                        svg += "height=\"3\" fill=\"#8c564b\"/>\n"
+                        svg += "<text x=\"\(n((x(q.start) + x(q.end)) / 2))\" y=\"\(n(y0 + 36))\" text-anchor=\"middle\" "
+                        svg += "font-size=\"10\" fill=\"#8c564b\">\(label)</text>\n"
+                    }
                 }
                 openSet = nil
             case .rep: break

@@ -2,10 +2,14 @@ import ArgumentParser
 import MotionCore
 import MotionFixtures
 import MotionSimulation
+import PlainText
+import RepProtocol
+
+extension BarbellGenerator.Lift: ExpressibleByArgument {}
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a generated fixture CSV: a workout, a set of sine reps, or a walk.",
+        abstract: "Write a generated fixture CSV: a workout, a set of sine reps, a walk, or a set of barbell reps.",
         discussion: """
             Examples:
               repctl generate workout --out demo.csv    (the built-in demo workout)
@@ -17,11 +21,15 @@ struct Generate: ParsableCommand {
                 --out sine.csv
               repctl generate walk --stride 0.95 --swing 20 --gravity 1,1,1 --out walk.csv
                 (a wrist on a 30 s walk: it should count no reps)
+              repctl generate barbell --lift squat --reps 6 --velocity 0.8 --loss 0.3 \\
+                --rom 0.5 --rate 100 --bar-tilt 5 --out squat.csv --truth squat-truth.csv
+                (a sensor on the bar; the truth CSV holds each rep's true tempo, range of
+                motion and velocities; the sensor's orientation is drawn from --seed)
             """)
 
-    enum Kind: String, ExpressibleByArgument { case workout, sine, walk }
+    enum Kind: String, ExpressibleByArgument { case workout, sine, walk, barbell }
 
-    @Argument(help: "What to generate: workout, sine or walk.")
+    @Argument(help: "What to generate: workout, sine, walk or barbell.")
     var kind: Kind
 
     @Option(help: "Where to write the CSV (t,ax,ay,az in seconds and g).")
@@ -33,7 +41,7 @@ struct Generate: ParsableCommand {
     @Option(help: "Gravity in the sensor frame, as x,y,z (normalized); walk: while the arm hangs still.")
     var gravity: String = "0,0,1"
 
-    @Option(help: "workout: reps per set, comma-separated (default: the demo's 8,10,12).")
+    @Option(help: "workout: reps per set, comma-separated (default: the demo's 8,10,12); barbell: reps in the set (default 6).")
     var reps: String?
 
     @Option(help: "workout: seconds of rest between sets (default: the demo's 15).")
@@ -69,8 +77,8 @@ struct Generate: ParsableCommand {
     @Option(help: "sine: direction of the motion, as x,y,z.")
     var direction = "0,1,0"
 
-    @Option(help: "sine: white noise on every axis, in g.")
-    var noise = 0.0
+    @Option(help: "sine, barbell: white noise on every axis, in g (default: sine 0, barbell 0.01).")
+    var noise: Double?
 
     @Option(help: "walk: strides per second (one arm swing forward and back, two steps).")
     var stride = 0.95
@@ -87,6 +95,30 @@ struct Generate: ParsableCommand {
     @Option(help: "walk: seconds of walking, between 3 s of stillness before and after.")
     var seconds = 30.0
 
+    @Option(help: "barbell: squat, bench or deadlift.")
+    var lift: BarbellGenerator.Lift = .squat
+
+    @Option(help: "barbell: the first rep's mean concentric velocity, m/s.")
+    var velocity = 0.6
+
+    @Option(help: "barbell: how much slower the last rep is than the first, as a fraction (0.3: 30 % velocity loss).")
+    var loss = 0.3
+
+    @Option(help: "barbell: vertical range of motion, m.")
+    var rom = 0.5
+
+    @Option(name: .customLong("bar-tilt"), help: "barbell: peak tilt of the bar during a rep, degrees.")
+    var barTilt = 5.0
+
+    @Option(help: "barbell: bias of each accelerometer axis, g.")
+    var bias = 0.02
+
+    @Option(help: "barbell: scale error of each axis, as a fraction.")
+    var scaleError = 0.01
+
+    @Option(help: "barbell: where to write the true per-rep figures as CSV.")
+    var truth: String?
+
     func validate() throws {
         guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be a positive number.") }
         _ = try vector(gravity, "--gravity")
@@ -98,6 +130,12 @@ struct Generate: ParsableCommand {
         }
         guard stride > 0, stride.isFinite else { throw ValidationError("--stride must be a positive number.") }
         guard seconds >= 0, seconds.isFinite else { throw ValidationError("--seconds must be a number >= 0.") }
+        guard velocity > 0, velocity <= 5 else { throw ValidationError("--velocity must be in (0, 5] m/s.") }
+        guard loss >= 0, loss < 1 else { throw ValidationError("--loss must be a fraction from 0 to below 1.") }
+        guard rom > 0, rom <= 2 else { throw ValidationError("--rom must be in (0, 2] m.") }
+        for (value, name) in [(barTilt, "--bar-tilt"), (bias, "--bias"), (scaleError, "--scale-error")] {
+            guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
+        }
         for (value, name) in [(swing, "--swing"), (bounce, "--bounce"), (heelStrike, "--heel-strike")] {
             guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
         }
@@ -122,7 +160,7 @@ struct Generate: ParsableCommand {
             let motion = SineMotion(
                 frequency: frequency, amplitude: amplitude, phase: phase, direction: try vector(direction, "--direction"),
                 gravity: try vector(gravity, "--gravity").normalized)
-            samples = SignalGenerator.repetitions(count: count, of: motion, sampleRate: rate, noise: noise, seed: seed)
+            samples = SignalGenerator.repetitions(count: count, of: motion, sampleRate: rate, noise: noise ?? 0, seed: seed)
         case .walk:
             var walk = WalkingGenerator()
             walk.sampleRate = rate
@@ -134,12 +172,46 @@ struct Generate: ParsableCommand {
             walk.walkSeconds = seconds
             walk.seed = seed
             samples = walk.samples()
+        case .barbell:
+            var generator = BarbellGenerator()
+            generator.lift = lift
+            generator.reps = reps.map { (try? repList($0))?.first ?? 6 } ?? 6
+            generator.firstMeanVelocity = velocity
+            generator.velocityLoss = loss
+            generator.rangeOfMotion = rom
+            generator.tiltDegrees = barTilt
+            generator.bias = bias
+            generator.scaleError = scaleError
+            generator.noise = noise ?? 0.01
+            generator.sampleRate = rate
+            generator.seed = seed
+            let set = generator.generate()
+            samples = set.samples
+            if let truth {
+                do { try TextFile.write(Self.truthCSV(set), to: truth) } catch {
+                    printError("repctl: \(error)")
+                    throw ExitCode(1)
+                }
+            }
         }
         do { try FixtureFileWriter.write(samples, to: out) } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }
         print("\(out): \(samples.count) samples")
+    }
+
+    /// The truth of a barbell set, one line per rep (s, m, m/s, %).
+    static func truthCSV(_ set: BarbellGenerator.BarbellSet) -> String {
+        var out = "rep,start,end,eccentric_s,concentric_s,pause_bottom_s,pause_top_s,rom_m,mean_velocity_m_s,peak_velocity_m_s,velocity_loss_pct\n"
+        func f(_ value: Double?) -> String { value.map { format($0, decimals: 4) } ?? "" }
+        for (index, rep) in set.reps.enumerated() {
+            let q = rep.quality
+            out += "\(index + 1),\(f(q.start)),\(f(q.end)),\(f(q.eccentric)),\(f(q.concentric)),\(f(q.pauseBottom)),"
+            out += "\(f(q.pauseTop)),\(f(q.velocity?.rangeOfMotion)),\(f(q.velocity?.meanConcentric)),"
+            out += "\(f(q.velocity?.peakConcentric)),\(f(q.velocity?.loss))\n"
+        }
+        return out + "# set velocity loss \(format(set.velocityLoss, decimals: 2)) %\n"
     }
 
     private func vector(_ text: String, _ name: String) throws -> Vector3 {

@@ -19,7 +19,10 @@ struct Repctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repctl",
         abstract: "Tools for repd: evaluate rep counting on recordings, plot a recording.",
-        subcommands: [Status.self, Subscribe.self, History.self, Record.self, Sensors.self, Evaluate.self, Plot.self, Generate.self])
+        subcommands: [
+            Status.self, Subscribe.self, History.self, Record.self, Sensors.self, Evaluate.self, Plot.self, Generate.self,
+            ValidateQuality.self,
+        ])
 }
 
 struct Evaluate: ParsableCommand {
@@ -89,8 +92,13 @@ struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw a recording with the detector's tracked period, periodicity and match, each matched cycle (rep), and the sets with their final and live counts, as SVG.",
         discussion: """
+            Each rep of a set's final count is marked with its measured window and its mean concentric velocity \
+            (--placement bar) or its eccentric and concentric durations (wrist, arm); each set with its velocity \
+            loss.
+
             Examples:
               repctl plot set.csv --out set.svg --true-reps 10
+              repctl plot squat.csv --out squat.svg --placement bar
               repctl plot set.csv --out set.svg --config /etc/repd/repd.toml
             """)
 
@@ -109,8 +117,12 @@ struct Plot: ParsableCommand {
     @Option(help: "Also write the detector's view as CSV: period, periodicity and match at every grid point, and the events.")
     var trace: String?
 
+    @Option(help: "Where the sensor sat: bar (velocities and range of motion), wrist or arm (tempo only); default: the configuration's.")
+    var placement: SensorPlacement?
+
     func run() throws {
-        let detector = try loadDetectorConfiguration(config)
+        var detector = try loadDetectorConfiguration(config)
+        if let placement { detector.placement = placement }
         let samples: [MotionSample]
         do { samples = try FixtureFileReader.read(path: file) } catch {
             printError("repctl: \(error)")
@@ -140,6 +152,8 @@ func loadDetectorConfiguration(_ path: String?) throws -> RepDetectorConfigurati
         throw ExitCode(78)
     }
 }
+
+extension SensorPlacement: ExpressibleByArgument {}
 
 func printError(_ message: String) {
     fputs(message + "\n", stderr)

@@ -91,11 +91,17 @@ struct Subscribe: ParsableCommand {
     static func describe(_ m: JSONValue) -> String? {
         switch m["type"]?.stringValue {
         case "rep":
-            return "set \(m["set"]?.int ?? 0) · rep \(m["rep"]?.int ?? 0) · \(format(m["duration"]?.double ?? 0, decimals: 1)) s  (total \(m["total"]?.int ?? 0))"
+            return "set \(m["set"]?.int ?? 0) · rep \(m["rep"]?.int ?? 0) · \(format(m["duration"]?.double ?? 0, decimals: 1)) s\(quality(m))  (total \(m["total"]?.int ?? 0))"
         case "set_start": return "set \(m["set"]?.int ?? 0) started"
         case "set_end":
             let live = m["live_reps"]?.int.map { " (counted live: \($0); corrected after the set)" } ?? ""
-            return "set \(m["set"]?.int ?? 0) ended: \(m["reps"]?.int ?? 0) reps\(live)"
+            var text = "set \(m["set"]?.int ?? 0) ended: \(m["reps"]?.int ?? 0) reps\(live)"
+            if let fastest = m["fastest_mean_velocity_m_s"]?.double, let loss = m["velocity_loss_pct"]?.double {
+                text += " · fastest \(format(fastest, decimals: 2)) m/s, velocity loss \(format(loss, decimals: 0)) %"
+            } else if let why = m["velocity_unavailable"]?.stringValue {
+                text += " · no velocity: \(why)"
+            }
+            return text
         case "sensor":
             let message = m["message"]?.stringValue.map { ": \($0)" } ?? ""
             return "sensor \(m["state"]?.stringValue ?? "?")\(message)"
@@ -107,6 +113,24 @@ struct Subscribe: ParsableCommand {
         case "error": return "error from repd: \(m["message"]?.stringValue ?? "")"
         default: return nil
         }
+    }
+}
+
+extension Subscribe {
+    /// " · ecc 1.2 s · con 0.8 s · 0.61 m/s (peak 1.02) · ROM 0.52 m · loss 8 %" from a rep line's quality fields.
+    static func quality(_ m: JSONValue) -> String {
+        var text = ""
+        if let e = m["eccentric_s"]?.double { text += " · ecc \(format(e, decimals: 1)) s" }
+        if let c = m["concentric_s"]?.double { text += " · con \(format(c, decimals: 1)) s" }
+        if let v = m["mean_velocity_m_s"]?.double {
+            text += " · \(format(v, decimals: 2)) m/s"
+            if let p = m["peak_velocity_m_s"]?.double { text += " (peak \(format(p, decimals: 2)))" }
+            if let r = m["rom_m"]?.double { text += " · ROM \(format(r, decimals: 2)) m" }
+            if let l = m["velocity_loss_pct"]?.double { text += " · loss \(format(l, decimals: 0)) %" }
+        } else if let why = m["velocity_unavailable"]?.stringValue {
+            text += " · no velocity: \(why)"
+        }
+        return text
     }
 }
 

@@ -31,15 +31,22 @@ struct RepdBench: ParsableCommand {
     @Option(help: "The repd binary to measure (default: the one next to repd-bench).")
     var repd: String?
 
+    @Option(help: "Run only these benchmarks (comma-separated: ring, detector, decode, pipeline, fixture, daemon, cpu).")
+    var only: String?
+
     func run() throws {
         var figures: [Figure] = []
-        figures += RingBenchmark.run(quick: quick)
-        figures += DetectorBenchmark.run(quick: quick)
-        figures += DecodeBenchmark.run(quick: quick)
-        figures += PipelineBenchmark.run(quick: quick)
-        figures += FixtureBenchmark.run(quick: quick, directory: tmp)
-        figures += DaemonBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
-        figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd")
+        let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
+        func wanted(_ name: String) -> Bool { chosen?.contains(name) ?? true }
+        if wanted("ring") { figures += RingBenchmark.run(quick: quick) }
+        if wanted("detector") { figures += DetectorBenchmark.run(quick: quick) }
+        if wanted("decode") { figures += DecodeBenchmark.run(quick: quick) }
+        if wanted("pipeline") { figures += PipelineBenchmark.run(quick: quick) }
+        if wanted("fixture") { figures += FixtureBenchmark.run(quick: quick, directory: tmp) }
+        if wanted("daemon") {
+            figures += DaemonBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
+        }
+        if wanted("cpu") { figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd") }
         if json {
             print(JSONWriter.Value.object(figures.map { ($0.key, .number($0.value)) }).text)
         } else {

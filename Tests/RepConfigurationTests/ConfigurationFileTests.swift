@@ -178,6 +178,7 @@ struct ConfigurationFileTests {
             [detector]
             minimum_periodicity = 0.55
             lookback_periods = 4
+            placement = "bar"
             """
         let c = try DaemonConfiguration.parse(text, file: "x.toml")
         #expect(c.provider == .fixture)
@@ -186,6 +187,7 @@ struct ConfigurationFileTests {
         #expect(c.allowedUIDs == [1000, 1001])
         #expect(c.detector.minimumPeriodicity == 0.55)
         #expect(c.detector.lookbackPeriods == 4)
+        #expect(c.detector.placement == .bar)
         #expect(c.journalPath == "")
         #expect(c.journalSynchronous == .full)
         #expect(c.journalMaxAgeDays == 7)
@@ -202,6 +204,8 @@ struct ConfigurationFileTests {
             ("[detector]\nminimum_match = nan\n", "x.toml:2: detector.minimum_match: expected a finite number"),
             ("[detector]\nminimum_cycle_separation = 1.5\n", "x.toml:2: detector.minimum_cycle_separation: 1.5 is not allowed: expected a number between 0 and 1 (exclusive)"),
             ("[detector]\nmaximum_walking_likeness = 3\n", "x.toml:2: detector.maximum_walking_likeness: 3.0 is not allowed: expected a number in (-2, 2] (2 turns the check off)"),
+            ("[detector]\n\nplacement = \"hip\"\n", "x.toml:3: detector.placement: 'hip' is not one of bar, wrist, arm"),
+            ("[detector]\nplacement = 1\n", "x.toml:2: detector.placement: expected a string in quotes, found a whole number"),
             ("[log]\nlevel = \"loud\"\n", "x.toml:2: log.level: 'loud' is not one of trace"),
             ("[log]\nlevel = \"info\"\ncolour = true\n", "x.toml:3: log.colour: unknown key (keys of [log] are level)"),
             ("[sensors]\n", "x.toml:1: sensors: unknown section"),

@@ -1,0 +1,213 @@
+import MotionCore
+import MotionSimulation
+import RepDetection
+import RepProtocol
+
+/// Runs the barbell generator over a grid of conditions through the rep detector (placement `bar`) and compares
+/// the per-rep quality repd reports with the generator's truth: RMS errors of the mean concentric velocity, the
+/// range of motion and the set's velocity loss, per condition (docs/QUALITY.md holds the table).
+public enum QualityValidation {
+    /// One generated set's conditions.
+    public struct Condition: Sendable {
+        public var lift: BarbellGenerator.Lift
+        public var rate: Double
+        public var tiltDegrees: Double
+        public var bias: Double
+        /// The first rep's mean concentric velocity, m/s.
+        public var velocity: Double
+        public var rangeOfMotion: Double
+        public var seed: UInt64
+
+        public init(
+            lift: BarbellGenerator.Lift, rate: Double, tiltDegrees: Double, bias: Double, velocity: Double,
+            rangeOfMotion: Double, seed: UInt64
+        ) {
+            self.lift = lift
+            self.rate = rate
+            self.tiltDegrees = tiltDegrees
+            self.bias = bias
+            self.velocity = velocity
+            self.rangeOfMotion = rangeOfMotion
+            self.seed = seed
+        }
+
+        /// The generator for this condition: 6 reps slowing by 30 % (to failure), pauses of 0.8 s at the start
+        /// position and 0.1 s at the turnaround, noise 0.01 g, scale error 1 %.
+        public var generator: BarbellGenerator {
+            var g = BarbellGenerator()
+            g.lift = lift
+            g.sampleRate = rate
+            g.tiltDegrees = tiltDegrees
+            g.bias = bias
+            g.firstMeanVelocity = velocity
+            g.rangeOfMotion = rangeOfMotion
+            g.seed = seed
+            return g
+        }
+    }
+
+    /// The errors of one set.
+    public struct Outcome: Sendable {
+        public var condition: Condition
+        /// True reps, and those repd measured (matched by time).
+        public var trueReps: Int
+        public var matched: Int
+        /// Estimate − truth of each matched rep (set end figures): mean concentric velocity (m/s), range of motion
+        /// (m), peak concentric velocity (m/s), concentric duration (s).
+        public var velocityErrors: [Double]
+        public var romErrors: [Double]
+        public var peakErrors: [Double]
+        public var concentricErrors: [Double]
+        /// The same for the figures sent live with each rep.
+        public var liveVelocityErrors: [Double]
+        /// Velocity loss of the set, estimate − truth, percentage points (nil when not measured).
+        public var lossError: Double?
+        /// One line per true rep: its truth and what repd measured (for `repctl validate-quality --verbose`).
+        public var details: [String] = []
+    }
+
+    /// Generates the set for `condition`, runs the detector over it and compares.
+    /// With `anyRate`, velocities are measured below repd's minimum rate too (to show why it is there).
+    public static func run(_ condition: Condition, method: VerticalAcceleration = .magnitude, anyRate: Bool = false) -> Outcome {
+        let set = condition.generator.generate()
+        var configuration = RepDetectorConfiguration()
+        configuration.placement = .bar
+        configuration.verticalAcceleration = method
+        if anyRate { configuration.minimumVelocityRate = 0 }
+        var detector = RepDetector(configuration: configuration)
+        var events: [WorkoutEvent] = []
+        detector.process(set.samples, into: &events)
+        detector.finish(into: &events)
+        var final: [RepQuality] = []
+        var live: [RepQuality] = []
+        var loss: Double?
+        for event in events {
+            switch event {
+            case .rep(let r): if let q = r.quality { live.append(q) }
+            case .setEnded(let s):
+                if let q = s.quality {
+                    final += q.reps
+                    loss = q.velocityLoss
+                }
+            case .setStarted: break
+            }
+        }
+        func match(_ truth: BarbellGenerator.RepTruth, in list: [RepQuality]) -> RepQuality? {
+            let middle = (truth.movementStart + truth.movementEnd) / 2
+            return list.first { $0.start <= middle && middle <= $0.end }
+        }
+        var outcome = Outcome(
+            condition: condition, trueReps: set.reps.count, matched: 0, velocityErrors: [], romErrors: [],
+            peakErrors: [], concentricErrors: [], liveVelocityErrors: [],
+            lossError: loss.map { $0 - set.velocityLoss })
+        for truth in set.reps {
+            guard let t = truth.quality.velocity else { continue }
+            let liveMatch = match(truth, in: live)
+            if let q = liveMatch, let v = q.velocity { outcome.liveVelocityErrors.append(v.meanConcentric - t.meanConcentric) }
+            let found = match(truth, in: final)
+            func text(_ q: RepQuality?) -> String {
+                guard let q else { return "-" }
+                let v = q.velocity
+                return "[\(format(q.start, decimals: 2))–\(format(q.end, decimals: 2))] ecc \(q.eccentric.map { format($0, decimals: 2) } ?? "-") con \(q.concentric.map { format($0, decimals: 2) } ?? "-") mcv \(v.map { format($0.meanConcentric, decimals: 3) } ?? "-") pk \(v.map { format($0.peakConcentric, decimals: 3) } ?? "-") rom \(v.map { format($0.rangeOfMotion, decimals: 3) } ?? "-")"
+            }
+            outcome.details.append("true \(text(truth.quality))\n  est  \(text(found))\n  live \(text(liveMatch))")
+            guard let q = found, let v = q.velocity else { continue }
+            outcome.matched += 1
+            outcome.velocityErrors.append(v.meanConcentric - t.meanConcentric)
+            outcome.romErrors.append(v.rangeOfMotion - t.rangeOfMotion)
+            outcome.peakErrors.append(v.peakConcentric - t.peakConcentric)
+            if let c = q.concentric, let tc = truth.quality.concentric { outcome.concentricErrors.append(c - tc) }
+        }
+        return outcome
+    }
+
+    /// The grid: every lift, rate (50–1600 Hz), tilt (0, 5, 10°), bias (0, 0.02 g) and first-rep velocity (0.3,
+    /// 0.8, 1.5 m/s, slowing by 30 %), with a range of motion per lift; `quick` keeps 100 Hz and the extremes.
+    public static func grid(quick: Bool) -> [Condition] {
+        let rates: [Double] = quick ? [100] : [12.5, 25, 50, 100, 200, 400, 1600]
+        let tilts: [Double] = quick ? [10] : [0, 5, 10]
+        let biases: [Double] = quick ? [0.02] : [0, 0.02]
+        let velocities: [Double] = quick ? [0.3, 1.5] : [0.3, 0.8, 1.5]
+        var conditions: [Condition] = []
+        var seed: UInt64 = 1
+        for lift in BarbellGenerator.Lift.allCases {
+            // A range of motion per velocity: a fast rep over a short range would have to brake harder than
+            // gravity (the generator then makes it slower, and the truth says so).
+            let roms: [Double] = switch lift {
+            case .squat: [0.45, 0.6, 0.8]
+            case .bench: [0.2, 0.35, 0.45]
+            case .deadlift: [0.45, 0.55, 0.65]
+            }
+            for rate in rates {
+                for tilt in tilts {
+                    for bias in biases {
+                        for velocity in velocities {
+                            let rom = roms[velocity < 0.5 ? 0 : velocity < 1 ? 1 : 2]
+                            conditions.append(
+                                Condition(
+                                    lift: lift, rate: rate, tiltDegrees: tilt, bias: bias, velocity: velocity,
+                                    rangeOfMotion: rom, seed: seed))
+                            seed += 1
+                        }
+                    }
+                }
+            }
+        }
+        return conditions
+    }
+
+    /// Pooled figures of several sets.
+    public struct Summary: Sendable {
+        public var sets = 0
+        public var trueReps = 0
+        public var matched = 0
+        public var velocityRMS = 0.0
+        public var liveVelocityRMS = 0.0
+        public var romRMS = 0.0
+        public var peakRMS = 0.0
+        public var concentricRMS = 0.0
+        public var lossRMS = 0.0
+        public var lossMaximum = 0.0
+        /// Sets that reported a velocity loss (none when the last rep could not be measured).
+        public var lossSets = 0
+
+        public init(_ outcomes: [Outcome]) {
+            func rms(_ values: [Double]) -> Double {
+                values.isEmpty ? .nan : (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot()
+            }
+            sets = outcomes.count
+            trueReps = outcomes.reduce(0) { $0 + $1.trueReps }
+            matched = outcomes.reduce(0) { $0 + $1.matched }
+            velocityRMS = rms(outcomes.flatMap(\.velocityErrors))
+            liveVelocityRMS = rms(outcomes.flatMap(\.liveVelocityErrors))
+            romRMS = rms(outcomes.flatMap(\.romErrors))
+            peakRMS = rms(outcomes.flatMap(\.peakErrors))
+            concentricRMS = rms(outcomes.flatMap(\.concentricErrors))
+            let losses = outcomes.compactMap(\.lossError)
+            lossRMS = rms(losses)
+            lossMaximum = losses.map(abs).max() ?? .nan
+            lossSets = losses.count
+        }
+    }
+
+    /// A Markdown table of the outcomes grouped by `key` (rows in the order first seen).
+    public static func table(_ outcomes: [Outcome], by name: String, key: (Condition) -> String) -> String {
+        var order: [String] = []
+        var groups: [String: [Outcome]] = [:]
+        for outcome in outcomes {
+            let k = key(outcome.condition)
+            if groups[k] == nil { order.append(k) }
+            groups[k, default: []].append(outcome)
+        }
+        var out = "| \(name) | sets | reps measured | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | conc. duration RMS (s) | velocity loss RMS / max (pp), sets |\n"
+        out += "|---|---|---|---|---|---|---|---|---|\n"
+        for k in order {
+            let s = Summary(groups[k]!)
+            out += "| \(k) | \(s.sets) | \(s.matched)/\(s.trueReps) | \(format(s.velocityRMS, decimals: 3)) | "
+            out += "\(format(s.liveVelocityRMS, decimals: 3)) | \(format(s.romRMS * 100, decimals: 1)) | "
+            out += "\(format(s.peakRMS, decimals: 3)) | \(format(s.concentricRMS, decimals: 3)) | "
+            out += "\(format(s.lossRMS, decimals: 1)) / \(format(s.lossMaximum, decimals: 1)), \(s.lossSets) |\n"
+        }
+        return out
+    }
+}
