@@ -27,16 +27,22 @@ DOCDIR ?= $(PREFIX)/share/doc/repd
 DESTDIR ?=
 
 SWIFT ?= swift
-# Cross builds: SWIFT_BUILD_FLAGS='-c release --swift-sdk SDK' BUILD_BIN=.build/TRIPLE/release (docs/PACKAGING.md).
-SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
-BUILD_BIN ?= .build/release
+# The Swift standard library linked in; no $ORIGIN run path; linked by the toolchain's lld with packed relative
+# relocations (DT_RELR, glibc >= 2.36) and without exporting the programs' own symbols: 3 MB smaller and about 2 MB
+# less resident than the plain static build (docs/PACKAGING.md, "Footprint").
+# Cross builds: SWIFT_SDK=TRIPLE (an installed Swift SDK, `swift sdk list`; docs/PACKAGING.md).
+SWIFT_SDK ?=
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
+	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(if $(SWIFT_SDK),--swift-sdk $(SWIFT_SDK))
+BUILD_BIN ?= $(if $(SWIFT_SDK),.build/$(SWIFT_SDK)/release,.build/release)
 INSTALL ?= install
 
 .PHONY: all install uninstall clean
 all:
 	for program in $(PROGRAMS); do $(SWIFT) build $(SWIFT_BUILD_FLAGS) --product $$program || exit 1; done
 
-# Units name their programs as /usr/local/bin/NAME and the configuration as /etc/repd/…; both follow the paths here.
+# Units name their programs as /usr/local/bin/NAME, the configuration as /etc/repd/… and the documentation as
+# /usr/share/doc/repd/…; all three follow the paths here.
 install:
 	@for program in $(PROGRAMS); do test -x $(BUILD_BIN)/$$program || { echo "$(BUILD_BIN)/$$program: run make first" >&2; exit 1; }; done
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/repd $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
@@ -44,7 +50,7 @@ install:
 	$(INSTALL) -m 755 $(addprefix $(BUILD_BIN)/,$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
 	test -e $(DESTDIR)$(SYSCONFDIR)/repd/repd.toml || $(INSTALL) -m 644 $(CONFIG) $(DESTDIR)$(SYSCONFDIR)/repd/repd.toml
 	for unit in $(UNITS); do \
-		sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/etc/repd/|$(SYSCONFDIR)/repd/|g' $$unit > $(DESTDIR)$(UNITDIR)/$${unit##*/} \
+		sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/etc/repd/|$(SYSCONFDIR)/repd/|g' -e 's|/usr/share/doc/repd/|$(DOCDIR)/|g' $$unit > $(DESTDIR)$(UNITDIR)/$${unit##*/} \
 		&& chmod 644 $(DESTDIR)$(UNITDIR)/$${unit##*/} || exit 1; done
 	$(INSTALL) -m 644 $(UDEV_RULES) $(DESTDIR)$(UDEVRULESDIR)/
 	for file in $(SYSUSERS); do name=$${file##*/}; \
