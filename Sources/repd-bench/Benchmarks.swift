@@ -3,13 +3,54 @@ import MotionFixtures
 import MotionSimulation
 import RepDetection
 
-/// One measured figure.
+/// One measured figure: every value measured for it (repeats), reported as the median with the min–max spread.
 struct Figure {
     var key: String
-    var value: Double
+    var samples: [Double]
     var unit: String
     var goal: String
     var note: String
+
+    init(key: String, value: Double, unit: String, goal: String, note: String) {
+        self.init(key: key, samples: [value], unit: unit, goal: goal, note: note)
+    }
+
+    init(key: String, samples: [Double], unit: String, goal: String, note: String) {
+        self.key = key
+        self.samples = samples
+        self.unit = unit
+        self.goal = goal
+        self.note = note
+    }
+
+    private var measured: [Double] { samples.filter { !$0.isNaN }.sorted() }
+    /// The median of the values measured (NaN if none was).
+    var value: Double {
+        let sorted = measured
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+    var minimum: Double { measured.first ?? .nan }
+    var maximum: Double { measured.last ?? .nan }
+    var runs: Int { measured.count }
+
+    /// The figures of several runs of the same benchmarks, one per key (in first-seen order), values pooled.
+    static func merged(_ runs: [[Figure]]) -> [Figure] {
+        var order: [String] = []
+        var byKey: [String: Figure] = [:]
+        for figure in runs.joined() {
+            if var known = byKey[figure.key] {
+                known.samples += figure.samples
+                known.note = figure.note
+                byKey[figure.key] = known
+            } else {
+                order.append(figure.key)
+                byKey[figure.key] = figure
+            }
+        }
+        return order.map { byKey[$0]! }
+    }
 }
 
 /// Wall-clock seconds of `body`, best of `repeats` (the least disturbed run).

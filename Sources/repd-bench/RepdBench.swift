@@ -15,8 +15,9 @@ struct RepdBench: ParsableCommand {
         commandName: "repd-bench",
         abstract: "Measure repd's performance figures.",
         discussion: """
-            Build in release: swift run -c release repd-bench [--json] [--quick]. Each figure is printed with its \
-            goal. --quick uses smaller inputs and finishes in well under a minute.
+            Build in release: swift run -c release repd-bench [--json] [--quick] [--repeats N]. Every benchmark runs \
+            N times (default 3); each figure is printed as its median, the min–max spread and the number of values, \
+            with its goal. --quick uses smaller inputs (one repeat of it takes well under a minute).
             """)
 
     @Flag(help: "Print one JSON object with one key per figure.")
@@ -34,25 +35,40 @@ struct RepdBench: ParsableCommand {
     @Option(help: "Run only these benchmarks (comma-separated: ring, detector, decode, pipeline, fixture, daemon, cpu).")
     var only: String?
 
+    @Option(help: "How many times to run every benchmark; each figure is the median, with the min–max spread.")
+    var repeats = 3
+
+    func validate() throws {
+        guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1.") }
+    }
+
     func run() throws {
-        var figures: [Figure] = []
         let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
         func wanted(_ name: String) -> Bool { chosen?.contains(name) ?? true }
-        if wanted("ring") { figures += RingBenchmark.run(quick: quick) }
-        if wanted("detector") { figures += DetectorBenchmark.run(quick: quick) }
-        if wanted("decode") { figures += DecodeBenchmark.run(quick: quick) }
-        if wanted("pipeline") { figures += PipelineBenchmark.run(quick: quick) }
-        if wanted("fixture") { figures += FixtureBenchmark.run(quick: quick, directory: tmp) }
-        if wanted("daemon") {
-            figures += DaemonBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
+        var runs: [[Figure]] = []
+        for _ in 0..<repeats {
+            var figures: [Figure] = []
+            if wanted("ring") { figures += RingBenchmark.run(quick: quick) }
+            if wanted("detector") { figures += DetectorBenchmark.run(quick: quick) }
+            if wanted("decode") { figures += DecodeBenchmark.run(quick: quick) }
+            if wanted("pipeline") { figures += PipelineBenchmark.run(quick: quick) }
+            if wanted("fixture") { figures += FixtureBenchmark.run(quick: quick, directory: tmp) }
+            if wanted("daemon") {
+                figures += DaemonBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
+            }
+            if wanted("cpu") { figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd") }
+            runs.append(figures)
         }
-        if wanted("cpu") { figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd") }
+        let figures = Figure.merged(runs)
         if json {
-            print(JSONWriter.Value.object(figures.map { ($0.key, .number($0.value)) }).text)
+            // One key per figure (its median), and "spread": per figure [min, max, number of values].
+            let spread = figures.map { ($0.key, JSONWriter.Value.array([.number($0.minimum), .number($0.maximum), .number(Double($0.runs))])) }
+            print(JSONWriter.Value.object(figures.map { ($0.key, .number($0.value)) } + [("spread", .object(spread))]).text)
         } else {
             for f in figures {
                 let name = f.key.padding(34)
-                print("\(name) \(format(f.value, decimals: 3).padding(10)) \(f.unit.padding(14)) goal \(f.goal.padding(14)) \(f.note)")
+                let spread = "\(format(f.minimum, decimals: 3))–\(format(f.maximum, decimals: 3)) (\(f.runs))"
+                print("\(name) \(format(f.value, decimals: 3).padding(10)) \(spread.padding(24)) \(f.unit.padding(14)) goal \(f.goal.padding(14)) \(f.note)")
             }
         }
     }
