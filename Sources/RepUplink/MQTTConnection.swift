@@ -141,7 +141,10 @@ final class MQTTConnection {
         switch rc {
         case MOSQ_ERR_ERRNO.rawValue where connecting, MOSQ_ERR_EAI.rawValue:
             let reason = rc == MOSQ_ERR_EAI.rawValue ? "the host name cannot be resolved" : String(cString: strerror(code))
-            return UplinkError(.unreachable, "cannot reach the broker at \(broker): \(reason)")
+            // systemd's RestrictAddressFamilies= (EAFNOSUPPORT) and IPAddressDeny= (EPERM) look like this: say so.
+            let sandbox = rc == MOSQ_ERR_ERRNO.rawValue && (code == EAFNOSUPPORT || code == EPERM)
+                ? " (under systemd, allow the uplink network access: see README, \"Collect events from many stations\")" : ""
+            return UplinkError(.unreachable, "cannot reach the broker at \(broker): \(reason)\(sandbox)")
         case MOSQ_ERR_ERRNO.rawValue where [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT].contains(code):
             return UplinkError(.unreachable, "cannot reach the broker at \(broker): \(String(cString: strerror(code)))")
         case MOSQ_ERR_TLS.rawValue:
