@@ -150,17 +150,7 @@ public final class EventJournal {
         defer { sqlite3_reset(select) }
         sqlite3_bind_int64(select, 1, id)
         sqlite3_bind_int64(select, 2, Int64(limit))
-        var entries: [JournalEntry] = []
-        while true {
-            let rc = sqlite3_step(select)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { throw failure("query", rc) }
-            entries.append(
-                JournalEntry(
-                    id: sqlite3_column_int64(select, 0), station: text(select, 1), type: text(select, 2),
-                    wall: sqlite3_column_double(select, 3), json: text(select, 4)))
-        }
-        return entries
+        return try entries(stepping: select)
     }
 
     /// The events `query` selects, oldest first (with `query.latest`, the newest `query.limit` of them, still oldest
@@ -185,6 +175,12 @@ public final class EventJournal {
         if let from = query.from { sqlite3_bind_double(statement, 3, from) }
         if let to = query.to { sqlite3_bind_double(statement, 4, to) }
         sqlite3_bind_int64(statement, 5, Int64(max(0, query.limit)))
+        let entries = try entries(stepping: statement)
+        return query.latest ? entries.reversed() : entries
+    }
+
+    /// Steps a bound `SELECT id, station, type, wall, json …` to its end and returns its rows.
+    private func entries(stepping statement: OpaquePointer) throws(JournalError) -> [JournalEntry] {
         var entries: [JournalEntry] = []
         while true {
             let rc = sqlite3_step(statement)
@@ -195,7 +191,7 @@ public final class EventJournal {
                     id: sqlite3_column_int64(statement, 0), station: text(statement, 1), type: text(statement, 2),
                     wall: sqlite3_column_double(statement, 3), json: text(statement, 4)))
         }
-        return query.latest ? entries.reversed() : entries
+        return entries
     }
 
     /// The id of the newest event ever stored (also when pruned since), 0 for a new journal.
