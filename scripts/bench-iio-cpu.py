@@ -5,19 +5,18 @@ and, as the baseline, libiio's iio_readdev on the same stream. Prints one JSON o
 
 Run: umockdev-wrapper /usr/bin/python3 scripts/bench-iio-cpu.py DEVICE.umockdev REPD SECONDS [RATE]
 """
-import json, os, shutil, struct, subprocess, sys, threading, time
+import json, os, shutil, subprocess, sys, time
 import gi
 gi.require_version('UMockdev', '1.0')
 from gi.repository import UMockdev
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+import accel_feed  # noqa: E402
+
 device_file, repd, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
 rate = int(sys.argv[4]) if len(sys.argv) > 4 else 1600
-batch = 16
 
 
-def record(i, t0):
-    enc = lambda v: ((v & 0xFFF) << 4) & 0xFFFF
-    return struct.pack('<HHHxxq', enc(i % 200), enc(-(i % 100)), enc(1024 + i % 300), t0 + i * 1_000_000_000 // rate)
 
 
 def cpu_ns(pid):
@@ -44,19 +43,7 @@ def measure(command, env):
     testbed.add_from_file(device_file)
     env = dict(env, UMOCKDEV_DIR=testbed.get_root_dir())
     fd = testbed.get_dev_fd('/dev/iio:device0')
-    running = True
-
-    def feed():
-        i, t0, start = 0, time.time_ns(), time.monotonic()
-        while running:
-            os.write(fd, b''.join(record(i + k, t0) for k in range(batch)))
-            i += batch
-            delay = start + i / rate - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-
-    feeder = threading.Thread(target=feed, daemon=True)
-    feeder.start()
+    feeder = accel_feed.Feeder(fd, rate).start()
     child = subprocess.Popen(command(testbed.get_root_dir()), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.5)  # start-up and configuration are not part of the steady state
     c0, w0 = cpu_ns(child.pid), time.monotonic()
@@ -69,7 +56,7 @@ def measure(command, env):
         child.wait(timeout=10)
     except subprocess.TimeoutExpired:
         child.kill()
-    running = False
+    feeder.stop()
     return {'cpu_pct': 100 * (c1 - c0) / 1e9 / (w1 - w0), 'rss_peak_mb': peak, 'ran': alive}
 
 
@@ -78,6 +65,6 @@ result['repd'] = measure(lambda root: [repd, '--socket', os.path.join(root, 'ben
                          os.environ)
 readdev = shutil.which('iio_readdev')
 if readdev:
-    result['iio_readdev'] = measure(lambda root: [readdev, '-t', 'lis3dh-accel-dev0', '-b', str(batch), '-s', '0', 'iio:device0',
+    result['iio_readdev'] = measure(lambda root: [readdev, '-t', 'lis3dh-accel-dev0', '-b', str(accel_feed.BATCH), '-s', '0', 'iio:device0',
                                                   'accel_x', 'accel_y', 'accel_z', 'timestamp'], os.environ)
 print(json.dumps(result))

@@ -10,10 +10,13 @@ Run: umockdev-wrapper /usr/bin/python3 scripts/measure-footprint.py REPD [--runs
 With --symbols (the same build before stripping; needs root for /proc/PID/pagemap), the binary's resident pages are
 attributed to Swift modules (from the mangled names), the runtime, or the ELF section they lie in.
 """
-import argparse, bisect, collections, json, os, re, socket, statistics, struct, subprocess, tempfile, threading, time
+import argparse, bisect, collections, json, os, re, socket, statistics, struct, subprocess, sys, tempfile, time
 import gi
 gi.require_version('UMockdev', '1.0')
 from gi.repository import UMockdev
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+import accel_feed  # noqa: E402
 
 here = os.path.dirname(os.path.abspath(__file__))
 parser = argparse.ArgumentParser()
@@ -26,12 +29,8 @@ parser.add_argument('--device', default=os.path.join(here, 'bench-accel.umockdev
 parser.add_argument('--symbols')
 parser.add_argument('--env', action='append', default=[], help='NAME=VALUE for repd (repeatable)')
 args = parser.parse_args()
-batch = 16
 
 
-def record(i, t0):
-    enc = lambda v: ((v & 0xFFF) << 4) & 0xFFFF
-    return struct.pack('<HHHxxq', enc(i % 200), enc(-(i % 100)), enc(1024 + i % 300), t0 + i * 1_000_000_000 // args.rate)
 
 
 def kib_fields(path):
@@ -136,18 +135,7 @@ def measure_once():
     root = testbed.get_root_dir()
     env = dict(os.environ, UMOCKDEV_DIR=root, **dict(e.split('=', 1) for e in args.env))
     fd = testbed.get_dev_fd('/dev/iio:device0')
-    running = True
-
-    def feed():
-        i, t0, start = 0, time.time_ns(), time.monotonic()
-        while running:
-            os.write(fd, b''.join(record(i + k, t0) for k in range(batch)))
-            i += batch
-            delay = start + i / args.rate - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-
-    threading.Thread(target=feed, daemon=True).start()
+    feeder = accel_feed.Feeder(fd, args.rate).start()
     state = tempfile.mkdtemp(prefix='repd-footprint-')
     path = os.path.join(root, 'footprint.sock')
     child = subprocess.Popen([args.repd, '--socket', path, '--journal', os.path.join(state, 'events.db'), '--quiet',
@@ -179,7 +167,7 @@ def measure_once():
             child.wait(timeout=10)
         except subprocess.TimeoutExpired:
             child.kill()
-        running = False
+        feeder.stop()
         subprocess.run(['rm', '-rf', state])
     return {
         'rss_mib': rollup['Rss'] / 1024,
