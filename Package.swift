@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "repd", targets: ["repd"]),
         .executable(name: "repctl", targets: ["repctl"]),
         .executable(name: "repd-bench", targets: ["repd-bench"]),
+        .executable(name: "repd-web", targets: ["repd-web"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionFixtures", targets: ["MotionFixtures"]),
         .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
@@ -24,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
+        // HTTP for the optional station display (repd-web) only; without its default traits (swift-configuration,
+        // full Foundation).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
     targets: [
         // The core: samples, the provider protocol and its one sample sink, the SPSC ring.
@@ -110,6 +114,27 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The station display: a client of repd's socket that serves one live page over HTTP (Hummingbird).
+        .target(
+            name: "RepWeb",
+            dependencies: [
+                "RepProtocol", "RepConfiguration",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "repd-web",
+            dependencies: [
+                "RepWeb", "RepConfiguration", "RepProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "MotionFixturesTests", dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore"]),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore"]),
@@ -118,6 +143,7 @@ let package = Package(
             name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
+        .testTarget(name: "RepWebTests", dependencies: ["RepWeb", "RepProtocol"], exclude: ["browser"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
         .testTarget(
             name: "RepDaemonTests",
