@@ -46,7 +46,7 @@ public struct DaemonLink: Service {
                     failing = false
                 } catch {
                     if Task.isCancelled { break }
-                    if !failing { logger.warning("cannot read repd: \(error); retrying every \(delay)…2 s") }
+                    if !failing { logger.warning("cannot read repd: \(error); retrying (every 0.2 s, backing off to 2 s)") }
                     failing = true
                 }
                 await board.setLink(.down, of: index)

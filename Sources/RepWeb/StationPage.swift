@@ -59,7 +59,7 @@ main { flex: 1; min-height: 0; display: flex; flex-direction: column; align-item
 }
 #phase { font-size: max(4.4vh, 18px); color: var(--muted); margin-top: .5vh; }
 body.done #count { color: var(--live); }
-body.stale #count, body.stale #set-label { opacity: .35; }
+body.stale #count, body.stale #set-label { color: var(--muted); opacity: .45; }
 #bars { display: flex; gap: 4vw; justify-content: center; width: 94vw; margin-top: 2vh; }
 #bars:empty { display: none; }
 .metric { flex: 1; max-width: 46vw; }
@@ -74,7 +74,8 @@ footer {
 }
 footer .label { color: var(--muted); margin-right: .6vw; }
 .chip { background: var(--card); border: 1px solid var(--line); border-radius: 1.2vh; padding: .6vh 1.4vw; }
-.chip b { font-size: 1.25em; font-variant-numeric: tabular-nums; margin-left: .5vw; }
+.chip span { color: var(--muted); font-size: .8em; text-transform: uppercase; letter-spacing: .04em; }
+.chip b { font-size: 1.3em; font-variant-numeric: tabular-nums; margin-left: 1vw; }
 #grid { display: none; flex: 1; gap: 2vw; padding: 3vh 3vw; flex-wrap: wrap; align-content: flex-start; }
 body.overview #grid { display: flex; }
 body.overview main, body.overview footer, body.overview #bars { display: none; }
@@ -186,6 +187,7 @@ function setBanners(down, lost) {
 
 function setCount(value, set, inSet) {
   const el = $("count");
+  if (shownCount === value && shownSet === set) { el.dataset.inSet = String(inSet); return; }
   el.dataset.set = set === null ? "" : String(set);
   el.dataset.inSet = String(inSet);
   shownCount = value;
@@ -250,7 +252,10 @@ function renderHistory(s) {
     const chip = document.createElement("span");
     chip.className = "chip";
     chip.dataset.set = set.set;
-    chip.append("Set " + set.set);
+    chip.dataset.reps = set.reps;
+    const name = document.createElement("span");
+    name.textContent = "Set " + set.set;
+    chip.append(name);
     const n = document.createElement("b");
     n.textContent = set.reps;
     chip.append(n);

@@ -142,12 +142,12 @@ def main():
     journal = os.path.join(args.out, "events.db")
     fixture = os.path.join(args.out, "long-sets.csv")
     port = free_port()
-    subprocess.run([os.path.join(args.bin, "repctl"), "generate", "workout", "--reps", "60,60", "--period", "1.0",
+    subprocess.run([os.path.join(args.bin, "repctl"), "generate", "workout", "--reps", "100,100", "--period", "1.0",
                     "--rest", "10", "--out", fixture], check=True, stdout=subprocess.DEVNULL)
     log = open(os.path.join(args.out, "processes.log"), "ab")
 
     def start_repd():
-        process = subprocess.Popen([os.path.join(args.bin, "repd"), "--fixture", fixture, "--speed", "12", "--socket",
+        process = subprocess.Popen([os.path.join(args.bin, "repd"), "--fixture", fixture, "--speed", "20", "--socket",
                                     sock_path, "--journal", journal, "--quiet"], stdout=log, stderr=log)
         check(wait_for(lambda: connectable(sock_path), 20), "repd did not listen")
         return process
@@ -196,7 +196,7 @@ def main():
             pump(0.5)
             if stalled_dropped_after is None and json.loads(get(port, "/api/status")[1])["browsers_dropped"] >= 1:
                 stalled_dropped_after = round(time.time() - t0, 1)
-            if stalled_dropped_after is not None and all(s.last and s.last["count"] >= 30 for s in streams):
+            if stalled_dropped_after is not None and all(s.last and s.last["count"] >= 50 for s in streams):
                 break
         summary["stalled_dropped_after_s"] = stalled_dropped_after
         check(stalled_dropped_after is not None, "the stream that stopped reading was not disconnected")

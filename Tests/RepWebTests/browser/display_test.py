@@ -119,9 +119,11 @@ class Run:
 
 
 def observe(driver):
-    """Records every value the count shows, with its set and the time (ms since 1970)."""
+    """Records every value the count shows from now on, with its set and the time (ms since 1970)."""
     driver.execute_script("""
         window.__seen = [];
+        if (window.__observing) return;
+        window.__observing = true;
         const el = document.getElementById('count');
         new MutationObserver((records) => {
           const t = Date.now();
@@ -214,6 +216,9 @@ def main():
         options.add_argument(flag)
     options.binary_location = "/usr/bin/chromium"
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    # The page's own size (a window's would include the browser's frame): a 1280 x 800 tablet, landscape.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     try:
         check(wait_for(lambda: run.web.poll() is None and port_open(run.port), 20), "repd-web did not listen")
         driver.get(run.url + "?theme=dark")
@@ -264,9 +269,10 @@ def main():
         check(len(lat) == sum(SETS), "not every rep was seen in the DOM (%d of %d)" % (len(lat), sum(SETS)))
         check(summary["latency_ms_live"] is not None and summary["latency_ms_live"]["max"] < 200,
               "a rep took 200 ms or more from repd to the page: %s" % summary["latency_ms_live"])
-        chips = driver.execute_script("return [...document.querySelectorAll('footer .chip')].map(c => c.textContent)")
+        chips = driver.execute_script(
+            "return [...document.querySelectorAll('footer .chip')].map(c => [+c.dataset.set, +c.dataset.reps])")
         summary["history"] = chips
-        check(chips[-len(SETS):] == ["Set %d%d" % (i + 1, n) for i, n in enumerate(SETS)],
+        check(chips[-len(SETS):] == [[i + 1, n] for i, n in enumerate(SETS)],
               "the sets done read %s" % chips)
 
         # Second run on the same journal: the banner goes, the new workout's reps follow from the start.
