@@ -208,7 +208,7 @@ def main():
     subprocess.run([os.path.join(args.bin, "repctl"), "generate", "workout", "--reps", ",".join(map(str, SETS)),
                     "--rest", "10", "--out", run.fixture], check=True, stdout=subprocess.DEVNULL)
     web_log = open(os.path.join(args.out, "repd-web.log"), "ab")
-    run.web = subprocess.Popen([os.path.join(args.bin, "repd-web"), "--socket", run.socket,
+    run.web = subprocess.Popen([os.path.join(args.bin, "repd-web"), "--socket", "Rack 1=" + run.socket,
                                 "--listen", "127.0.0.1:%d" % run.port], stdout=web_log, stderr=web_log)
     options = webdriver.ChromeOptions()
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800",
