@@ -122,7 +122,10 @@ function connect() {
   source = new EventSource("events");
   source.onmessage = (e) => {
     lastMessage = Date.now();
-    const s = JSON.parse(e.data);
+    let s = JSON.parse(e.data);
+    // A restarted repd-web knows nothing until it has heard from repd: keep showing what was known meanwhile.
+    const before = stations.get(s.index);
+    if (s.set === null && before && before.set !== null) s = Object.assign({}, before, { repd: s.repd });
     stations.set(s.index, s);
     setOnline(true);
     render();
@@ -165,8 +168,8 @@ function render() {
   const up = station.repd === "up";
   setBanners(station.repd === "down", up && sensorLost(station));
   const dot = $("dot");
-  dot.className = !up ? "bad" : sensorLost(station) ? "warn" : station.sensor === null ? "" : "live";
-  $("state-text").textContent = !up ? (station.repd === "down" ? "repd offline" : "connecting")
+  dot.className = !online ? "" : !up ? "bad" : sensorLost(station) ? "warn" : station.sensor === null ? "" : "live";
+  $("state-text").textContent = !online ? "no connection" : !up ? (station.repd === "down" ? "repd offline" : "connecting")
     : sensorLost(station) ? "sensor lost" : station.sensor === "polling" ? "sensor live (polling)" : "sensor live";
   $("set-label").textContent = station.set === null ? "Set –" : "Set " + station.set;
   document.body.classList.toggle("done", station.set !== null && !station.in_set);

@@ -3,9 +3,11 @@
 
 Starts repd-web first (the page must show that repd is not running), then repd on a generated workout; checks that
 the page's rep count shows every rep of every set, in order, as repd announces them (read from the DOM with a
-MutationObserver), measures the time from repd publishing each rep (its `wall`) to the DOM showing it, stops repd
-(the "repd is not running" banner must appear), starts it again on the same journal (the banner must go and the new
-workout's reps must follow), and writes screenshots.
+MutationObserver), measures the time from repd publishing each rep (its `wall`) to the DOM showing it. In the second
+set it stops repd-web (the page must say it is offline) and starts it again two reps later: the page must reconnect
+by itself and show the reps it missed, each of them. Then it stops repd (the "repd is not running" banner must
+appear), starts it again on the same journal (the banner must go and the new workout's reps must follow), and writes
+screenshots.
 
 Usage: display_test.py --bin DIR --out DIR [--docs-screenshot PATH]
 Prints a JSON summary on its last line; exits non-zero with the reason when a check fails.
@@ -23,7 +25,7 @@ import time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-SETS = [4, 5]          # reps per set in the generated workout
+SETS = [4, 8]          # reps per set in the generated workout
 SPEED = 5.0            # replay speed: a 2.2 s rep every 0.44 s
 FAILURES = []
 
@@ -181,7 +183,7 @@ def latencies(reps, records):
             continue
         batch = i > 0 and reps[i - 1]["set"] == e["set"] and abs(reps[i - 1]["wall"] - e["wall"]) < 0.05
         batch = batch or (i + 1 < len(reps) and reps[i + 1]["set"] == e["set"] and abs(reps[i + 1]["wall"] - e["wall"]) < 0.05)
-        result.append({"set": e["set"], "rep": e["rep"], "ms": shown - e["wall"] * 1000, "live": not batch,
+        result.append({"set": e["set"], "rep": e["rep"], "wall": e["wall"], "ms": shown - e["wall"] * 1000, "live": not batch,
                        "subscriber_ms": (e["_read"] - e["wall"]) * 1000})
     return result
 
@@ -208,8 +210,12 @@ def main():
     subprocess.run([os.path.join(args.bin, "repctl"), "generate", "workout", "--reps", ",".join(map(str, SETS)),
                     "--rest", "10", "--out", run.fixture], check=True, stdout=subprocess.DEVNULL)
     web_log = open(os.path.join(args.out, "repd-web.log"), "ab")
-    run.web = subprocess.Popen([os.path.join(args.bin, "repd-web"), "--socket", "Rack 1=" + run.socket,
-                                "--listen", "127.0.0.1:%d" % run.port], stdout=web_log, stderr=web_log)
+
+    def start_web():
+        return subprocess.Popen([os.path.join(args.bin, "repd-web"), "--socket", "Rack 1=" + run.socket,
+                                 "--listen", "127.0.0.1:%d" % run.port], stdout=web_log, stderr=web_log)
+
+    run.web = start_web()
     options = webdriver.ChromeOptions()
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800",
                  "--force-device-scale-factor=1", "--hide-scrollbars"]:
@@ -233,13 +239,27 @@ def main():
         subscriber = Subscriber(run.socket)
         subscriber.start()
         check(wait_for(lambda: not banner_on(driver, "repd-down"), 10), "the 'repd is not running' banner stayed")
+        # In the last set, after its second rep: repd-web stops, and starts again two reps later.
+        check(wait_for(lambda: list(count_text(driver)) == [str(len(SETS)), "2"], 60, step=0.02),
+              "the count never reached set %d rep 2 (now %s)" % (len(SETS), count_text(driver)))
+        offline_from = time.time()
+        run.web.send_signal(signal.SIGTERM)
+        check(run.web.wait(10) == 0, "repd-web did not exit 0 after SIGTERM")
+        check(wait_for(lambda: banner_on(driver, "offline"), 5), "the page did not say it was offline")
+        driver.save_screenshot(os.path.join(args.out, "display-offline.png"))
+        check(wait_for(lambda: any(e["set"] == len(SETS) and e["rep"] >= 4 for e in subscriber.reps()), 20),
+              "repd did not announce rep 4 of the last set")
+        run.web = start_web()
+        check(wait_for(lambda: not banner_on(driver, "offline"), 10), "the page did not reconnect to repd-web by itself")
+        offline_until = time.time()
+        summary["display_offline_s"] = round(offline_until - offline_from, 2)
         shot = False
         last = (str(len(SETS)), str(SETS[-1]))
 
         def progress():
             nonlocal shot
             now = list(count_text(driver))
-            if not shot and now == [str(len(SETS)), str(min(3, SETS[-1]))]:
+            if not shot and now == [str(len(SETS)), str(min(6, SETS[-1]))]:
                 time.sleep(0.15)
                 driver.save_screenshot(os.path.join(args.out, "display.png"))
                 if args.docs_screenshot:
@@ -262,11 +282,17 @@ def main():
               "repd did not announce the generated workout's reps: %s" % want)
         check(got == want, "the page showed %s, repd announced %s" % (got, want))
         lat = latencies(reps, records)
+        for l in lat:
+            l["display_offline"] = offline_from <= l["wall"] <= offline_until
+        missed = [l for l in lat if l["display_offline"]]
+        summary["reps_while_display_offline"] = [(l["set"], l["rep"]) for l in missed]
+        check(len(missed) >= 2, "fewer than 2 reps came while repd-web was down: %s" % missed)
+        lat = [l for l in lat if not l["display_offline"]]
         summary["latency_ms_live"] = stats([l["ms"] for l in lat if l["live"]])
         summary["latency_ms_all"] = stats([l["ms"] for l in lat])
         summary["subscriber_ms"] = stats([l["subscriber_ms"] for l in lat])
         summary["latencies"] = lat
-        check(len(lat) == sum(SETS), "not every rep was seen in the DOM (%d of %d)" % (len(lat), sum(SETS)))
+        check(len(lat) + len(missed) == sum(SETS), "not every rep was seen in the DOM (%d of %d)" % (len(lat) + len(missed), sum(SETS)))
         check(summary["latency_ms_live"] is not None and summary["latency_ms_live"]["max"] < 200,
               "a rep took 200 ms or more from repd to the page: %s" % summary["latency_ms_live"])
         chips = driver.execute_script(
