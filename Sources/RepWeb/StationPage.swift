@@ -76,15 +76,17 @@ footer .label { color: var(--muted); margin-right: .6vw; }
 .chip { background: var(--card); border: 1px solid var(--line); border-radius: 1.2vh; padding: .6vh 1.4vw; }
 .chip span { color: var(--muted); font-size: .8em; text-transform: uppercase; letter-spacing: .04em; }
 .chip b { font-size: 1.3em; font-variant-numeric: tabular-nums; margin-left: 1vw; }
-#grid { display: none; flex: 1; gap: 2vw; padding: 3vh 3vw; flex-wrap: wrap; align-content: flex-start; }
+#grid { display: none; flex: 1; min-height: 0; gap: 2vw; padding: 3vh 3vw; flex-wrap: wrap; align-content: stretch; }
 body.overview #grid { display: flex; }
 body.overview main, body.overview footer, body.overview #bars { display: none; }
 .tile {
   flex: 1 1 28vw; background: var(--card); border: 1px solid var(--line); border-radius: 2vh; padding: 2vh 2vw;
   color: inherit; text-decoration: none; display: flex; flex-direction: column; align-items: center;
+  justify-content: center;
 }
 .tile .name { font-size: 4vh; font-weight: 700; }
-.tile .n { font-size: 24vh; font-weight: 800; line-height: 1; font-variant-numeric: tabular-nums; }
+.tile .n { font-size: min(36vh, 20vw); font-weight: 800; line-height: 1; font-variant-numeric: tabular-nums; }
+.tile.lost .sub { color: var(--warn); } .tile.down .sub { color: var(--bad); }
 .tile .sub { font-size: 3.4vh; color: var(--muted); }
 </style>
 </head>
@@ -157,7 +159,14 @@ function render() {
   const { station, all } = choose();
   const overview = station === null && all.length > 1 && wanted === null;
   document.body.classList.toggle("overview", overview);
-  if (overview) { renderGrid(all); setBanners(all.some((s) => s.repd !== "up"), all.some(sensorLost)); return; }
+  if (overview) {
+    renderGrid(all);
+    const down = all.filter((s) => s.repd !== "up").length, lost = all.filter((s) => s.repd === "up" && sensorLost(s)).length;
+    setBanners(down > 0, lost > 0);
+    $("dot").className = !online ? "" : down ? "bad" : lost ? "warn" : "live";
+    $("state-text").textContent = !online ? "no connection" : down ? down + " offline" : lost ? lost + " sensor lost" : "all live";
+    return;
+  }
   if (station === null) {
     $("station").textContent = wanted !== null ? "no station named “" + wanted + "”" : "repd";
     setBanners(false, false);
@@ -278,6 +287,8 @@ function renderGrid(all) {
     a.href = "?" + link.toString();
     const name = document.createElement("div"); name.className = "name"; name.textContent = s.station;
     const n = document.createElement("div"); n.className = "n"; n.textContent = s.count;
+    a.classList.toggle("down", s.repd !== "up");
+    a.classList.toggle("lost", s.repd === "up" && sensorLost(s));
     const sub = document.createElement("div"); sub.className = "sub";
     sub.textContent = (s.set === null ? "no set yet" : "set " + s.set + (s.in_set ? "" : " done"))
       + " · " + (s.repd !== "up" ? "repd offline" : sensorLost(s) ? "sensor lost" : "live");

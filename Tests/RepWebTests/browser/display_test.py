@@ -326,6 +326,7 @@ def main():
         wait_for(lambda: not banner_on(driver, "offline"), 10)
         time.sleep(0.3)
         driver.save_screenshot(os.path.join(args.out, "display-light.png"))
+        two_stations(driver, run, args, summary)
         run.stop_repd()
     finally:
         driver.quit()
@@ -343,6 +344,45 @@ def main():
     summary["failures"] = FAILURES
     print(json.dumps(summary))
     sys.exit(1 if FAILURES else 0)
+
+
+def two_stations(driver, run, args, summary):
+    """A second repd and a repd-web showing both: side by side without ?station=, one with ?station=NAME."""
+    second = os.path.join(args.out, "repd2.sock")
+    log = open(os.path.join(args.out, "two-stations.log"), "ab")
+    repd2 = subprocess.Popen(
+        [os.path.join(args.bin, "repd"), "--fixture", run.fixture, "--speed", "10", "--socket", second, "--journal",
+         os.path.join(args.out, "events2.db"), "--quiet"], stdout=log, stderr=log)
+    port = free_port()
+    web2 = subprocess.Popen([os.path.join(args.bin, "repd-web"), "--socket", "Rack 1=" + run.socket, "--socket",
+                             "Rack 2=" + second, "--listen", "127.0.0.1:%d" % port], stdout=log, stderr=log)
+    url = "http://127.0.0.1:%d/" % port
+    try:
+        check(wait_for(lambda: port_open(port), 20), "the second repd-web did not listen")
+        driver.get(url + "?theme=dark")
+        tiles = lambda: driver.execute_script(
+            "return [...document.querySelectorAll('#grid .tile .name')].map(t => t.textContent)")
+        check(wait_for(lambda: tiles() == ["Rack 1", "Rack 2"], 10), "the overview shows %s" % tiles())
+        check(wait_for(lambda: driver.execute_script(
+            "return document.querySelectorAll('#grid .tile .n')[1].textContent") not in ("0", None), 20),
+              "Rack 2's tile never counted a rep")
+        driver.save_screenshot(os.path.join(args.out, "display-two-stations.png"))
+        summary["two_stations"] = {"tiles": tiles()}
+        driver.get(url + "?station=Rack%202&theme=dark")
+
+        def same_as_status():
+            station = json.loads(driver.execute_script("return fetch('api/status').then(r => r.text())"))["stations"][1]
+            return (driver.execute_script("return document.getElementById('station').textContent") == "Rack 2"
+                    and list(count_text(driver)) == [str(station["set"]), str(station["count"])] and station["set"])
+        check(wait_for(same_as_status, 10), "?station=Rack 2 does not show Rack 2's count")
+        summary["two_stations"]["rack_2"] = list(count_text(driver))
+    finally:
+        for process in (web2, repd2):
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 def port_open(port):
