@@ -18,7 +18,8 @@ public struct DaemonLink: Service {
 
     /// The station's index on the board.
     public let index: Int
-    /// repd's socket.
+    /// repd's socket; empty: repd's default for clients, looked up again at each attempt (`/run/repd/events.sock`
+    /// once the system's repd has created it).
     public let socketPath: String
     private let board: StationBoard
     private let logger: Logger
@@ -29,7 +30,7 @@ public struct DaemonLink: Service {
         self.socketPath = socketPath
         self.board = board
         var logger = logger
-        logger[metadataKey: "repd.socket"] = "\(socketPath)"
+        logger[metadataKey: "repd.socket"] = "\(socketPath.isEmpty ? "default" : socketPath)"
         self.logger = logger
     }
 
@@ -46,7 +47,10 @@ public struct DaemonLink: Service {
                     failing = false
                 } catch {
                     if Task.isCancelled { break }
-                    if !failing { logger.warning("cannot read repd: \(error); retrying (every 0.2 s, backing off to 2 s)") }
+                    if !failing {
+                        let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
+                        logger.warning("cannot read repd on \(path): \(error); retrying (every 0.2 s, backing off to 2 s)")
+                    }
                     failing = true
                 }
                 await board.setLink(.down, of: index)
@@ -58,9 +62,10 @@ public struct DaemonLink: Service {
 
     /// One connection: hello, subscribe, then events until repd closes it.
     private func session() async throws {
+        let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(2))
-            .connect(unixDomainSocketPath: socketPath) { channel in
+            .connect(unixDomainSocketPath: path) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
@@ -81,7 +86,7 @@ public struct DaemonLink: Service {
                     }
                     switch message["type"]?.stringValue {
                     case "hello" where !subscribed:
-                        logger.info("connected to repd \(message["version"]?.stringValue ?? "?")")
+                        logger.info("connected to repd \(message["version"]?.stringValue ?? "?") on \(path)")
                         let since = await resumePoint(newest: message["newest_id"]?.int.map(Int64.init))
                         let command = "subscribe rep,set,sensor" + (since.map { " since=\($0)" } ?? "") + "\n"
                         try await outbound.write(ByteBuffer(string: command))
@@ -94,7 +99,7 @@ public struct DaemonLink: Service {
                 }
                 if !messages.isEmpty { await board.apply(messages, to: index) }
                 guard pending.readableBytes <= Self.maximumLine else {
-                    throw LinkError(reason: "a line longer than \(Self.maximumLine) bytes: is \(socketPath) repd's socket?")
+                    throw LinkError(reason: "a line longer than \(Self.maximumLine) bytes: is \(path) repd's socket?")
                 }
                 pending.discardReadBytes()
             }

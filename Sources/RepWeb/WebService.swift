@@ -9,7 +9,8 @@ import ServiceLifecycle
 public enum WebService {
     /// A station to show: repd's socket and, optionally, a name for it.
     public struct Station: Sendable, Equatable {
-        /// repd's socket.
+        /// repd's socket; empty: repd's default for clients (`/run/repd/events.sock` when it exists), looked up
+        /// again at each connection attempt.
         public var socketPath: String
         /// The station's name on the page; nil: the name repd gives it (the host's name).
         public var label: String?
@@ -54,8 +55,8 @@ public enum WebService {
                 services: links.map { .init(service: $0) } + [.init(service: app), .init(service: hub)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        logger.info(
-            "serving http://\(listen)/ for \(stations.map(\.socketPath).joined(separator: ", "))")
+        let paths = stations.map { $0.socketPath.isEmpty ? "repd's default socket" : $0.socketPath }
+        logger.info("serving http://\(listen)/ for \(paths.joined(separator: ", "))")
         try await group.run()
     }
 }

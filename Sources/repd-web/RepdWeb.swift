@@ -15,23 +15,27 @@ struct RepdWeb: AsyncParsableCommand {
         commandName: "repd-web",
         abstract: "Serve a live web page of the set in progress (the station display), read from repd's socket.",
         discussion: """
-            repd-web is an ordinary client of repd's socket: it subscribes to sets, reps and sensor events, resumes \
-            after the last event id it saw when repd restarts, and serves:
-              /             the page (big rep count, set number, sets done, sensor and connection banners)
-                            ?station=NAME picks a station, ?theme=dark|light overrides the system's theme
-              /events       Server-Sent Events: each station's whole state when it changes, a ping every 10 s
-              /api/status   JSON: repd-web's figures and every station's state (for kiosks and monitoring)
+            An ordinary client of repd's socket: it subscribes to sets, reps and sensor events, and \
+            resumes after the last event id it saw when repd restarts. It serves:
+              /              the page: rep count, set number, sets done, banners
+              /?station=NAME one station, when there are several
+              /?theme=dark   or light: overrides the system's colour scheme
+              /events        Server-Sent Events: a station's whole state when it
+                             changes, and a ping every 10 s
+              /api/status    JSON for kiosks and monitoring
 
-            Configuration: --config FILE (default /etc/repd/repd.toml if it exists), section [web]: listen, socket \
-            (empty: socket.path, else repd's default socket). Flags override the file.
-            Several stations: --socket repeated, each PATH or NAME=PATH.
-            The page is read-only and has no password: listening beyond 127.0.0.1 shows it to the whole network.
+            Configuration: --config FILE (default /etc/repd/repd.toml if it exists), \
+            section [web]: listen, socket (empty: socket.path, else repd's default socket). \
+            Flags override the file. Several stations: --socket repeated, each PATH or NAME=PATH.
+            The page is read-only and has no password: listening beyond 127.0.0.1 shows it \
+            to every network the host is on (see README.md for a firewall or reverse proxy).
             Exit codes: 0 after SIGTERM/SIGINT; 64 bad flags; 78 bad configuration; 1 cannot listen.
 
             Examples:
               repd-web
               repd-web --listen 0.0.0.0:8080
-              repd-web --socket rack1=/run/repd-rack1/events.sock --socket rack2=/run/repd-rack2/events.sock
+              repd-web --socket rack1=/run/repd1/events.sock \\
+                       --socket rack2=/run/repd2/events.sock
             """)
 
     @Option(help: "The configuration file (TOML; repd's, with a [web] section).")
@@ -79,12 +83,13 @@ struct RepdWeb: AsyncParsableCommand {
         let address = try listen.map { try ListenAddress(parsing: $0) } ?? configuration.webListen
         var stations = socket.map(Self.station)
         if stations.isEmpty {
-            let path = [configuration.webSocketPath, configuration.socketPath].first { !$0.isEmpty }
-                ?? DefaultSocketPath.forClient()
+            // Empty: repd's default for clients, looked up at each connection attempt.
+            let path = [configuration.webSocketPath, configuration.socketPath].first { !$0.isEmpty } ?? ""
             stations = [WebService.Station(socketPath: path)]
         }
         if checkConfig {
-            print("repd-web: configuration OK (\(config ?? "defaults")): http://\(address)/, \(stations.map(\.socketPath).joined(separator: ", "))")
+            let paths = stations.map { $0.socketPath.isEmpty ? DefaultSocketPath.forClient() + " (default)" : $0.socketPath }
+            print("repd-web: configuration OK (\(config ?? "defaults")): http://\(address)/, \(paths.joined(separator: ", "))")
             return
         }
         let level = Logger.Level(rawValue: logLevel ?? configuration.logLevel) ?? .info
@@ -99,7 +104,7 @@ struct RepdWeb: AsyncParsableCommand {
                 stations: stations, listen: address, queueLimit: clientQueue,
                 stallTimeout: .milliseconds(Int(clientTimeout * 1000)), logger: logger)
         } catch {
-            fputs("repd-web: \(error)\n", stderr)
+            fputs("repd-web: cannot serve http://\(address)/: \(error)\n", stderr)
             throw ExitCode(1)
         }
     }
