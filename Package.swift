@@ -143,7 +143,15 @@ let package = Package(
             name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
-        .testTarget(name: "RepWebTests", dependencies: ["RepWeb", "RepProtocol"], exclude: ["browser"]),
+        .testTarget(
+            name: "RepWebTests",
+            dependencies: [
+                "RepWeb", "RepProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["browser"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
         .testTarget(
             name: "RepDaemonTests",

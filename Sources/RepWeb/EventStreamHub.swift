@@ -60,10 +60,12 @@ public final class EventStreamHub: Service, Sendable {
     /// current state). Nil once the hub has stopped.
     public func add(channel: any Channel, first: [ByteBuffer]) -> Client? {
         let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(queueLimit))
+        // Under the lock, so that no update can overtake the state it follows.
         let id: Int? = state.withLock { state in
             guard !state.closed else { return nil }
             let id = state.nextID
             state.nextID += 1
+            for message in first { continuation.yield(message) }
             state.clients[id] = Entry(continuation: continuation, channel: channel)
             return id
         }
@@ -71,7 +73,6 @@ public final class EventStreamHub: Service, Sendable {
             continuation.finish()
             return nil
         }
-        for message in first { continuation.yield(message) }
         logger.debug("browser connected", metadata: ["web.client": "\(id)"])
         return Client(id: id, messages: stream)
     }
@@ -113,19 +114,17 @@ public final class EventStreamHub: Service, Sendable {
     public func run() async throws {
         let ping = Self.event("ping", data: "{}")
         await cancelWhenGracefulShutdown {
+            var lastPing = ContinuousClock.now
             while !Task.isCancelled {
                 do { try await Task.sleep(for: .seconds(1)) } catch { break }
                 self.dropStalled()
-                if let last = self.lastPing, ContinuousClock.now - last < self.pingInterval { continue }
-                self.lastPingStore.withLock { $0 = .now }
+                guard ContinuousClock.now - lastPing >= self.pingInterval else { continue }
+                lastPing = .now
                 self.broadcast(ping)
             }
         }
         stop()
     }
-
-    private let lastPingStore = Mutex<ContinuousClock.Instant?>(nil)
-    private var lastPing: ContinuousClock.Instant? { lastPingStore.withLock { $0 } }
 
     /// Ends every stream and refuses new browsers.
     public func stop() {
@@ -141,9 +140,9 @@ public final class EventStreamHub: Service, Sendable {
         let now = ContinuousClock.now
         let stalled: [(Int, Entry)] = state.withLock { state in
             let stalled = state.clients.filter { _, entry in entry.writingSince.map { now - $0 > stallTimeout } ?? false }
-            for (id, _) in stalled { state.clients.removeValue(forKey: id) }
+            for id in stalled.keys { state.clients.removeValue(forKey: id) }
             state.dropped += stalled.count
-            return Array(stalled)
+            return stalled.map { ($0.key, $0.value) }
         }
         for (id, entry) in stalled { drop(id, entry, reason: "it has not read for \(stallTimeout)") }
     }
