@@ -140,7 +140,9 @@ function connect() {
 }
 // A connection that went silent (no ping for 25 s) is dead even if the browser has not noticed.
 setInterval(() => { if (Date.now() - lastMessage > 25000) { lastMessage = Date.now(); setOnline(false); connect(); } }, 5000);
-setInterval(() => { $("clock").textContent = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }); }, 1000);
+function tick() { $("clock").textContent = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }); }
+tick();
+setInterval(tick, 1000);
 
 function setOnline(value) {
   if (online === value) return;
