@@ -41,10 +41,14 @@ public struct DaemonLink: Service {
             var failing = false
             while !Task.isCancelled {
                 do {
-                    try await session()
-                    logger.notice("repd closed the connection; reconnecting")
-                    delay = .milliseconds(200)
-                    failing = false
+                    if try await session(reportErrors: !failing) {
+                        logger.notice("repd closed the connection; reconnecting")
+                        delay = .milliseconds(200)
+                        failing = false
+                    } else if !failing {
+                        logger.warning("repd closed the connection before its hello; retrying (backing off to 2 s)")
+                        failing = true
+                    }
                 } catch {
                     if Task.isCancelled { break }
                     if !failing {
@@ -60,8 +64,9 @@ public struct DaemonLink: Service {
         }
     }
 
-    /// One connection: hello, subscribe, then events until repd closes it.
-    private func session() async throws {
+    /// One connection: hello, subscribe, then events until repd closes it. Returns whether it got as far as
+    /// subscribing (repd refuses a client beyond `socket.max_clients` with an `error` line, then closes).
+    private func session(reportErrors: Bool) async throws -> Bool {
         let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(2))
@@ -70,7 +75,7 @@ public struct DaemonLink: Service {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        try await channel.executeThenClose { inbound, outbound in
+        return try await channel.executeThenClose { inbound, outbound in
             var pending = ByteBuffer()
             var subscribed = false
             for try await var chunk in inbound {
@@ -91,7 +96,7 @@ public struct DaemonLink: Service {
                         let command = "subscribe rep,set,sensor" + (since.map { " since=\($0)" } ?? "") + "\n"
                         try await outbound.write(ByteBuffer(string: command))
                         subscribed = true
-                    case "error":
+                    case "error" where reportErrors || subscribed:
                         logger.warning("repd says: \(message["message"]?.stringValue ?? "?")")
                     default: break
                     }
@@ -103,6 +108,7 @@ public struct DaemonLink: Service {
                 }
                 pending.discardReadBytes()
             }
+            return subscribed
         }
     }
 
