@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "repd", targets: ["repd"]),
         .executable(name: "repctl", targets: ["repctl"]),
         .executable(name: "repd-bench", targets: ["repd-bench"]),
+        .executable(name: "repd-web", targets: ["repd-web"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionFixtures", targets: ["MotionFixtures"]),
         .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
@@ -25,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
+        // HTTP for the optional station display (repd-web) only; without its default traits (swift-configuration,
+        // full Foundation).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
     targets: [
         // The core: samples, the provider protocol and its one sample sink, the SPSC ring.
@@ -128,6 +132,28 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The station display: a client of repd's socket that serves one live page over HTTP (Hummingbird).
+        .target(
+            name: "RepWeb",
+            dependencies: [
+                "RepProtocol", "RepConfiguration",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "repd-web",
+            dependencies: [
+                "RepWeb", "RepConfiguration", "RepProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "MotionFixturesTests", dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore"]),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore"]),
@@ -137,6 +163,15 @@ let package = Package(
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
         .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol"]),
+        .testTarget(
+            name: "RepWebTests",
+            dependencies: [
+                "RepWeb", "RepProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["browser"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
         .testTarget(
             name: "RepDaemonTests",

@@ -114,6 +114,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// `log.level`: trace, debug, info, notice, warning, error or critical (default info).
     public var logLevel = "info"
+    /// `web.listen`: where the station display (`repd-web`) serves its page (default `127.0.0.1:8080`).
+    public var webListen = ListenAddress(host: "127.0.0.1", port: 8080)
+    /// `web.socket`: the repd socket `repd-web` reads; empty means `socket.path`, else the clients' default.
+    public var webSocketPath = ""
     /// The `[detector]` table.
     public var detector = RepDetectorConfiguration()
 
@@ -179,7 +183,7 @@ extension DaemonConfiguration {
         }
         let reader = TableReader(document: document, file: file)
         var c = DaemonConfiguration()
-        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "journal", "uplink", "detector", "log"])
+        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "journal", "uplink", "detector", "log", "web"])
 
         if let s = reader.section("sensor") {
             try reader.checkKeys(s, ["provider", "device", "rate_hz", "trigger", "force_polling", "hrtimer_trigger"])
@@ -276,6 +280,15 @@ extension DaemonConfiguration {
                 guard levels.contains(v) else { throw reader.error("log", "level", "'\(v)' is not one of \(levels.joined(separator: ", "))") }
                 c.logLevel = v
             }
+        }
+        if let s = reader.section("web") {
+            try reader.checkKeys(s, ["listen", "socket"])
+            if let v = try reader.string(s, "listen") {
+                do { c.webListen = try ListenAddress(parsing: v) } catch {
+                    throw reader.error("web", "listen", error.reason)
+                }
+            }
+            if let v = try reader.string(s, "socket") { c.webSocketPath = v }
         }
         if let s = reader.section("detector") {
             c.detector = try reader.detector(s)

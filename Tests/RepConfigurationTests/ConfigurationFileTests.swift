@@ -195,6 +195,19 @@ struct ConfigurationFileTests {
     }
 
     @Test(
+        "web.listen takes an IPv4 address, a host name or a bracketed IPv6 address with a port",
+        arguments: [
+            ("0.0.0.0:8080", "0.0.0.0", 8080), ("localhost:80", "localhost", 80), ("[::]:8081", "::", 8081),
+            ("[::1]:65535", "::1", 65535),
+        ])
+    func webListen(text: String, host: String, port: Int) throws {
+        let c = try DaemonConfiguration.parse("[web]\nlisten = \"\(text)\"\nsocket = \"/tmp/x.sock\"\n", file: "x.toml")
+        #expect(c.webListen == ListenAddress(host: host, port: port))
+        #expect(c.webListen.description == text)
+        #expect(c.webSocketPath == "/tmp/x.sock")
+    }
+
+    @Test(
         "a wrong key, type or value is named with its section, key and line",
         arguments: [
             ("[sensor]\n\nprovider = 3\n", "x.toml:3: sensor.provider: expected a string in quotes, found a whole number"),
@@ -217,6 +230,13 @@ struct ConfigurationFileTests {
             ("rate_hz = 100\n", "x.toml:1: rate_hz: keys belong in a section"),
             ("[sensor]\nrate_hz = 1e\n", "x.toml:2: column 11: '1e' is not a number"),
             ("[socket]\nmax_clients = 4294967297\n", "x.toml:2: socket.max_clients: 4294967297 is not in 1…100000"),
+            ("[web]\nlisten = \"8080\"\n", "x.toml:2: web.listen: '8080' has no port"),
+            ("[web]\n\nlisten = \"0.0.0.0:80800\"\n", "x.toml:3: web.listen: '80800' is not a port in 1…65535"),
+            ("[web]\nlisten = \":8080\"\n", "x.toml:2: web.listen: ':8080' has no host"),
+            ("[web]\nlisten = \"::1:8080\"\n", "x.toml:2: web.listen: '::1:8080': an IPv6 address goes in brackets"),
+            ("[web]\nlisten = \"a b:8080\"\n", "x.toml:2: web.listen: 'a b' is not a host name or IP address"),
+            ("[web]\nlisten = 8080\n", "x.toml:2: web.listen: expected a string in quotes"),
+            ("[web]\nport = 8080\n", "x.toml:2: web.port: unknown key (keys of [web] are listen, socket)"),
         ])
     func semanticErrors(text: String, message: String) {
         do {

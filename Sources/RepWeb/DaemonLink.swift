@@ -1,0 +1,132 @@
+import Logging
+import NIOCore
+import NIOPosix
+import RepProtocol
+import ServiceLifecycle
+
+/// repd-web's connection to one repd, as an ordinary client of its socket: it subscribes to `rep`, `set` and
+/// `sensor` events and feeds every line to the board. When repd goes away it retries (0.2 s, doubling up to 2 s) and
+/// resumes after the last event id it applied, so no event is missed or applied twice across a restart of repd.
+///
+/// On its first connection it asks for the last `replayOnStart` journaled events, so a display started mid-workout
+/// shows the set in progress and the sets before it.
+public struct DaemonLink: Service {
+    /// Journaled events replayed on the first connection.
+    public static let replayOnStart: Int64 = 500
+    /// The longest line accepted from repd (its lines are far shorter; anything longer means a wrong socket).
+    public static let maximumLine = 1 << 20
+
+    /// The station's index on the board.
+    public let index: Int
+    /// repd's socket; empty: repd's default for clients, looked up again at each attempt (`/run/repd/events.sock`
+    /// once the system's repd has created it).
+    public let socketPath: String
+    private let board: StationBoard
+    private let logger: Logger
+
+    /// A link from `socketPath` to station `index` of `board`.
+    public init(index: Int, socketPath: String, board: StationBoard, logger: Logger) {
+        self.index = index
+        self.socketPath = socketPath
+        self.board = board
+        var logger = logger
+        logger[metadataKey: "repd.socket"] = "\(socketPath.isEmpty ? "default" : socketPath)"
+        self.logger = logger
+    }
+
+    /// Connects, reads, reconnects, until shutdown.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var delay = Duration.milliseconds(200)
+            var failing = false
+            while !Task.isCancelled {
+                do {
+                    if try await session(reportErrors: !failing) {
+                        logger.notice("repd closed the connection; reconnecting")
+                        delay = .milliseconds(200)
+                        failing = false
+                    } else if !failing {
+                        logger.warning("repd closed the connection before its hello; retrying (backing off to 2 s)")
+                        failing = true
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    if !failing {
+                        let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
+                        logger.warning("cannot read repd on \(path): \(error); retrying (every 0.2 s, backing off to 2 s)")
+                    }
+                    failing = true
+                }
+                await board.setLink(.down, of: index)
+                do { try await Task.sleep(for: delay) } catch { break }
+                delay = min(delay * 2, .seconds(2))
+            }
+        }
+    }
+
+    /// One connection: hello, subscribe, then events until repd closes it. Returns whether it got as far as
+    /// subscribing (repd refuses a client beyond `socket.max_clients` with an `error` line, then closes).
+    private func session(reportErrors: Bool) async throws -> Bool {
+        let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(2))
+            .connect(unixDomainSocketPath: path) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            var pending = ByteBuffer()
+            var subscribed = false
+            for try await var chunk in inbound {
+                pending.writeBuffer(&chunk)
+                var messages: [JSONValue] = []
+                while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = pending.readSlice(length: newline - pending.readerIndex)!
+                    pending.moveReaderIndex(forwardBy: 1)
+                    let message: JSONValue
+                    do { message = try JSONParser.parse(line.readableBytesView) } catch {
+                        logger.warning("ignoring a line from repd that is not JSON: \(error)")
+                        continue
+                    }
+                    switch message["type"]?.stringValue {
+                    case "hello" where !subscribed:
+                        logger.info("connected to repd \(message["version"]?.stringValue ?? "?") on \(path)")
+                        let since = await resumePoint(newest: message["newest_id"]?.int.map(Int64.init))
+                        let command = "subscribe rep,set,sensor" + (since.map { " since=\($0)" } ?? "") + "\n"
+                        try await outbound.write(ByteBuffer(string: command))
+                        subscribed = true
+                    case "error" where reportErrors || subscribed:
+                        logger.warning("repd says: \(message["message"]?.stringValue ?? "?")")
+                    default: break
+                    }
+                    messages.append(message)
+                }
+                if !messages.isEmpty { await board.apply(messages, to: index) }
+                guard pending.readableBytes <= Self.maximumLine else {
+                    throw LinkError(reason: "a line longer than \(Self.maximumLine) bytes: is \(path) repd's socket?")
+                }
+                pending.discardReadBytes()
+            }
+            return subscribed
+        }
+    }
+
+    /// The `since` to subscribe with: after the last id applied; on the first connection (or when repd's journal
+    /// starts over with lower ids) the last `replayOnStart` events; nil without a journal.
+    private func resumePoint(newest: Int64?) async -> Int64? {
+        guard let newest else { return nil }
+        if let last = await board.lastID(of: index) {
+            if newest >= last { return last }
+            logger.notice("repd's newest event id \(newest) is below the last one shown (\(last)): a new journal")
+            await board.forgetIDs(of: index)
+        }
+        return max(0, newest - Self.replayOnStart)
+    }
+}
+
+/// Why the link to repd failed, in words.
+struct LinkError: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+}

@@ -1,0 +1,70 @@
+import NIOCore
+import RepProtocol
+
+/// Every station's state, and the browsers it is shown to: each change goes out to every browser as that station's
+/// whole state (one SSE `message` whose data is `StationState.json` plus its `index`), so a page that missed
+/// anything is whole again with the next message.
+public actor StationBoard {
+    private var stations: [StationState]
+    private let hub: EventStreamHub
+    private let started: Double
+
+    /// A board of `stations` (in the order given) shown through `hub`.
+    public init(stations: [StationState], hub: EventStreamHub) {
+        precondition(!stations.isEmpty, "at least one station")
+        self.stations = stations
+        self.hub = hub
+        self.started = WallClock.now()
+    }
+
+    /// The stations' states now.
+    public var states: [StationState] { stations }
+
+    /// Applies repd's messages (what one read brought) to station `index`, in order; if they changed anything, the
+    /// station's new state goes out to every browser once (a replay of hundreds of events is one message, not
+    /// hundreds).
+    public func apply(_ messages: [JSONValue], to index: Int) {
+        var changed = false
+        for message in messages where stations[index].apply(message) { changed = true }
+        if changed { publish(index) }
+    }
+
+    /// Sets the link state of station `index`; a change goes out to every browser.
+    public func setLink(_ link: StationState.Link, of index: Int) {
+        if stations[index].setLink(link) { publish(index) }
+    }
+
+    /// The id to resume after for station `index` (nil before any journaled event).
+    public func lastID(of index: Int) -> Int64? { stations[index].lastID }
+
+    /// Forgets the ids of station `index` (its repd's journal was replaced: ids start again).
+    public func forgetIDs(of index: Int) { stations[index].lastID = nil }
+
+    /// A new browser: it gets every station's state first, then each change.
+    public func subscribe(channel: any Channel) -> EventStreamHub.Client? {
+        hub.add(channel: channel, first: stations.indices.map(message))
+    }
+
+    /// `/api/status`: repd-web's own figures and every station's state.
+    public func status() -> String {
+        JSONWriter.Value.object([
+            ("service", .string("repd-web")),
+            ("version", .string(RepdWebVersion.current)),
+            ("uptime_s", .number(((WallClock.now() - started) * 1000).rounded() / 1000)),
+            ("browsers", .integer(hub.count)),
+            ("browsers_dropped", .integer(hub.droppedCount)),
+            ("stations", .array(stations.enumerated().map { index, state in withIndex(state.json, index) })),
+        ]).text + "\n"
+    }
+
+    private func publish(_ index: Int) { hub.broadcast(message(index)) }
+
+    private func message(_ index: Int) -> ByteBuffer {
+        EventStreamHub.event(data: withIndex(stations[index].json, index).text)
+    }
+
+    private func withIndex(_ value: JSONWriter.Value, _ index: Int) -> JSONWriter.Value {
+        guard case .object(let members) = value else { return value }
+        return .object([("index", .integer(index))] + members)
+    }
+}

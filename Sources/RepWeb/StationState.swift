@@ -1,0 +1,204 @@
+import RepProtocol
+
+/// What the display shows for one station (one repd): the set in progress, the sets done, the sensor and the link to
+/// repd. A value type fed repd's messages in order (`apply(_:)`); it never reads a clock.
+public struct StationState: Sendable, Equatable {
+    /// The state of repd-web's connection to this station's repd.
+    public enum Link: String, Sendable, Equatable {
+        /// Not connected yet, or reconnecting after a failure.
+        case connecting
+        /// Connected and subscribed.
+        case up
+        /// repd went away (said `bye`, closed the socket, or is not listening); repd-web keeps trying.
+        case down
+    }
+
+    /// One rep of the set in progress (or of the set just done).
+    public struct Rep: Sendable, Equatable {
+        /// The rep's number in its set.
+        public var number: Int
+        /// When repd published it (Unix time, s).
+        public var wall: Double
+        /// Its numeric measures, in the order repd sent them: `duration` and `amplitude` always, and whatever
+        /// per-rep fields later versions add (e.g. `mean_velocity`, `rom`), each shown as bars.
+        public var metrics: [(String, Double)]
+
+        public static func == (a: Rep, b: Rep) -> Bool {
+            a.number == b.number && a.wall == b.wall && a.metrics.elementsEqual(b.metrics) { $0 == $1 }
+        }
+    }
+
+    /// A set that has ended.
+    public struct DoneSet: Sendable, Equatable {
+        /// The set's number in the workout.
+        public var number: Int
+        /// Its final count (`set_end.reps`).
+        public var reps: Int
+        /// When it ended (Unix time, s).
+        public var wall: Double
+    }
+
+    /// Reps of one set kept for the bars (the newest).
+    public static let maximumReps = 100
+    /// Sets kept in the history (the newest).
+    public static let maximumSets = 30
+    /// Per-rep measures kept (the first ones repd sends).
+    public static let maximumMetrics = 8
+    /// Fields of a `rep` that are not per-rep measures.
+    static let nonMetricFields: Set<String> = ["type", "set", "rep", "total", "t", "wall", "id", "station"]
+
+    /// The station's name: its label, else the `station` repd puts in its events.
+    public var name: String
+    /// Whether the name was given by the user (then events' `station` does not change it).
+    public var labelled: Bool
+    /// The repd socket this station is read from.
+    public var socketPath: String
+    /// The connection to repd.
+    public var link = Link.connecting
+    /// repd's version (from `hello`).
+    public var daemonVersion: String?
+    /// What the sensor is, e.g. "iio: lis3dh-accel" (from `hello`).
+    public var sensorName: String?
+    /// The sensor's last state (`connected`, `lost`, `back`, `polling`, `stopped`, `finished`, `error`, `idle`).
+    public var sensor: String?
+    /// The message that came with it (lost, polling, error).
+    public var sensorMessage: String?
+    /// The set in progress, or the last one.
+    public var set: Int?
+    /// Whether a set is in progress.
+    public var inSet = false
+    /// The count to show: the live reps of the set in progress, or the final count of the set just done.
+    public var count = 0
+    /// The reps of the set in progress (or just done), oldest first.
+    public var reps: [Rep] = []
+    /// The sets done in this workout, oldest first.
+    public var sets: [DoneSet] = []
+    /// The id of the last journaled event applied (the `since` of the next subscribe).
+    public var lastID: Int64?
+    /// When repd published the last event applied (Unix time, s).
+    public var lastEventWall: Double?
+
+    /// A station read from `socketPath`; `label` fixes its name, else `defaultName` until repd names it.
+    public init(socketPath: String, label: String?, defaultName: String) {
+        self.socketPath = socketPath
+        self.name = label ?? defaultName
+        self.labelled = label != nil
+    }
+
+    /// Applies one message from repd; returns whether anything shown changed. Journaled events already applied
+    /// (an `id` at or below `lastID`) are ignored.
+    @discardableResult
+    public mutating func apply(_ message: JSONValue) -> Bool {
+        guard let type = message["type"]?.stringValue else { return false }
+        if let id = message["id"]?.int.map(Int64.init) {
+            if let last = lastID, id <= last { return false }
+            lastID = id
+        }
+        if !labelled, let station = message["station"]?.stringValue, !station.isEmpty { name = station }
+        if let wall = message["wall"]?.double { lastEventWall = wall }
+        switch type {
+        case "hello":
+            link = .up
+            daemonVersion = message["version"]?.stringValue
+            if let sensor = message["sensor"] {
+                sensorName = "\(sensor["kind"]?.stringValue ?? "?"): \(sensor["name"]?.stringValue ?? "?")"
+            }
+        case "set_start":
+            guard let number = message["set"]?.int else { return false }
+            if let last = sets.last?.number ?? set, number <= last {
+                sets = []  // numbering started over: a reset, or a new repd
+            }
+            set = number
+            inSet = true
+            count = 0
+            reps = []
+        case "rep":
+            guard let number = message["rep"]?.int, let setNumber = message["set"]?.int else { return false }
+            if setNumber != set {  // a rep without its set_start (subscribed mid-set, or a replay that began there)
+                if let last = sets.last?.number, setNumber <= last { sets = [] }
+                set = setNumber
+                reps = []
+            }
+            inSet = true
+            count = number
+            reps.append(Rep(number: number, wall: message["wall"]?.double ?? 0, metrics: Self.metrics(of: message)))
+            if reps.count > Self.maximumReps { reps.removeFirst(reps.count - Self.maximumReps) }
+        case "set_end":
+            guard let number = message["set"]?.int else { return false }
+            let final = message["reps"]?.int ?? count
+            sets.removeAll { $0.number == number }
+            sets.append(DoneSet(number: number, reps: final, wall: message["wall"]?.double ?? 0))
+            if sets.count > Self.maximumSets { sets.removeFirst(sets.count - Self.maximumSets) }
+            if set != number { reps = [] }
+            set = number
+            inSet = false
+            count = final
+        case "sensor":
+            sensor = message["state"]?.stringValue
+            sensorMessage = message["message"]?.stringValue
+        case "bye":
+            link = .down
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Marks the link to repd as `link`; returns whether that changed anything.
+    public mutating func setLink(_ link: Link) -> Bool {
+        guard self.link != link else { return false }
+        self.link = link
+        return true
+    }
+
+    /// The numeric fields of a `rep` that measure it, and the numeric members of its object fields (one level).
+    static func metrics(of message: JSONValue) -> [(String, Double)] {
+        guard case .object(let members) = message else { return [] }
+        var found: [(String, Double)] = []
+        for (key, value) in members.sorted(by: { Self.order($0.key) < Self.order($1.key) }) where !nonMetricFields.contains(key) {
+            switch value {
+            case .number(let d) where d.isFinite: found.append((key, d))
+            case .object(let inner):
+                for (innerKey, innerValue) in inner.sorted(by: { $0.key < $1.key }) {
+                    if case .number(let d) = innerValue, d.isFinite { found.append((innerKey, d)) }
+                }
+            default: break
+            }
+        }
+        return Array(found.prefix(maximumMetrics))
+    }
+
+    /// `duration` first, `amplitude` second, then the rest by name (a parsed object has no order).
+    private static func order(_ key: String) -> String {
+        switch key {
+        case "duration": "0"
+        case "amplitude": "1"
+        default: "2" + key
+        }
+    }
+
+    /// The state as one JSON object: what `/events` sends and `/api/status` lists.
+    public var json: JSONWriter.Value {
+        func optional(_ s: String?) -> JSONWriter.Value { s.map { .string($0) } ?? .null }
+        return .object([
+            ("station", .string(name)),
+            ("repd", .string(link.rawValue)),
+            ("repd_version", optional(daemonVersion)),
+            ("sensor_name", optional(sensorName)),
+            ("sensor", optional(sensor)),
+            ("sensor_message", optional(sensorMessage)),
+            ("set", set.map { .integer($0) } ?? .null),
+            ("in_set", .bool(inSet)),
+            ("count", .integer(count)),
+            ("reps", .array(reps.map { rep in
+                .object([
+                    ("rep", .integer(rep.number)), ("wall", .number(rep.wall)),
+                    ("metrics", .object(rep.metrics.map { ($0.0, .number($0.1)) })),
+                ])
+            })),
+            ("sets", .array(sets.map { .object([("set", .integer($0.number)), ("reps", .integer($0.reps)), ("wall", .number($0.wall))]) })),
+            ("last_id", lastID.map { .integer(Int($0)) } ?? .null),
+            ("last_event_wall", lastEventWall.map { .number($0) } ?? .null),
+        ])
+    }
+}

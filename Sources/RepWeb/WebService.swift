@@ -1,0 +1,62 @@
+import Hummingbird
+import Logging
+import RepConfiguration
+import ServiceLifecycle
+
+/// Everything repd-web runs: a link per station, the browsers' event streams and the HTTP server, under one
+/// `ServiceGroup`. On SIGTERM/SIGINT the event streams end first (so the server has no endless response to wait
+/// for), then the server, then the links.
+public enum WebService {
+    /// A station to show: repd's socket and, optionally, a name for it.
+    public struct Station: Sendable, Equatable {
+        /// repd's socket; empty: repd's default for clients (`/run/repd/events.sock` when it exists), looked up
+        /// again at each connection attempt.
+        public var socketPath: String
+        /// The station's name on the page; nil: the name repd gives it (the host's name).
+        public var label: String?
+
+        /// Creates the description.
+        public init(socketPath: String, label: String? = nil) {
+            self.socketPath = socketPath
+            self.label = label
+        }
+    }
+
+    /// Runs until SIGTERM or SIGINT.
+    public static func run(
+        stations: [Station], listen: ListenAddress, queueLimit: Int, stallTimeout: Duration, logger: Logger
+    ) async throws {
+        let hub = EventStreamHub(queueLimit: queueLimit, stallTimeout: stallTimeout, logger: logger)
+        let host = hostName()
+        var names: Set<String> = []
+        let states = stations.map { station in
+            var state = StationState(socketPath: station.socketPath, label: station.label, defaultName: host)
+            // Stations without a label on one host all get the host's name: number them so ?station= can tell.
+            var name = state.name
+            var n = 2
+            while names.contains(name) {
+                name = "\(state.name)-\(n)"
+                n += 1
+            }
+            if name != state.name {
+                state.name = name
+                state.labelled = true
+            }
+            names.insert(name)
+            return state
+        }
+        let board = StationBoard(stations: states, hub: hub)
+        let links = stations.enumerated().map { index, station in
+            DaemonLink(index: index, socketPath: station.socketPath, board: board, logger: logger)
+        }
+        let app = WebServer.application(board: board, hub: hub, address: listen, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: links.map { .init(service: $0) } + [.init(service: app), .init(service: hub)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        let paths = stations.map { $0.socketPath.isEmpty ? "repd's default socket" : $0.socketPath }
+        logger.info("serving http://\(listen)/ for \(paths.joined(separator: ", "))")
+        try await group.run()
+    }
+}
