@@ -16,13 +16,6 @@ final class EventHub: Sendable {
         var subscriptions: Set<EventKind>
         /// The newest journaled event a replay sent this client: live lines up to it are not sent again.
         var replayedThrough: Int64 = 0
-        /// The oldest and newest journaled events sent live to this client (0: none yet).
-        var liveSentFrom: Int64 = 0
-        var liveSentThrough: Int64 = 0
-        /// The event types subscribed to at every moment since the first live journaled line was sent: every
-        /// journaled event of these types from `liveSentFrom` to `liveSentThrough` has reached the client, so a
-        /// replay skips it.
-        var liveKinds: Set<EventKind>?
     }
 
     let eventLoop: EventLoop
@@ -71,7 +64,6 @@ final class EventHub: Sendable {
         guard var client = clients.value[ObjectIdentifier(channel)] else { return }
         let had = client.subscriptions.contains(.samples)
         client.subscriptions = kinds
-        client.liveKinds = client.liveKinds.map { $0.intersection(kinds) }
         clients.value[ObjectIdentifier(channel)] = client
         let has = kinds.contains(.samples)
         if had != has { samplesSubscribers.wrappingAdd(has ? 1 : -1, ordering: .relaxed) }
@@ -101,6 +93,7 @@ final class EventHub: Sendable {
     /// Sends a client the journaled events of `kinds` after `since`, then lets live ones through from the next id
     /// on (on the event loop). Lines already handed to the loop but not yet fanned out are in the journal, so they
     /// go out in the replay and are skipped live; lines handed over later carry higher ids: no gap, no duplicate.
+    /// Events the client got live before it asked are sent again, so that from `subscribed` on ids only increase.
     /// Returns false (after telling the client) when the journal cannot be read.
     @discardableResult
     func replay(_ channel: Channel, since: Int64, kinds: Set<EventKind>) -> Bool {
@@ -119,13 +112,8 @@ final class EventHub: Sendable {
                 return false
             }
             guard let last = page.last else { break }
-            let client = clients.value[ObjectIdentifier(channel)]
             for entry in page {
                 guard let kind = ServerMessage.kind(ofType: entry.type), kinds.contains(kind) else { continue }
-                // Sent live before the client asked (a new client gets the default types at once): not again.
-                if let client, client.liveSentFrom...client.liveSentThrough ~= entry.id, client.liveKinds?.contains(kind) == true {
-                    continue
-                }
                 send(ServerMessage.journaled(entry.json, id: entry.id, station: entry.station), to: channel)
                 sent += 1
             }
@@ -193,14 +181,8 @@ final class EventHub: Sendable {
 
     private func fanOut(_ kind: EventKind, _ line: String, id: Int64?) {
         var buffer: ByteBuffer?
-        for (key, var client) in clients.value where client.subscriptions.contains(kind) {
-            if let id {
-                if id <= client.replayedThrough { continue }  // the replay sent it
-                if client.liveSentFrom == 0 { client.liveSentFrom = id }
-                client.liveSentThrough = id
-                client.liveKinds = client.liveKinds ?? client.subscriptions
-                clients.value[key] = client
-            }
+        for client in clients.value.values where client.subscriptions.contains(kind) {
+            if let id, id <= client.replayedThrough { continue }  // the replay sent it
             if buffer == nil {
                 var encoded = client.channel.allocator.buffer(capacity: line.utf8.count)
                 encoded.writeString(line)

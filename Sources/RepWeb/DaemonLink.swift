@@ -78,6 +78,7 @@ public struct DaemonLink: Service {
         return try await channel.executeThenClose { inbound, outbound in
             var pending = ByteBuffer()
             var subscribed = false
+            var replayPending = false
             for try await var chunk in inbound {
                 pending.writeBuffer(&chunk)
                 var messages: [JSONValue] = []
@@ -96,6 +97,12 @@ public struct DaemonLink: Service {
                         let command = "subscribe rep,set,sensor" + (since.map { " since=\($0)" } ?? "") + "\n"
                         try await outbound.write(ByteBuffer(string: command))
                         subscribed = true
+                        replayPending = since != nil
+                    case "subscribed":
+                        replayPending = false
+                    case _ where replayPending && message["id"] != nil:
+                        // Live before `subscribed`: the replay that follows it sends it again, in order.
+                        continue
                     case "error" where reportErrors || subscribed:
                         logger.warning("repd says: \(message["message"]?.stringValue ?? "?")")
                     default: break

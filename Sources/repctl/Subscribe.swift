@@ -64,10 +64,14 @@ struct Subscribe: ParsableCommand {
             everConnected = true
             delay = 0.5
             connection.send("subscribe \(events)" + (resumeAfter.map { " since=\($0)" } ?? ""))
+            // Live events that come before `subscribed` are sent again, in order, by the replay that follows it.
+            var replayPending = resumeAfter != nil
             loop: while true {
                 switch connection.next(timeout: 3600) {
                 case .message(let line, let message):
+                    if message["type"]?.stringValue == "subscribed" { replayPending = false }
                     if let id = message["id"]?.double.flatMap({ Int64(exactly: $0) }) {
+                        if replayPending { continue }
                         if let last = resumeAfter, id <= last { continue }  // never print an event twice
                         resumeAfter = id
                     }

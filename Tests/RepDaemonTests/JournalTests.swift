@@ -21,6 +21,11 @@ private func collect(_ client: LineClient, timeout: Double = 30, until stop: (JS
 /// The ids of the journaled messages among `messages`, in the order received.
 private func ids(_ messages: [JSONValue]) -> [Int] { messages.compactMap { $0["id"]?.int } }
 
+/// What came from the `subscribed` reply on: live events before it are sent again by a replay.
+private func fromSubscribed(_ messages: [JSONValue]) -> [JSONValue] {
+    Array(messages.drop { $0["type"]?.stringValue != "subscribed" })
+}
+
 private struct HistoryReplyError: Error {}
 
 private let journaledTypes: Set<String> = ["set_start", "rep", "set_end", "sensor"]
@@ -42,24 +47,21 @@ struct JournalTests {
             let client = try #require(LineClient(path: socketPath))
             let hello = try #require(client.next(type: "hello"))
             // The sensor's first events may come before the client: newest_id counts them, since=… replays them.
-            let since = run == 0 ? 0 : firstRun.max() ?? 0
+            let since = run == 0 ? 0 : firstRun.last ?? 0
             #expect((hello["newest_id"]?.int ?? -1) >= since, "run \(run): \(hello)")
             client.send("subscribe since=\(since)\n")
             var messages = collect(client) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
             daemon.signal(SIGTERM)
             messages += collect(client) { $0["type"]?.stringValue == "bye" }
             #expect(daemon.waitForExit() == 0)
-            let journaled = messages.filter { journaledTypes.contains($0["type"]?.stringValue ?? "") }
-            #expect(journaled.allSatisfy { $0["id"]?.int != nil && $0["station"]?.stringValue != nil }, "\(journaled)")
-            let got = ids(journaled)
-            #expect(got.count >= 11 + 4, "run \(run): reps, set starts and ends, sensor events: \(got)")
-            #expect(got.sorted() == Array((since + 1)..<(since + 1 + got.count)), "run \(run): no gap, no duplicate: \(got)")
-            // Live events that came before `subscribed` are not replayed; the replay and the live ones after it come
-            // in id order.
+            // Live events that came before `subscribed` are sent again by the replay: from `subscribed` on, every
+            // journaled event after `since` comes once, in id order.
             let reply = try #require(messages.firstIndex { $0["type"]?.stringValue == "subscribed" })
-            let before = ids(Array(messages[..<reply]))
-            let after = ids(Array(messages[reply...])).filter { !before.contains($0) }
-            #expect(after == after.sorted(), "run \(run): in order after subscribed: \(got)")
+            let journaled = messages[reply...].filter { journaledTypes.contains($0["type"]?.stringValue ?? "") }
+            #expect(journaled.allSatisfy { $0["id"]?.int != nil && $0["station"]?.stringValue != nil }, "\(journaled)")
+            let got = ids(Array(journaled))
+            #expect(got.count >= 11 + 4, "run \(run): reps, set starts and ends, sensor events: \(got)")
+            #expect(got == Array((since + 1)..<(since + 1 + got.count)), "run \(run): no gap, no duplicate: \(got)")
             #expect(journaled.filter { $0["type"]?.stringValue == "rep" }.count == 11, "run \(run)")
             if run == 0 { firstRun = got }
         }
@@ -91,7 +93,7 @@ struct JournalTests {
             if message["type"]?.stringValue == "rep" { reps += 1 }
             return reps == 3
         }
-        let lastID = try #require(ids(before).last)
+        let lastID = try #require(ids(fromSubscribed(before)).last)
         close(leaving.fd)
         let away = Date()
         seen += collect(observer, timeout: 30) { _ in false }
@@ -105,15 +107,15 @@ struct JournalTests {
         let after = collect(back) { $0["type"]?.stringValue == "bye" }
         #expect(daemon.waitForExit() == 0)
 
-        let all = ids(seen)
+        let all = ids(fromSubscribed(seen))
         #expect(all == Array(1...max(1, all.count)), "the observer saw every id once, in order: \(all)")
-        let resumed = ids(after)
+        let resumed = ids(fromSubscribed(after))
         #expect(resumed == all.filter { $0 > lastID }, "resumed after \(lastID): \(resumed) vs \(all)")
-        #expect(after.filter { $0["type"]?.stringValue == "rep" }.count == 18 - 3)
+        #expect(fromSubscribed(after).filter { $0["type"]?.stringValue == "rep" }.count == 18 - 3)
         #expect(daemon.standardError.contains("replayed"), "the replay is logged")
     }
 
-    @Test("a client that already got live events when it asks since=0 gets every event once: the replay skips them")
+    @Test("a client that already got live events when it asks since=0 gets them again in the replay: from subscribed on, every id once, in order")
     func replayAfterLiveEvents() throws {
         let dir = scratchDirectory()
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 6)
@@ -134,10 +136,12 @@ struct JournalTests {
         seen += collect(client, timeout: 60) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
-        let all = ids(seen)
-        // The live ones came first, then the older ones it had missed, then the rest in order.
-        #expect(all.sorted() == Array(1...max(1, all.count)), "every id once: \(all)")
-        #expect(seen.filter { $0["type"]?.stringValue == "rep" }.count == 11)
+        let early = ids(Array(seen.prefix { $0["type"]?.stringValue != "subscribed" }))
+        let all = ids(fromSubscribed(seen))
+        #expect(!early.isEmpty, "live events came before the client subscribed")
+        #expect(all == Array(1...max(1, all.count)), "every id once, in order, from subscribed on: \(all)")
+        #expect(Set(early).isSubset(of: all), "the replay sent the early ones again: \(early) vs \(all)")
+        #expect(fromSubscribed(seen).filter { $0["type"]?.stringValue == "rep" }.count == 11)
     }
 
     @Test("history answers by id, time and type, pages with more, and repctl history prints what the journal holds")
