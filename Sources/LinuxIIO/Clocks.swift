@@ -7,13 +7,6 @@ import Glibc
 /// monotonic clock for repd, repctl and repd-bench.
 public func monotonicNow() -> Double { seconds(CLOCK_MONOTONIC) }
 
-/// CLOCK_MONOTONIC in whole nanoseconds (for intervals on hot paths: no floating point).
-public func monotonicNanoseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-}
-
 /// CLOCK_REALTIME: the Unix time now, in seconds (the `wall` field of events).
 public func wallClock() -> Double { seconds(CLOCK_REALTIME) }
 

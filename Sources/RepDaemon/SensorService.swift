@@ -1,6 +1,7 @@
 import LinuxIIO
 import Logging
 import MotionCore
+import RepDetection
 import RepProtocol
 import ServiceLifecycle
 import Synchronization
@@ -8,19 +9,17 @@ import Synchronization
 /// The producer's end of the pipeline, owned by one object so that exactly one thread (the provider's) pushes. It is
 /// the sink the daemon attaches to whichever provider it runs: every batch is copied straight into the ring.
 ///
-/// It wakes the detector at most once per `wakeInterval` while batches come faster than that: the batches in
-/// between wait in the ring and are drained together, so a fast sensor (1600 Hz in 10 ms batches) costs the detector
-/// 25 wake-ups a second, not 100. The detector's own grid is 40 ms, so no rep moves. Batches that came after the
-/// last wake-up when the samples stop are drained at the next sensor state change or the pipeline's heartbeat.
+/// It wakes the detector only for a batch that reaches a new point of the detector's grid (a new multiple of
+/// `RepDetector.decisionInterval`, 40 ms of sample time): the batches in between cannot complete an event, so they
+/// wait in the ring and are drained with it. A fast sensor (1600 Hz in 10 ms batches) then costs the detector 25
+/// wake-ups a second instead of 100, and no event comes later. Raw `samples` subscribers get them up to 40 ms later.
 final class SamplePump: MotionSampleSink {
-    /// The shortest time between two wake-ups of the detector, in ns: its grid step, 40 ms.
-    static let wakeInterval: Int64 = 40_000_000
-
     let producer: SPSCRing<MotionSample>.Producer
     let doorbell: Doorbell
     private let lastDropLog = Mutex<ContinuousClock.Instant?>(nil)
-    /// When the detector was last woken, in ns of the monotonic clock (only the delivery thread touches it).
-    private let lastWake = Atomic<Int64>(0)
+    /// The grid cell (sample time ÷ 40 ms) of the last batch that woke the detector (only the delivery thread
+    /// touches it).
+    private let lastCell = Atomic<Int64>(.min)
     private let logger: Logger
 
     init(producer: consuming SPSCRing<MotionSample>.Producer, doorbell: Doorbell, logger: Logger) {
@@ -29,8 +28,8 @@ final class SamplePump: MotionSampleSink {
         self.logger = logger
     }
 
-    /// Queues a batch for the detector and wakes it unless it was woken less than `wakeInterval` ago; a batch that
-    /// does not fit is dropped, counted, and logged at most every 10 s. Called on the provider's delivery thread.
+    /// Queues a batch for the detector and wakes it when the batch reaches a new grid point; a batch that does not
+    /// fit is dropped, counted, and logged at most every 10 s. Called on the provider's delivery thread.
     func receive(_ batch: UnsafeBufferPointer<MotionSample>) {
         if !producer.push(batch) {
             let now = ContinuousClock.now
@@ -47,9 +46,14 @@ final class SamplePump: MotionSampleSink {
             doorbell.ring()
             return
         }
-        let now = monotonicNanoseconds()
-        if now &- lastWake.load(ordering: .relaxed) >= Self.wakeInterval {
-            lastWake.store(now, ordering: .relaxed)
+        guard let last = batch.last else { return }
+        let cell = last.timestamp / RepDetector.decisionInterval
+        guard cell.isFinite, abs(cell) < 1e15 else { return doorbell.ring() }  // the detector reports such samples
+        // A sample within rounding of a grid point may or may not make it (the detector computes grid times its
+        // own way): it wakes the detector, and so does the next batch past that point.
+        let upper = Int64((cell + 1e-6).rounded(.down))
+        if upper != lastCell.load(ordering: .relaxed) {
+            lastCell.store(Int64((cell - 1e-6).rounded(.down)), ordering: .relaxed)
             doorbell.ring()
         }
     }

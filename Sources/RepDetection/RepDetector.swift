@@ -53,6 +53,11 @@ public struct RepDetector: Sendable {
 
     private static let spacing = MotionGrid.spacing
 
+    /// The detector decides only at the points of its grid, whole multiples of this many seconds of sample time
+    /// (0.04): samples that do not reach the next multiple cannot complete an event, so a pipeline may hold them
+    /// until one does without delaying any event.
+    public static let decisionInterval = MotionGrid.spacing
+
     // Conditioning.
     private var started = false
     private var origin = 0.0  // sample time of grid index 0
