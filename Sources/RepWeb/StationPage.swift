@@ -219,7 +219,8 @@ function showCount(s) {
   if (ticker === null) step();
 }
 function step() {
-  if (shownCount < target) { setCount(shownCount + 1, shownSet, true); ticker = setTimeout(step, 120); } else ticker = null;
+  if (shownCount < target) setCount(shownCount + 1, shownSet, true);
+  ticker = shownCount < target ? setTimeout(step, 120) : null;
 }
 function stop() { if (ticker !== null) { clearTimeout(ticker); ticker = null; } }
 
