@@ -65,6 +65,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var journalMaxAgeDays = 30.0
     /// `journal.max_events`: at most this many events are kept, the newest (default 100000; 0 keeps any number).
     public var journalMaxEvents = 100_000
+    /// `journal.max_size_mb`: the oldest events are deleted while the events take more than this many MiB of the
+    /// file (default 64; 0: no limit). Freed pages are reused, so the file stays at about this size.
+    public var journalMaxSizeMB = 64
     /// `journal.station`: the station name every event carries (`station`) and the uplink's topics use; empty:
     /// the host name. Letters, digits, `.`, `_` and `-` only (it is an MQTT topic level).
     public var journalStation = ""
@@ -242,7 +245,7 @@ extension DaemonConfiguration {
             }
         }
         if let s = reader.section("journal") {
-            try reader.checkKeys(s, ["path", "synchronous", "max_age_days", "max_events", "station"])
+            try reader.checkKeys(s, ["path", "synchronous", "max_age_days", "max_events", "max_size_mb", "station"])
             if let v = try reader.string(s, "path") { c.journalPath = v }
             if let v = try reader.string(s, "station") {
                 if let problem = Self.stationProblem(v) { throw reader.error("journal", "station", problem) }
@@ -265,6 +268,12 @@ extension DaemonConfiguration {
                     throw reader.error("journal", "max_events", "\(v) is not 0 (no limit) or in 100…1000000000")
                 }
                 c.journalMaxEvents = Int(v)
+            }
+            if let v = try reader.integer(s, "max_size_mb") {
+                guard v == 0 || (1...1_000_000).contains(v) else {
+                    throw reader.error("journal", "max_size_mb", "\(v) is not 0 (no limit) or in 1…1000000")
+                }
+                c.journalMaxSizeMB = Int(v)
             }
         }
         if let s = reader.section("uplink") {

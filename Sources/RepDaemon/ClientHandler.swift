@@ -118,7 +118,7 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch command {
         case .status:
             var status = state.status(clients: hub.clientCount)
-            status.journal = hub.journal?.status
+            status.journal = hub.journal?.status ?? hub.journalFailure
             hub.send(ServerMessage.status(status, daemonVersion: repdVersion), to: context.channel)
         case .subscribe(let kinds, let since):
             hub.subscribe(context.channel, to: kinds)

@@ -43,13 +43,22 @@ public enum Daemon {
         let provider = source.provider
         let sensor = source.info
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let journal = openJournal(configuration, logger: logger)
+        let (journal, journalFailure) = openJournal(configuration, logger: logger)
         defer { journal?.close() }
         let uplink = UplinkService.make(configuration, journal: journal, logger: logger)
         let state = DaemonState(
             sensor: sensor, sensorCounters: source.counters, sensorTiming: source.timing,
             uplinkStatus: { UplinkService.info(uplink) })
-        let hub = EventHub(eventLoop: eventLoop, logger: logger, journal: journal, onJournaled: { uplink?.notify() })
+        let hub = EventHub(
+            eventLoop: eventLoop, logger: logger, journal: journal, journalFailure: journalFailure,
+            onJournaled: { uplink?.notify() })
+        // Retention also runs every hour, so an idle station ages its events out; the delete runs off the loop.
+        let retention = journal.map { journal in
+            eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1)) { _ in
+                Task.detached { journal.prune() }
+            }
+        }
+        defer { retention?.cancel() }
         let doorbell = Doorbell()
         let control = PipelineControl(doorbell: doorbell)
         let readiness = Readiness(notifier: notifier) { options.onReady(activated != nil ? "(socket passed by systemd)" : socketPath) }
@@ -94,26 +103,39 @@ public enum Daemon {
         logger.info("repd stopped")
     }
 
-    /// The event journal the configuration asks for: nil when `journal.path` is empty, or (logged) when it
-    /// cannot be opened; repd counts and serves either way.
-    static func openJournal(_ configuration: DaemonConfiguration, logger: Logger) -> EventRecorder? {
+    /// The event journal the configuration asks for: nil when `journal.path` is empty, or (logged, and with what
+    /// `status` says about it) when it cannot be opened; repd counts and serves either way, without ids, until it is
+    /// restarted with a file it can open.
+    static func openJournal(
+        _ configuration: DaemonConfiguration, logger: Logger
+    ) -> (EventRecorder?, ServerMessage.JournalStatus?) {
         let path: String
         switch configuration.journalPath {
         case "":
             logger.info("journal: off (journal.path is empty); events go out without ids")
-            return nil
+            return (nil, nil)
         case "auto":
             guard let resolved = EventRecorder.defaultPath() else {
-                logger.error("journal: no place for it (no STATE_DIRECTORY, XDG_STATE_HOME or HOME); events go out without ids")
-                return nil
+                let reason = "no place for it (no STATE_DIRECTORY, XDG_STATE_HOME or HOME)"
+                logger.error("journal: \(reason); events go out without ids")
+                return (nil, ServerMessage.JournalStatus(path: "", newestID: 0, writing: false, error: reason))
             }
             path = resolved
         default: path = configuration.journalPath
         }
-        return EventRecorder.open(
-            path: path, synchronous: configuration.journalSynchronous == .full ? .full : .normal,
-            maxAgeDays: configuration.journalMaxAgeDays, maxEvents: configuration.journalMaxEvents,
-            station: configuration.journalStation, logger: logger)
+        do {
+            let recorder = try EventRecorder.open(
+                path: path, synchronous: configuration.journalSynchronous == .full ? .full : .normal,
+                maxAgeDays: configuration.journalMaxAgeDays, maxEvents: configuration.journalMaxEvents,
+                maxSizeMB: configuration.journalMaxSizeMB, station: configuration.journalStation, logger: logger)
+            return (recorder, nil)
+        } catch {
+            logger.error(
+                "journal: cannot open \(path): \(error.message); counting goes on, events go out without ids until repd is restarted with a file it can open"
+            )
+            let reason = "cannot open: \(error.message) (SQLite code \(error.code)); restart repd once the file is fixed"
+            return (nil, ServerMessage.JournalStatus(path: path, newestID: 0, writing: false, error: reason))
+        }
     }
 
     /// The provider the daemon runs, how to describe it to clients, and what only an IIO sensor can tell.

@@ -26,14 +26,20 @@ final class EventHub: Sendable {
     private let logger: Logger
     /// The event journal (nil when there is none or it cannot be opened).
     let journal: EventRecorder?
+    /// What `status` says when the configured journal could not be opened (nil otherwise).
+    let journalFailure: ServerMessage.JournalStatus?
     /// Called after each event was journaled (wakes the uplink); must not block.
     private let onJournaled: @Sendable () -> Void
 
-    init(eventLoop: EventLoop, logger: Logger, journal: EventRecorder? = nil, onJournaled: @escaping @Sendable () -> Void = {}) {
+    init(
+        eventLoop: EventLoop, logger: Logger, journal: EventRecorder? = nil,
+        journalFailure: ServerMessage.JournalStatus? = nil, onJournaled: @escaping @Sendable () -> Void = {}
+    ) {
         self.eventLoop = eventLoop
         clients = .makeBoxSendingValue([:], eventLoop: eventLoop)
         self.logger = logger
         self.journal = journal
+        self.journalFailure = journalFailure
         self.onJournaled = onJournaled
     }
 

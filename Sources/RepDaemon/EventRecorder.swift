@@ -16,7 +16,7 @@ import Glibc
 /// on that loop, therefore sees every event whose line is not yet fanned out, and the hub skips those by id.
 ///
 /// When the journal cannot be written (disk full, file damaged) the event still goes out, without an id: counting
-/// never waits on the disk. That is logged once when it starts and once when it ends.
+/// never waits on the disk. That is logged once when it starts (at most once a minute) and once when it ends.
 ///
 /// The lock is a pthread mutex (`NIOLock`), not `Synchronization.Mutex`: on Linux the latter hands a contended lock
 /// over in the kernel (a priority-inheriting futex), which ThreadSanitizer cannot see, so it reported the journal's
@@ -31,42 +31,51 @@ final class EventRecorder: @unchecked Sendable {
     private var lockedState: State
     private let maxAge: Double?
     private let maxEvents: Int?
+    private let maxBytes: Int64?
     private let logger: Logger
 
     private struct State {
         var journal: EventJournal?
         var failing = false
         var lastError: String?
+        /// When (wall clock) the last append error was logged: a disk that is nearly full lets an append through
+        /// now and then, and the error is not logged again within a minute of the last.
+        var errorLogged: Double = -.infinity
         var appendedSincePrune = 0
     }
 
-    /// Opens the journal; nil (after logging why) when it cannot be opened, and the daemon goes on without it.
+    /// Opens the journal; throws (with the file and SQLite's reason) when it cannot be opened.
     static func open(
-        path: String, synchronous: EventJournal.Synchronous, maxAgeDays: Double, maxEvents: Int, station: String = "",
-        logger: Logger
-    ) -> EventRecorder? {
+        path: String, synchronous: EventJournal.Synchronous, maxAgeDays: Double, maxEvents: Int, maxSizeMB: Int = 0,
+        station: String = "", logger: Logger
+    ) throws(JournalError) -> EventRecorder {
         let station = station.isEmpty ? stationName(hostName()) : station
-        do {
-            let journal = try EventJournal(path: path, station: station, synchronous: synchronous)
-            let recorder = EventRecorder(
-                journal: journal, path: path, station: station, maxAge: maxAgeDays > 0 ? maxAgeDays * 86_400 : nil,
-                maxEvents: maxEvents > 0 ? maxEvents : nil, logger: logger)
-            let newest = recorder.newestID ?? 0
-            logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
-            recorder.prune()
-            return recorder
-        } catch {
-            logger.error("journal: cannot open \(path): \(error.message); counting goes on, events go out without ids")
-            return nil
+        let journal = try EventJournal(path: path, station: station, synchronous: synchronous)
+        let recorder = EventRecorder(
+            journal: journal, path: path, station: station, maxAge: maxAgeDays > 0 ? maxAgeDays * 86_400 : nil,
+            maxEvents: maxEvents > 0 ? maxEvents : nil, maxBytes: maxSizeMB > 0 ? Int64(maxSizeMB) << 20 : nil,
+            logger: logger)
+        let newest = recorder.newestID ?? 0
+        logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
+        if let skipped = journal.skippedIDs {
+            logger.warning(
+                "journal: \(path) was not closed by repd before the last boot (a power cut?): events after id \(skipped.from) may be lost; new ids start after \(skipped.to), so none sent before is reused"
+            )
         }
+        recorder.prune()
+        return recorder
     }
 
-    private init(journal: EventJournal, path: String, station: String, maxAge: Double?, maxEvents: Int?, logger: Logger) {
+    private init(
+        journal: EventJournal, path: String, station: String, maxAge: Double?, maxEvents: Int?, maxBytes: Int64?,
+        logger: Logger
+    ) {
         lockedState = State(journal: journal)
         self.path = path
         self.station = station
         self.maxAge = maxAge
         self.maxEvents = maxEvents
+        self.maxBytes = maxBytes
         self.logger = logger
     }
 
@@ -81,7 +90,13 @@ final class EventRecorder: @unchecked Sendable {
             } catch {
                 state.lastError = "\(error)"
                 if !state.failing {
-                    logger.error("\(error); events go out without ids until it can be written again")
+                    let now = wallClock()
+                    if now - state.errorLogged >= 60 {
+                        logger.error("\(error); events go out without ids until it can be written again")
+                        state.errorLogged = now
+                    } else {
+                        logger.debug("\(error) (again)")
+                    }
                     state.failing = true
                 }
                 return publish(body, nil)
@@ -133,13 +148,15 @@ final class EventRecorder: @unchecked Sendable {
         }
     }
 
-    /// Applies retention (`journal.max_age_days`, `journal.max_events`).
+    /// Applies retention (`journal.max_age_days`, `journal.max_events`, `journal.max_size_mb`): at start, every 1000
+    /// events, and every hour (the daemon's timer, so an idle station ages its events out too).
     func prune() {
         locked { state in
             state.appendedSincePrune = 0
-            guard let journal = state.journal, maxAge != nil || maxEvents != nil else { return }
+            guard let journal = state.journal, maxAge != nil || maxEvents != nil || maxBytes != nil else { return }
             do {
-                let deleted = try journal.prune(olderThan: maxAge.map { wallClock() - $0 }, maxRows: maxEvents)
+                let deleted = try journal.prune(
+                    olderThan: maxAge.map { wallClock() - $0 }, maxRows: maxEvents, maxBytes: maxBytes)
                 if deleted > 0 { logger.debug("journal: retention deleted \(deleted) events") }
             } catch {
                 logger.warning("\(error)")

@@ -1,5 +1,9 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One journaled event.
 public struct JournalEntry: Sendable, Equatable {
     /// The event's id: increases with every event and is never reused, also across restarts and pruning.
@@ -52,6 +56,14 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
 /// Not thread-safe: one owner at a time (the daemon keeps it behind a lock). Ids come from
 /// `INTEGER PRIMARY KEY AUTOINCREMENT`, so SQLite never hands out an id twice, even after the newest rows were
 /// pruned or the file was reopened.
+///
+/// **Ids after a power cut.** With `synchronous = normal` a power cut can take back the last commits, and with them
+/// SQLite's memory of the ids it handed out, although those events already reached clients and the broker. So ids are
+/// handed out from durable blocks: before the first id of a block is used, the block's end is committed with an
+/// fsync (one per `idBlock` events). A clean `close()` records that every id up to the newest was kept. When the file
+/// is next opened after a run that did not close it **on an earlier boot** (a power cut, or a crash followed by a
+/// reboot), ids go on after the reserved block's end: a gap of at most `idBlock`, never an id handed out twice. After
+/// a crash of repd alone (same boot) the kernel still had every commit, and ids go on without a gap.
 public final class EventJournal {
     /// How hard each commit waits for the disk (`PRAGMA synchronous`).
     public enum Synchronous: String, Sendable, Equatable, CaseIterable {
@@ -66,15 +78,36 @@ public final class EventJournal {
     public let path: String
     /// The station written with every event.
     public let station: String
+    /// How many ids one durable reservation covers (see the type's comment).
+    public let idBlock: Int64
+    /// This boot's identity (`/proc/sys/kernel/random/boot_id`), written with each reservation.
+    public let bootID: String
+    /// When opening found a run that did not close the file on an earlier boot: the ids skipped so that none handed
+    /// out before a power cut is handed out again (`from` the newest id the file still had, `to` the reserved block's
+    /// end). Nil when ids go on without a gap.
+    public private(set) var skippedIDs: (from: Int64, to: Int64)?
+    private let synchronous: Synchronous
     private var db: OpaquePointer?
     private var insert: OpaquePointer?
     private var select: OpaquePointer?
+    /// The newest id handed out (`sqlite_sequence`), kept here so an append knows when a new block is due.
+    private var lastID: Int64 = 0
+    /// The end of the durable reservation: no id above it has been handed out.
+    private var reservedThrough: Int64 = 0
 
     /// Opens (or creates) the journal at `path`. Throws a `JournalError` naming the file when it cannot be opened,
-    /// is not a database, or cannot be written.
-    public init(path: String, station: String, synchronous: Synchronous = .normal) throws(JournalError) {
+    /// is not a database, or cannot be written. `bootID` defaults to the running kernel's boot id; `idBlock` is the
+    /// size of a durable id reservation (at least 1).
+    public init(
+        path: String, station: String, synchronous: Synchronous = .normal, bootID: String = EventJournal.currentBootID(),
+        idBlock: Int64 = 1000
+    ) throws(JournalError) {
+        precondition(idBlock >= 1, "an id block holds at least one id")
         self.path = path
         self.station = station
+        self.synchronous = synchronous
+        self.bootID = bootID
+        self.idBlock = idBlock
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK else {
@@ -107,6 +140,17 @@ public final class EventJournal {
                     acked_id INTEGER NOT NULL,
                     wall REAL NOT NULL)
                 """, operation: "open")
+            // The durable id reservation (one row): ids up to `reserved` may have been handed out; `clean` = 1 when
+            // the last run closed the file (then `reserved` is its newest id); `boot` = the boot it was written in.
+            try execute(
+                """
+                CREATE TABLE IF NOT EXISTS id_reservation (
+                    one INTEGER PRIMARY KEY CHECK (one = 1),
+                    reserved INTEGER NOT NULL,
+                    clean INTEGER NOT NULL,
+                    boot TEXT NOT NULL)
+                """, operation: "open")
+            try recoverIDs()
             insert = try prepare("INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
             select = try prepare(
                 "SELECT id, station, type, wall, json FROM events WHERE id > ? ORDER BY id LIMIT ?", operation: "open")
@@ -118,8 +162,11 @@ public final class EventJournal {
 
     deinit { close() }
 
-    /// Closes the file (also done on deinit); every later call fails.
+    /// Closes the file (also done on deinit); every later call fails. Records, with an fsync, that every id up to
+    /// the newest was kept, so the next open goes on without a gap. If that cannot be written (disk full), the next
+    /// open after a reboot skips the rest of the reserved block: a gap, never a reused id.
     public func close() {
+        if db != nil, insert != nil { try? reserve(through: lastID, clean: true) }
         sqlite3_finalize(insert)
         sqlite3_finalize(select)
         insert = nil
@@ -128,9 +175,11 @@ public final class EventJournal {
         db = nil
     }
 
-    /// Stores an event and returns its id.
+    /// Stores an event and returns its id. The id is covered by a durable reservation before it is returned (see
+    /// the type's comment); when that reservation cannot be written, nothing is stored and the error is thrown.
     public func append(type: String, json: String, wall: Double) throws(JournalError) -> Int64 {
         guard let insert else { throw closedError("append") }
+        if lastID + 1 > reservedThrough { try reserve(through: lastID + idBlock, clean: false) }
         defer {
             sqlite3_reset(insert)
             sqlite3_clear_bindings(insert)
@@ -141,7 +190,63 @@ public final class EventJournal {
         sqlite3_bind_text(insert, 4, json, -1, transient)
         let rc = sqlite3_step(insert)
         guard rc == SQLITE_DONE else { throw failure("append", rc) }
-        return sqlite3_last_insert_rowid(db)
+        lastID = sqlite3_last_insert_rowid(db)
+        return lastID
+    }
+
+    /// The running kernel's boot id (`/proc/sys/kernel/random/boot_id`); "unknown" where it cannot be read, which
+    /// counts as another boot (the safe side: a gap rather than a reused id).
+    public static func currentBootID() -> String {
+        guard let file = fopen("/proc/sys/kernel/random/boot_id", "r") else { return "unknown" }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return "unknown" }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let id = text.filter { !$0.isWhitespace }
+        return id.isEmpty ? "unknown" : id
+    }
+
+    /// At open: reads the reservation and, after a run that did not close the file on another boot, moves
+    /// `sqlite_sequence` past the reserved block's end (`skippedIDs`).
+    private func recoverIDs() throws(JournalError) {
+        lastID = try newestID
+        let statement = try prepare("SELECT reserved, clean, boot FROM id_reservation WHERE one = 1", operation: "open")
+        defer { sqlite3_finalize(statement) }
+        let rc = sqlite3_step(statement)
+        guard rc == SQLITE_ROW else {
+            guard rc == SQLITE_DONE else { throw failure("open", rc) }
+            reservedThrough = lastID  // a new file, or one from before reservations: nothing handed out above it
+            return
+        }
+        let reserved = sqlite3_column_int64(statement, 0)
+        let clean = sqlite3_column_int64(statement, 1) != 0
+        let boot = text(statement, 2)
+        reservedThrough = max(reserved, lastID)
+        guard !clean, boot != bootID, reserved > lastID else { return }
+        // sqlite_sequence has a row for `events` once any id was handed out; INSERT covers a file whose first
+        // events were all lost.
+        try execute("DELETE FROM sqlite_sequence WHERE name = 'events'", operation: "open")
+        try execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', \(reserved))", operation: "open")
+        skippedIDs = (from: lastID, to: reserved)
+        lastID = reserved
+    }
+
+    /// Commits the reservation with an fsync (`synchronous = FULL` for this one commit): ids up to `through` may be
+    /// handed out; `clean` records a closed file.
+    private func reserve(through: Int64, clean: Bool) throws(JournalError) {
+        if synchronous != .full { try execute("PRAGMA synchronous=FULL", operation: "reserve ids") }
+        defer { if synchronous != .full { try? execute("PRAGMA synchronous=NORMAL", operation: "reserve ids") } }
+        let statement = try prepare(
+            "INSERT INTO id_reservation (one, reserved, clean, boot) VALUES (1, ?, ?, ?) ON CONFLICT(one) DO UPDATE "
+                + "SET reserved = excluded.reserved, clean = excluded.clean, boot = excluded.boot",
+            operation: "reserve ids")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, through)
+        sqlite3_bind_int(statement, 2, clean ? 1 : 0)
+        sqlite3_bind_text(statement, 3, bootID, -1, transient)
+        let rc = sqlite3_step(statement)
+        guard rc == SQLITE_DONE else { throw failure("reserve ids", rc) }
+        reservedThrough = through
     }
 
     /// At most `limit` events with an id above `id`, oldest first.
@@ -242,10 +347,26 @@ public final class EventJournal {
         guard rc == SQLITE_DONE else { throw failure("uplink progress", rc) }
     }
 
-    /// Retention: deletes events published before `olderThan` (Unix time; nil keeps any age) and all but the newest
-    /// `maxRows` (nil keeps any number). Returns how many were deleted.
+    /// The bytes the file's pages in use take (`page_count` − `freelist_count`, times `page_size`): what the events
+    /// need, without the space deleted events left for reuse, and without the WAL.
+    public var usedBytes: Int64 {
+        get throws(JournalError) {
+            func pragma(_ name: String) throws(JournalError) -> Int64 {
+                let statement = try prepare("PRAGMA \(name)", operation: "query")
+                defer { sqlite3_finalize(statement) }
+                guard sqlite3_step(statement) == SQLITE_ROW else { throw failure("query", sqlite3_errcode(db)) }
+                return sqlite3_column_int64(statement, 0)
+            }
+            return try (pragma("page_count") - pragma("freelist_count")) * pragma("page_size")
+        }
+    }
+
+    /// Retention: deletes events published before `olderThan` (Unix time; nil keeps any age), all but the newest
+    /// `maxRows` (nil keeps any number), and then the oldest while the events take more than `maxBytes` of the file
+    /// (`usedBytes`; nil: no limit; deleted space is reused, so the file stays at about that size). Returns how many
+    /// were deleted.
     @discardableResult
-    public func prune(olderThan: Double?, maxRows: Int?) throws(JournalError) -> Int {
+    public func prune(olderThan: Double?, maxRows: Int?, maxBytes: Int64? = nil) throws(JournalError) -> Int {
         guard db != nil else { throw closedError("prune") }
         var deleted = 0
         if let olderThan {
@@ -257,7 +378,30 @@ public final class EventJournal {
                 "DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - \(max(0, maxRows))", operation: "prune")
             deleted += Int(sqlite3_changes(db))
         }
+        if let maxBytes {
+            // Rows are about the same size: delete the oldest share that brings the file to 90 % of the limit, then
+            // measure again (at most a few rounds; a journal of one huge row stops when it is empty).
+            for _ in 0..<8 {
+                let used = try usedBytes
+                guard used > maxBytes else { break }
+                let rows = try rowCount()
+                guard rows > 0 else { break }
+                let share = 1 - Double(maxBytes) * 0.9 / Double(used)
+                let drop = max(1, Int64((Double(rows) * share).rounded(.up)))
+                try execute(
+                    "DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT \(drop))", operation: "prune")
+                deleted += Int(sqlite3_changes(db))
+            }
+        }
         return deleted
+    }
+
+    /// How many events the file holds.
+    private func rowCount() throws(JournalError) -> Int64 {
+        let statement = try prepare("SELECT count(*) FROM events", operation: "prune")
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw failure("prune", sqlite3_errcode(db)) }
+        return sqlite3_column_int64(statement, 0)
     }
 
     // MARK: - SQLite plumbing

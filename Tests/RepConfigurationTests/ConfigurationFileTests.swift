@@ -175,6 +175,7 @@ struct ConfigurationFileTests {
             synchronous = "full"
             max_age_days = 7
             max_events = 500
+            max_size_mb = 8
             [detector]
             minimum_periodicity = 0.55
             lookback_periods = 4
@@ -192,6 +193,7 @@ struct ConfigurationFileTests {
         #expect(c.journalSynchronous == .full)
         #expect(c.journalMaxAgeDays == 7)
         #expect(c.journalMaxEvents == 500)
+        #expect(c.journalMaxSizeMB == 8)
     }
 
     @Test(
@@ -224,6 +226,7 @@ struct ConfigurationFileTests {
             ("[sensors]\n", "x.toml:1: sensors: unknown section"),
             ("[journal]\nsynchronous = \"off\"\n", "x.toml:2: journal.synchronous: 'off' is not one of normal, full"),
             ("[journal]\n\nmax_events = 5\n", "x.toml:3: journal.max_events: 5 is not 0 (no limit) or in 100…1000000000"),
+            ("[journal]\nmax_size_mb = -1\n", "x.toml:2: journal.max_size_mb: -1 is not 0 (no limit) or in 1…1000000"),
             ("[journal]\nmax_age_days = -1\n", "x.toml:2: journal.max_age_days: -1.0 is not in 0…36500"),
             ("[journal]\npath = 3\n", "x.toml:2: journal.path: expected a string in quotes"),
             ("[journal]\nfile = \"x\"\n", "x.toml:2: journal.file: unknown key (keys of [journal] are path, synchronous"),

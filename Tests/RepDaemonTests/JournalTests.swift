@@ -304,9 +304,14 @@ struct JournalTests {
         client.send("subscribe since=0\n")
         #expect(client.next(type: "error")?["message"]?.stringValue?.contains("no event journal") == true)
         #expect(client.next(type: "rep", timeout: 30) != nil, "and so does serving")
+        let reason = kind == "corrupt" ? "file is not a database" : "unable to open database file"
+        client.send("status\n")
+        let status = try #require(client.next(type: "status"))
+        #expect(status["journal"]?["path"]?.stringValue == journalPath)
+        #expect(status["journal"]?["writing"]?.bool == false)
+        #expect(status["journal"]?["error"]?.stringValue?.contains(reason) == true, "\(status)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
-        let reason = kind == "corrupt" ? "file is not a database" : "unable to open database file"
         #expect(
             daemon.standardError.contains("journal: cannot open \(journalPath): \(reason)"),
             "\(daemon.standardError.suffix(2000))")

@@ -41,6 +41,64 @@ struct EventJournalTests {
         #expect(try journal.append(type: "rep", json: "{}", wall: 5) == 4)
     }
 
+    /// The files as a power cut leaves them while the journal is open: a crash-consistent copy of the database and
+    /// its WAL (every commit so far was written to the kernel, none of it necessarily to the disk).
+    private func powerCutCopy(of path: String) throws -> String {
+        let copy = scratchDirectory() + "/events.db"
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+        }
+        return copy
+    }
+
+    @Test("after a power cut took back the last commits, ids go on after the durable reservation: none handed out before is reused")
+    func idsAfterPowerCut() throws {
+        let path = scratchDirectory() + "/events.db"
+        let before = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 10)
+        for n in 1...12 { #expect(try before.append(type: "rep", json: "{}", wall: Double(n)) == Int64(n)) }
+        let onDisk = try powerCutCopy(of: path)  // what the disk kept: ids 1…12
+        for n in 13...14 { #expect(try before.append(type: "rep", json: "{}", wall: Double(n)) == Int64(n)) }
+        // ids 13 and 14 reached clients, then the power went: the next boot opens what the disk kept.
+        let after = try EventJournal(path: onDisk, station: "a", bootID: "boot-2", idBlock: 10)
+        #expect(after.skippedIDs?.from == 12)
+        #expect(after.skippedIDs?.to == 20, "the block reserved when id 11 was handed out ends at 20")
+        #expect(try after.newestID == 20)
+        #expect(try after.append(type: "rep", json: "{}", wall: 15) == 21)
+        #expect(try after.events(after: 0, limit: 100).map(\.id) == Array(1...12) + [21])
+        before.close()
+    }
+
+    @Test("a crash of repd alone (same boot) and a clean close (any boot) go on without a gap")
+    func idsWithoutGap() throws {
+        let path = scratchDirectory() + "/events.db"
+        let journal = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 10)
+        for n in 1...3 { _ = try journal.append(type: "rep", json: "{}", wall: Double(n)) }
+        let crashed = try powerCutCopy(of: path)
+        let sameBoot = try EventJournal(path: crashed, station: "a", bootID: "boot-1", idBlock: 10)
+        #expect(sameBoot.skippedIDs == nil)
+        #expect(try sameBoot.append(type: "rep", json: "{}", wall: 4) == 4)
+        sameBoot.close()
+        journal.close()
+        let reopened = try EventJournal(path: path, station: "a", bootID: "boot-2", idBlock: 10)
+        #expect(reopened.skippedIDs == nil)
+        #expect(try reopened.append(type: "rep", json: "{}", wall: 4) == 4)
+        reopened.close()
+        // Opened after that clean close, then a power cut before any new event: still no gap on the next boot.
+        let idle = try EventJournal(path: path, station: "a", bootID: "boot-3", idBlock: 10)
+        let cut = try powerCutCopy(of: path)
+        let afterCut = try EventJournal(path: cut, station: "a", bootID: "boot-4", idBlock: 10)
+        #expect(afterCut.skippedIDs == nil)
+        #expect(try afterCut.append(type: "rep", json: "{}", wall: 5) == 5)
+        idle.close()
+    }
+
+    @Test("the boot id is the kernel's")
+    func bootID() throws {
+        let id = EventJournal.currentBootID()
+        #expect(id.count == 36, "\(id)")
+        #expect(id == EventJournal.currentBootID())
+    }
+
     @Test("a history query selects by id, time and type, and latest gives the newest matching, oldest first")
     func historyQuery() throws {
         let journal = try EventJournal(path: scratchDirectory() + "/events.db", station: "a")
@@ -63,6 +121,29 @@ struct EventJournalTests {
         #expect(try journal.oldestID == 5)
         #expect(try journal.prune(olderThan: 8, maxRows: 100) == 3)
         #expect(try journal.events(after: 0, limit: 100).map(\.id) == [8, 9, 10])
+    }
+
+    @Test("retention by size deletes the oldest events until they fit, and the file stops growing at about the limit")
+    func retentionBySize() throws {
+        let path = scratchDirectory() + "/events.db"
+        let journal = try EventJournal(path: path, station: "a")
+        let line = "{\"type\":\"rep\",\"pad\":\"" + String(repeating: "x", count: 400) + "\"}"
+        let limit: Int64 = 256 << 10
+        var deleted = 0
+        for round in 0..<4 {
+            for n in 0..<500 { _ = try journal.append(type: "rep", json: line, wall: Double(round * 500 + n)) }
+            deleted += try journal.prune(olderThan: nil, maxRows: nil, maxBytes: limit)
+            #expect(try journal.usedBytes <= limit, "round \(round)")
+        }
+        #expect(deleted > 2000 - 600, "about 600 rows of 400 bytes fit in 256 KiB: \(deleted) deleted")
+        let kept = try journal.events(after: 0, limit: 10_000)
+        #expect(kept.last?.id == 2000, "the newest are kept")
+        #expect(kept.map(\.id) == Array((kept.first?.id ?? 0)...2000), "and only the oldest were deleted")
+        // Freed pages are reused: after a checkpoint the file holds the limit plus the 500 events (about 230 KiB)
+        // written between two prunes, not the 2000 events (about 900 KiB) written in all.
+        journal.close()
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(size < Int(limit) + 300 << 10, "\(size) bytes")
     }
 
     @Test("a file that is not a database is refused with its path and SQLite's message, not a crash")
