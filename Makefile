@@ -24,6 +24,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 DOCDIR ?= $(PREFIX)/share/doc/repd
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 SWIFT ?= swift
@@ -37,14 +38,31 @@ SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xsw
 BUILD_BIN ?= $(if $(SWIFT_SDK),.build/$(SWIFT_SDK)/release,.build/release)
 INSTALL ?= install
 
-.PHONY: all install uninstall clean
+.PHONY: all man install uninstall clean
 all:
 	for program in $(PROGRAMS); do $(SWIFT) build $(SWIFT_BUILD_FLAGS) --product $$program || exit 1; done
+	$(MAKE) --no-print-directory man
+
+# Manual pages (section 1; repctl's subcommands each get one) from the programs' own --help, by
+# swift-argument-parser's generate-manual. It runs the programs, so a cross build takes them from a debug build for
+# this machine (the same options and help text).
+MAN_OUT := .build/man
+MAN_BIN ?= $(if $(SWIFT_SDK),.build/debug,$(BUILD_BIN))
+man:
+	$(SWIFT) build --product generate-manual
+	$(if $(SWIFT_SDK),for program in $(PROGRAMS); do $(SWIFT) build --product $$program || exit 1; done)
+	rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)
+	for program in $(PROGRAMS); do \
+		.build/debug/generate-manual-tool $(MAN_BIN)/$$program --multi-page --section 1 \
+			--date "$$(git log -1 --format=%cs 2>/dev/null || date +%F)" --output-directory $(MAN_OUT) || exit 1; done
+	rm -f $(MAN_OUT)/*.help.1  # the generated pages of the implicit `help` subcommand
+	sed -i 's/^$$/.Pp/' $(MAN_OUT)/*.1  # a blank line of --help text is a paragraph break in mdoc
 
 # Units name their programs as /usr/local/bin/NAME, the configuration as /etc/repd/… and the documentation as
 # /usr/share/doc/repd/…; all three follow the paths here.
 install:
 	@for program in $(PROGRAMS); do test -x $(BUILD_BIN)/$$program || { echo "$(BUILD_BIN)/$$program: run make first" >&2; exit 1; }; done
+	@test -n "$(wildcard $(MAN_OUT)/*.1)" || { echo "$(MAN_OUT): no manual pages: run make first" >&2; exit 1; }
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/repd $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR)
 	$(INSTALL) -m 755 $(addprefix $(BUILD_BIN)/,$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
@@ -56,6 +74,8 @@ install:
 	for file in $(SYSUSERS); do name=$${file##*/}; \
 		$(INSTALL) -m 644 $$file $(DESTDIR)$(SYSUSERSDIR)/$${name%.sysusers}.conf || exit 1; done
 	$(INSTALL) -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 $(MAN_OUT)/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 # Leaves /etc/repd/repd.toml (it may have been edited), the user and group, and /var/lib/repd (the event journal).
 uninstall:
@@ -63,6 +83,7 @@ uninstall:
 		$(addprefix $(DESTDIR)$(UDEVRULESDIR)/,$(notdir $(UDEV_RULES))) \
 		$(addprefix $(DESTDIR)$(SYSUSERSDIR)/,$(patsubst %.sysusers,%.conf,$(notdir $(SYSUSERS)))) \
 		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	rm -f $(foreach program,$(PROGRAMS),$(DESTDIR)$(MANDIR)/man1/$(program).1 $(DESTDIR)$(MANDIR)/man1/$(program).*.1)
 	-rmdir $(DESTDIR)$(DOCDIR)
 
 clean:
