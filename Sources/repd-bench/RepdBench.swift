@@ -32,7 +32,7 @@ struct RepdBench: ParsableCommand {
     @Option(help: "The repd binary to measure (default: the one next to repd-bench).")
     var repd: String?
 
-    @Option(help: "Run only these benchmarks (comma-separated: ring, detector, decode, pipeline, fixture, daemon, cpu).")
+    @Option(help: "Run only these benchmarks (comma-separated: ring, detector, decode, pipeline, fixture, daemon, cpu, footprint).")
     var only: String?
 
     @Option(help: "How many times to run every benchmark; each figure is the median, with the min–max spread.")
@@ -57,6 +57,9 @@ struct RepdBench: ParsableCommand {
                 figures += DaemonBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
             }
             if wanted("cpu") { figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd") }
+            if wanted("footprint") {
+                figures += FootprintBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd")
+            }
             runs.append(figures)
         }
         let figures = Figure.merged(runs)
