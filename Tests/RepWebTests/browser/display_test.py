@@ -9,6 +9,12 @@ by itself and show the reps it missed, each of them. Then it stops repd (the "re
 appear), starts it again on the same journal (the banner must go and the new workout's reps must follow), and writes
 screenshots.
 
+Latency, repd's `wall` → the DOM, over the reps of both runs that came alone ("live"): the median must be at most
+200 ms (the issue's goal) and none may take 2 s. Reps announced together (a set's first reps, when the set is
+established) are stepped through 120 ms apart by design, so they are reported but not asserted on; so are the reps
+that came while repd-web was down. The p95 is printed, not asserted: over about 14 live reps it is the slowest or
+the second slowest, which one stall of a loaded 2-core machine decides.
+
 Usage: display_test.py --bin DIR --out DIR [--docs-screenshot PATH]
 Prints a JSON summary on its last line; exits non-zero with the reason when a check fails.
 """
@@ -288,15 +294,7 @@ def main():
         summary["reps_while_display_offline"] = [(l["set"], l["rep"]) for l in missed]
         check(len(missed) >= 2, "fewer than 2 reps came while repd-web was down: %s" % missed)
         lat = [l for l in lat if not l["display_offline"]]
-        summary["latency_ms_live"] = stats([l["ms"] for l in lat if l["live"]])
-        summary["latency_ms_all"] = stats([l["ms"] for l in lat])
-        summary["subscriber_ms"] = stats([l["subscriber_ms"] for l in lat])
-        summary["latencies"] = lat
         check(len(lat) + len(missed) == sum(SETS), "not every rep was seen in the DOM (%d of %d)" % (len(lat) + len(missed), sum(SETS)))
-        # The goal is 200 ms; this is a measurement (printed), not a timing test: it only fails when a rep took so
-        # long that it was clearly stuck rather than slowed by a loaded machine.
-        check(summary["latency_ms_live"] is not None and summary["latency_ms_live"]["max"] < 2000,
-              "a rep took 2 s or more from repd to the page: %s" % summary["latency_ms_live"])
         chips = driver.execute_script(
             "return [...document.querySelectorAll('footer .chip')].map(c => [+c.dataset.set, +c.dataset.reps])")
         summary["history"] = chips
@@ -319,6 +317,25 @@ def main():
         summary["second_run"] = {"shown": got2, "announced": want2}
         check(got2.get(1) == want2.get(1) == list(range(1, SETS[0] + 1)),
               "after the restart the page showed %s, repd announced %s" % (got2, want2))
+        lat2 = latencies([e for e in new_reps if e["set"] == 1], records2)
+        check(len(lat2) == SETS[0], "after the restart not every rep was seen in the DOM (%d of %d)" % (len(lat2), SETS[0]))
+        for l in lat2:
+            l["run"] = 2
+        lat += lat2
+        live = [l["ms"] for l in lat if l["live"]]
+        summary["latency_ms_live"] = stats(live)
+        summary["latency_ms_together"] = stats([l["ms"] for l in lat if not l["live"]])
+        summary["subscriber_ms"] = stats([l["subscriber_ms"] for l in lat])
+        summary["latencies"] = lat
+        figures = summary["latency_ms_live"]
+        print("latency repd wall -> DOM over %d live reps: median %s ms, p95 %s ms, max %s ms (%d announced together, "
+              "not asserted: %s)" % (len(live), figures and figures["median"], figures and figures["p95"],
+                                     figures and figures["max"], len(lat) - len(live), summary["latency_ms_together"]),
+              flush=True)
+        check(len(live) >= 8, "only %d reps came alone: too few to measure the latency" % len(live))
+        check(figures is not None and figures["median"] <= 200,
+              "the median latency from repd to the page is over 200 ms: %s" % figures)
+        check(figures is not None and figures["max"] < 2000, "a rep took 2 s or more from repd to the page: %s" % figures)
         status = json.loads(driver.execute_script("return fetch('api/status').then(r => r.text())"))
         summary["api_status_link"] = status["stations"][0]["repd"]
         check(status["stations"][0]["repd"] == "up", "/api/status says repd is %s" % status["stations"][0]["repd"])
