@@ -7,7 +7,8 @@ MutationObserver), measures the time from repd publishing each rep (its `wall`) 
 set it stops repd-web (the page must say it is offline) and starts it again two reps later: the page must reconnect
 by itself and show the reps it missed, each of them. Then it stops repd (the "repd is not running" banner must
 appear), starts it again on the same journal (the banner must go and the new workout's reps must follow), and writes
-screenshots.
+screenshots. It also checks that the page loads nothing from another origin (it must work offline), and that
+?theme=light and ?theme=dark win over the system's colour scheme (the page's computed colours).
 
 Latency, repd's `wall` → the DOM, over the reps of both runs that came alone ("live"): the median must be at most
 200 ms (the issue's goal) and none may take 2 s. Reps announced together (a set's first reps, when the set is
@@ -194,6 +195,52 @@ def latencies(reps, records):
     return result
 
 
+def same_origin(driver):
+    """Every resource the page loaded and every URL in its DOM and style sheets that is not on the page's own origin."""
+    return driver.execute_script("""
+        const origin = location.origin, foreign = [];
+        for (const e of performance.getEntriesByType('resource'))
+          if (new URL(e.name).origin !== origin) foreign.push('loaded: ' + e.name);
+        for (const el of document.querySelectorAll('[src], [href], [srcset], [action], [poster], [data]'))
+          for (const a of ['src', 'href', 'srcset', 'action', 'poster', 'data'])
+            if (el.hasAttribute(a) && new URL(el.getAttribute(a), location.href).origin !== origin)
+              foreign.push(el.tagName + ' ' + a + '=' + el.getAttribute(a));
+        for (const sheet of document.styleSheets) {
+          if (sheet.href && new URL(sheet.href).origin !== origin) foreign.push('style sheet ' + sheet.href);
+          for (const rule of sheet.cssRules)
+            for (const m of rule.cssText.matchAll(/url\\(["']?([^"')]*)/g))
+              if (new URL(m[1], location.href).origin !== origin) foreign.push('css url ' + m[1]);
+        }
+        return {origin: origin, resources: performance.getEntriesByType('resource').length, foreign: foreign};
+    """)
+
+
+def colours(driver):
+    """The body's computed background and text colours."""
+    return driver.execute_script(
+        "const s = getComputedStyle(document.body); return [s.backgroundColor, s.color]")
+
+
+# The page's --bg and --fg (StationPage.swift), as getComputedStyle reports them.
+DARK = ["rgb(12, 15, 19)", "rgb(244, 246, 248)"]
+LIGHT = ["rgb(246, 246, 243)", "rgb(13, 17, 23)"]
+
+
+def check_themes(driver, url, summary):
+    """?theme= overrides the system's scheme, whichever it is; without it the page follows the system."""
+    seen = {}
+    for system in ("dark", "light"):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": system}]})
+        for theme, want in (("light", LIGHT), ("dark", DARK), (None, LIGHT if system == "light" else DARK)):
+            driver.get(url + ("?theme=" + theme if theme else ""))
+            got = colours(driver)
+            seen["system %s, ?theme=%s" % (system, theme)] = got
+            check(got == want, "with a %s system and ?theme=%s the page's colours are %s, not %s" % (system, theme, got, want))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    summary["themes"] = seen
+
+
 def stats(values):
     if not values:
         return None
@@ -275,6 +322,10 @@ def main():
 
         check(wait_for(progress, 60, step=0.05), "the count never reached set %d rep %d (now %s)" % (len(SETS), SETS[-1], count_text(driver)))
         check(shot, "no screenshot was taken mid-set")
+        origins = same_origin(driver)
+        summary["same_origin"] = origins
+        check(origins["resources"] >= 1 and not origins["foreign"],
+              "the page uses resources from another origin: %s" % origins["foreign"])
         time.sleep(0.3)
         run.stop_repd()
         check(wait_for(lambda: banner_on(driver, "repd-down"), 5), "the 'repd is not running' banner did not appear after repd stopped")
@@ -340,7 +391,7 @@ def main():
         summary["api_status_link"] = status["stations"][0]["repd"]
         check(status["stations"][0]["repd"] == "up", "/api/status says repd is %s" % status["stations"][0]["repd"])
 
-        # The light theme, for the record.
+        check_themes(driver, run.url, summary)
         driver.get(run.url + "?theme=light")
         wait_for(lambda: not banner_on(driver, "offline"), 10)
         time.sleep(0.3)
@@ -387,6 +438,8 @@ def two_stations(driver, run, args, summary):
               "Rack 2's tile never counted a rep")
         driver.save_screenshot(os.path.join(args.out, "display-two-stations.png"))
         summary["two_stations"] = {"tiles": tiles()}
+        origins = same_origin(driver)
+        check(not origins["foreign"], "the overview uses resources from another origin: %s" % origins["foreign"])
         driver.get(url + "?station=Rack%202&theme=dark")
 
         def same_as_status():
