@@ -64,12 +64,11 @@ struct SystemdIntegrationTests {
         #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
-    @Test("started by systemd-socket-activate, repd serves the passed socket")
+    @Test(
+        "started by systemd-socket-activate, repd serves the passed socket",
+        .enabled(if: which("systemd-socket-activate") != nil, "needs systemd-socket-activate (scripts/install-deps test installs systemd)"))
     func socketActivation() throws {
-        guard let activate = which("systemd-socket-activate") else {
-            Issue.record("systemd-socket-activate is missing: scripts/install-deps test installs the systemd package")
-            return
-        }
+        let activate = try #require(which("systemd-socket-activate"))
         let dir = scratchDirectory()
         let socketPath = dir + "/activated.sock"
         let activator = try DaemonProcess(
@@ -85,12 +84,11 @@ struct SystemdIntegrationTests {
         #expect(activator.standardError.contains("serving the socket passed by systemd"))
     }
 
-    @Test("systemd-analyze verify accepts the units")
+    @Test(
+        "systemd-analyze verify accepts the units",
+        .enabled(if: which("systemd-analyze") != nil, "needs systemd-analyze (scripts/install-deps test installs systemd)"))
     func unitsVerify() throws {
-        guard let analyze = which("systemd-analyze") else {
-            Issue.record("systemd-analyze is missing: scripts/install-deps test installs the systemd package")
-            return
-        }
+        let analyze = try #require(which("systemd-analyze"))
         let dir = scratchDirectory()
         let service = try String(contentsOfFile: repositoryRoot + "/systemd/repd.service", encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/repd", with: productsDirectory + "/repd")

@@ -8,7 +8,8 @@ checks that:
   - the stream that stopped reading is disconnected by repd-web, and the others do not wait for it;
   - repd stopping and coming back reaches every stream (repd "down", then "up") and they stay connected;
   - bad URLs get 404 and repd-web keeps serving;
-  - repd-web's resident memory (VmRSS) idle and with the streams open, reported.
+  - repd-web's resident memory (VmRSS, with RssAnon, RssFile and the peak VmHWM) idle, with the streams open while
+    the workout streams to them, and after repd's restart, reported.
 
 Usage: clients_test.py --bin DIR --out DIR [--clients N]
 Prints a JSON summary on its last line; exits non-zero with the reason when a check fails.
@@ -50,12 +51,15 @@ def free_port():
         return s.getsockname()[1]
 
 
-def rss_kib(pid):
+def memory_kib(pid):
+    """/proc/PID/status: resident memory (VmRSS), its anonymous and file-backed parts, and the peak (VmHWM), KiB."""
+    values = {}
     with open("/proc/%d/status" % pid) as f:
         for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return None
+            name, _, rest = line.partition(":")
+            if name in ("VmRSS", "RssAnon", "RssFile", "RssShmem", "VmHWM"):
+                values[name] = int(rest.split()[0])
+    return values
 
 
 class Stream:
@@ -159,7 +163,7 @@ def main():
     try:
         check(wait_for(lambda: port_open(port), 20), "repd-web did not listen")
         time.sleep(1)
-        summary["rss_idle_kib"] = rss_kib(web.pid)
+        summary["memory_idle_kib"] = memory_kib(web.pid)
 
         # Bad URLs: 404, and repd-web keeps serving.
         for path in ["/nope", "/events/x", "/api", "/api/status/x", "/index.html", "/%2e%2e/etc/passwd", "/?x=" + "a" * 2000]:
@@ -216,7 +220,7 @@ def main():
         except OSError as error:
             summary["stalled_end_seen"] = repr(error)
         summary["stalled_bytes_buffered"] = drained
-        summary["rss_with_clients_kib"] = rss_kib(web.pid)
+        summary["memory_with_clients_kib"] = memory_kib(web.pid)
         check(not any(s.closed for s in streams), "%d reading streams were closed" % sum(s.closed for s in streams))
         counts = sorted({s.last["count"] for s in streams if s.last})
         summary["counts_seen_while_live"] = counts[:1] + counts[-1:]
@@ -255,7 +259,7 @@ def main():
         summary["final_state"] = key(final)
         check(not mismatched, "%d streams do not show the state /api/status reports %s (e.g. %s)"
               % (len(mismatched), key(final), key(mismatched[0].last) if mismatched else None))
-        summary["rss_after_restart_kib"] = rss_kib(web.pid)
+        summary["memory_after_restart_kib"] = memory_kib(web.pid)
         check(web.poll() is None, "repd-web died")
 
         # SIGTERM with every stream open: repd-web ends them and exits 0 promptly.

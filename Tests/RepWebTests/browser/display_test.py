@@ -7,7 +7,14 @@ MutationObserver), measures the time from repd publishing each rep (its `wall`) 
 set it stops repd-web (the page must say it is offline) and starts it again two reps later: the page must reconnect
 by itself and show the reps it missed, each of them. Then it stops repd (the "repd is not running" banner must
 appear), starts it again on the same journal (the banner must go and the new workout's reps must follow), and writes
-screenshots.
+screenshots. It also checks that the page loads nothing from another origin (it must work offline), and that
+?theme=light and ?theme=dark win over the system's colour scheme (the page's computed colours).
+
+Latency, repd's `wall` → the DOM, over the reps of both runs that came alone ("live"): the median must be at most
+200 ms (the issue's goal) and none may take 2 s. Reps announced together (a set's first reps, when the set is
+established) are stepped through 120 ms apart by design, so they are reported but not asserted on; so are the reps
+that came while repd-web was down. The p95 is printed, not asserted: over about 14 live reps it is the slowest or
+the second slowest, which one stall of a loaded 2-core machine decides.
 
 Usage: display_test.py --bin DIR --out DIR [--docs-screenshot PATH]
 Prints a JSON summary on its last line; exits non-zero with the reason when a check fails.
@@ -188,6 +195,52 @@ def latencies(reps, records):
     return result
 
 
+def same_origin(driver):
+    """Every resource the page loaded and every URL in its DOM and style sheets that is not on the page's own origin."""
+    return driver.execute_script("""
+        const origin = location.origin, foreign = [];
+        for (const e of performance.getEntriesByType('resource'))
+          if (new URL(e.name).origin !== origin) foreign.push('loaded: ' + e.name);
+        for (const el of document.querySelectorAll('[src], [href], [srcset], [action], [poster], [data]'))
+          for (const a of ['src', 'href', 'srcset', 'action', 'poster', 'data'])
+            if (el.hasAttribute(a) && new URL(el.getAttribute(a), location.href).origin !== origin)
+              foreign.push(el.tagName + ' ' + a + '=' + el.getAttribute(a));
+        for (const sheet of document.styleSheets) {
+          if (sheet.href && new URL(sheet.href).origin !== origin) foreign.push('style sheet ' + sheet.href);
+          for (const rule of sheet.cssRules)
+            for (const m of rule.cssText.matchAll(/url\\(["']?([^"')]*)/g))
+              if (new URL(m[1], location.href).origin !== origin) foreign.push('css url ' + m[1]);
+        }
+        return {origin: origin, resources: performance.getEntriesByType('resource').length, foreign: foreign};
+    """)
+
+
+def colours(driver):
+    """The body's computed background and text colours."""
+    return driver.execute_script(
+        "const s = getComputedStyle(document.body); return [s.backgroundColor, s.color]")
+
+
+# The page's --bg and --fg (StationPage.swift), as getComputedStyle reports them.
+DARK = ["rgb(12, 15, 19)", "rgb(244, 246, 248)"]
+LIGHT = ["rgb(246, 246, 243)", "rgb(13, 17, 23)"]
+
+
+def check_themes(driver, url, summary):
+    """?theme= overrides the system's scheme, whichever it is; without it the page follows the system."""
+    seen = {}
+    for system in ("dark", "light"):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": system}]})
+        for theme, want in (("light", LIGHT), ("dark", DARK), (None, LIGHT if system == "light" else DARK)):
+            driver.get(url + ("?theme=" + theme if theme else ""))
+            got = colours(driver)
+            seen["system %s, ?theme=%s" % (system, theme)] = got
+            check(got == want, "with a %s system and ?theme=%s the page's colours are %s, not %s" % (system, theme, got, want))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    summary["themes"] = seen
+
+
 def stats(values):
     if not values:
         return None
@@ -269,6 +322,10 @@ def main():
 
         check(wait_for(progress, 60, step=0.05), "the count never reached set %d rep %d (now %s)" % (len(SETS), SETS[-1], count_text(driver)))
         check(shot, "no screenshot was taken mid-set")
+        origins = same_origin(driver)
+        summary["same_origin"] = origins
+        check(origins["resources"] >= 1 and not origins["foreign"],
+              "the page uses resources from another origin: %s" % origins["foreign"])
         time.sleep(0.3)
         run.stop_repd()
         check(wait_for(lambda: banner_on(driver, "repd-down"), 5), "the 'repd is not running' banner did not appear after repd stopped")
@@ -288,15 +345,7 @@ def main():
         summary["reps_while_display_offline"] = [(l["set"], l["rep"]) for l in missed]
         check(len(missed) >= 2, "fewer than 2 reps came while repd-web was down: %s" % missed)
         lat = [l for l in lat if not l["display_offline"]]
-        summary["latency_ms_live"] = stats([l["ms"] for l in lat if l["live"]])
-        summary["latency_ms_all"] = stats([l["ms"] for l in lat])
-        summary["subscriber_ms"] = stats([l["subscriber_ms"] for l in lat])
-        summary["latencies"] = lat
         check(len(lat) + len(missed) == sum(SETS), "not every rep was seen in the DOM (%d of %d)" % (len(lat) + len(missed), sum(SETS)))
-        # The goal is 200 ms; this is a measurement (printed), not a timing test: it only fails when a rep took so
-        # long that it was clearly stuck rather than slowed by a loaded machine.
-        check(summary["latency_ms_live"] is not None and summary["latency_ms_live"]["max"] < 2000,
-              "a rep took 2 s or more from repd to the page: %s" % summary["latency_ms_live"])
         chips = driver.execute_script(
             "return [...document.querySelectorAll('footer .chip')].map(c => [+c.dataset.set, +c.dataset.reps])")
         summary["history"] = chips
@@ -319,11 +368,30 @@ def main():
         summary["second_run"] = {"shown": got2, "announced": want2}
         check(got2.get(1) == want2.get(1) == list(range(1, SETS[0] + 1)),
               "after the restart the page showed %s, repd announced %s" % (got2, want2))
+        lat2 = latencies([e for e in new_reps if e["set"] == 1], records2)
+        check(len(lat2) == SETS[0], "after the restart not every rep was seen in the DOM (%d of %d)" % (len(lat2), SETS[0]))
+        for l in lat2:
+            l["run"] = 2
+        lat += lat2
+        live = [l["ms"] for l in lat if l["live"]]
+        summary["latency_ms_live"] = stats(live)
+        summary["latency_ms_together"] = stats([l["ms"] for l in lat if not l["live"]])
+        summary["subscriber_ms"] = stats([l["subscriber_ms"] for l in lat])
+        summary["latencies"] = lat
+        figures = summary["latency_ms_live"]
+        print("latency repd wall -> DOM over %d live reps: median %s ms, p95 %s ms, max %s ms (%d announced together, "
+              "not asserted: %s)" % (len(live), figures and figures["median"], figures and figures["p95"],
+                                     figures and figures["max"], len(lat) - len(live), summary["latency_ms_together"]),
+              flush=True)
+        check(len(live) >= 8, "only %d reps came alone: too few to measure the latency" % len(live))
+        check(figures is not None and figures["median"] <= 200,
+              "the median latency from repd to the page is over 200 ms: %s" % figures)
+        check(figures is not None and figures["max"] < 2000, "a rep took 2 s or more from repd to the page: %s" % figures)
         status = json.loads(driver.execute_script("return fetch('api/status').then(r => r.text())"))
         summary["api_status_link"] = status["stations"][0]["repd"]
         check(status["stations"][0]["repd"] == "up", "/api/status says repd is %s" % status["stations"][0]["repd"])
 
-        # The light theme, for the record.
+        check_themes(driver, run.url, summary)
         driver.get(run.url + "?theme=light")
         wait_for(lambda: not banner_on(driver, "offline"), 10)
         time.sleep(0.3)
@@ -370,6 +438,8 @@ def two_stations(driver, run, args, summary):
               "Rack 2's tile never counted a rep")
         driver.save_screenshot(os.path.join(args.out, "display-two-stations.png"))
         summary["two_stations"] = {"tiles": tiles()}
+        origins = same_origin(driver)
+        check(not origins["foreign"], "the overview uses resources from another origin: %s" % origins["foreign"])
         driver.get(url + "?station=Rack%202&theme=dark")
 
         def same_as_status():
