@@ -11,15 +11,23 @@ public enum VerticalAcceleration: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Measures reps from the raw samples (at the sensor's rate, not the detector's 25 Hz grid): keeps the last
-/// `capacity` samples in a ring, tracks gravity while the sensor is still, and, given a rep's approximate window
+/// `keepSeconds` of samples in a ring, tracks gravity while the sensor is still, and, given a rep's approximate window
 /// from the detector, finds the rests at its ends and integrates the vertical acceleration between them with the
 /// velocity and the position forced back to zero at the end (an acceleration error a₀ + a₁t is removed).
 ///
-/// `record` costs a few stores and additions per sample and never allocates; `measure` (once per rep) allocates a
-/// few small arrays of candidates, and its scratch arrays grow only when a rep is longer than any before.
+/// `record` costs a few stores and additions per sample and allocates only while the ring grows to its size (a few
+/// times in the first minute); `measure` (once per rep) allocates a few small arrays of candidates, and its scratch
+/// arrays grow only when a rep is longer than any before.
 struct RepQualityAnalyzer {
-    /// Samples kept: 2¹⁶ (2 MiB), 11 min at 100 Hz, 41 s at 1.6 kHz (a longer set's first reps get no quality at its end).
-    static let capacity = 1 << 16
+    /// The ring starts with 2¹² samples (128 KiB) and doubles while it holds less than `keepSeconds` of them, up to
+    /// 2¹⁶ (2 MiB): 2¹³ at 100 Hz (82 s, 256 KiB), 2¹⁶ at 1.6 kHz (41 s). A set longer than that has its first reps
+    /// measured live only (`set_end` measures again only reps still held). The ring was 2¹⁶ at every rate before:
+    /// 2 MiB of written memory where 256 KiB do.
+    static let initialCapacity = 1 << 12
+    /// The most samples kept (see `initialCapacity`).
+    static let maximumCapacity = 1 << 16
+    /// How much time the ring grows to hold, at most `maximumCapacity` samples.
+    static let keepSeconds = 60.0
     /// A rep whose velocity and position need an acceleration correction larger than this (RMS over the rep,
     /// m/s²) to end at rest where it began gets no figures (sensor errors, tilt and the bar's horizontal motion
     /// typically need a few hundredths in the generated sets, docs/QUALITY.md).
@@ -33,9 +41,9 @@ struct RepQualityAnalyzer {
     let method: VerticalAcceleration
     /// Below this sample rate no velocity is claimed.
     let minimumVelocityRate: Double
-    private let mask = capacity - 1
+    private var mask = initialCapacity - 1
     private var ring: [MotionSample]  // one store per sample
-    /// Samples recorded so far (the ring holds the last `capacity`).
+    /// Samples recorded so far (the ring holds the last `ring.count`).
     private(set) var count = 0
 
     // Gravity, from still blocks.
@@ -58,7 +66,7 @@ struct RepQualityAnalyzer {
         self.placement = placement
         self.method = method
         self.minimumVelocityRate = minimumVelocityRate
-        ring = Array(repeating: MotionSample(timestamp: 0, ax: 0, ay: 0, az: 0), count: Self.capacity)
+        ring = Array(repeating: MotionSample(timestamp: 0, ax: 0, ay: 0, az: 0), count: Self.initialCapacity)
         tScratch.reserveCapacity(4096)
         aScratch.reserveCapacity(4096)
         vScratch.reserveCapacity(4096)
@@ -70,6 +78,12 @@ struct RepQualityAnalyzer {
     /// Keeps one sample (time advancing) and updates gravity at the end of each still block.
     @inline(__always)
     mutating func record(_ s: MotionSample) {
+        // Full, and the sample about to be overwritten is less than keepSeconds old: grow first.
+        if count >= ring.count, ring.count < Self.maximumCapacity,
+            s.timestamp - ring[count & mask].timestamp < Self.keepSeconds
+        {
+            grow()
+        }
         let slot = count & mask
         ring[slot] = s
         count += 1
@@ -105,7 +119,19 @@ struct RepQualityAnalyzer {
         blockSquares = 0
     }
 
-    private var oldest: Int { max(0, count - Self.capacity) }
+    /// The samples held: the ring's size in samples.
+    var capacity: Int { ring.count }
+
+    /// Doubles the ring, keeping every sample at its place for the new mask.
+    private mutating func grow() {
+        var larger = Array(repeating: MotionSample(timestamp: 0, ax: 0, ay: 0, az: 0), count: 2 * ring.count)
+        let largerMask = larger.count - 1
+        for i in oldest..<count { larger[i & largerMask] = ring[i & mask] }
+        ring = larger
+        mask = largerMask
+    }
+
+    private var oldest: Int { max(0, count - ring.count) }
 
     /// The first index at or after time `t` (binary search over the ring).
     private func index(atOrAfter t: Double) -> Int {
