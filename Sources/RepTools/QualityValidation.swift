@@ -97,9 +97,10 @@ public enum QualityValidation {
         public var pauseTopErrors: [Double] = []
         /// The same for the figures sent live with each rep.
         public var liveVelocityErrors: [Double]
-        /// Matched reps whose window repd took the wrong way round (`startsAtTop` not the truth's): windowed from
-        /// turnaround to turnaround, their figures describe half of one rep and half of the next.
-        public var wrongStart = 0
+        /// Matched reps whose window is not the rep's own: taken the wrong way round (`startsAtTop` not the
+        /// truth's: from turnaround to turnaround, half of one rep and half of the next), or holding the middle of
+        /// another true rep too (one window over two reps, compared with both).
+        public var wrongWindow = 0
         /// Velocity loss of the set, estimate − truth, percentage points (nil when not measured).
         public var lossError: Double?
         /// One line per true rep: its truth and what repd measured (for `repctl validate-quality --verbose`).
@@ -153,7 +154,11 @@ public enum QualityValidation {
             outcome.details.append("true \(text(truth.quality))\n  est  \(text(found))\n  live \(text(liveMatch))")
             guard let q = found, let v = q.velocity else { continue }
             outcome.matched += 1
-            if q.startsAtTop != truth.quality.startsAtTop { outcome.wrongStart += 1 }
+            let shared = set.reps.contains {
+                $0.movementStart != truth.movementStart && q.start <= ($0.movementStart + $0.movementEnd) / 2
+                    && ($0.movementStart + $0.movementEnd) / 2 <= q.end
+            }
+            if q.startsAtTop != truth.quality.startsAtTop || shared { outcome.wrongWindow += 1 }
             outcome.velocityErrors.append(v.meanConcentric - t.meanConcentric)
             outcome.romErrors.append(v.rangeOfMotion - t.rangeOfMotion)
             outcome.peakErrors.append(v.peakConcentric - t.peakConcentric)
@@ -242,7 +247,7 @@ public enum QualityValidation {
         public var sets = 0
         public var trueReps = 0
         public var matched = 0
-        public var wrongStart = 0
+        public var wrongWindow = 0
         public var velocityRMS = 0.0
         public var liveVelocityRMS = 0.0
         public var romRMS = 0.0
@@ -263,7 +268,7 @@ public enum QualityValidation {
             sets = outcomes.count
             trueReps = outcomes.reduce(0) { $0 + $1.trueReps }
             matched = outcomes.reduce(0) { $0 + $1.matched }
-            wrongStart = outcomes.reduce(0) { $0 + $1.wrongStart }
+            wrongWindow = outcomes.reduce(0) { $0 + $1.wrongWindow }
             velocityRMS = rms(outcomes.flatMap(\.velocityErrors))
             liveVelocityRMS = rms(outcomes.flatMap(\.liveVelocityErrors))
             romRMS = rms(outcomes.flatMap(\.romErrors))
@@ -288,11 +293,11 @@ public enum QualityValidation {
             if groups[k] == nil { order.append(k) }
             groups[k, default: []].append(outcome)
         }
-        var out = "| \(name) | sets | reps measured (wrong way round) | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | velocity loss RMS / max (pp), sets | conc. / ecc. duration RMS (s) | pause bottom / top RMS (s) |\n"
+        var out = "| \(name) | sets | reps measured (not their own window) | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | velocity loss RMS / max (pp), sets | conc. / ecc. duration RMS (s) | pause bottom / top RMS (s) |\n"
         out += "|---|---|---|---|---|---|---|---|---|---|\n"
         for k in order {
             let s = Summary(groups[k]!)
-            out += "| \(k) | \(s.sets) | \(s.matched)/\(s.trueReps) (\(s.wrongStart)) | \(format(s.velocityRMS, decimals: 3)) | "
+            out += "| \(k) | \(s.sets) | \(s.matched)/\(s.trueReps) (\(s.wrongWindow)) | \(format(s.velocityRMS, decimals: 3)) | "
             out += "\(format(s.liveVelocityRMS, decimals: 3)) | \(format(s.romRMS * 100, decimals: 1)) | "
             out += "\(format(s.peakRMS, decimals: 3)) | "
             out += "\(format(s.lossRMS, decimals: 1)) / \(format(s.lossMaximum, decimals: 1)), \(s.lossSets) | "
