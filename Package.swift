@@ -156,7 +156,7 @@ let package = Package(
         ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "MotionFixturesTests", dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore"]),
-        .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore"]),
+        .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore", "RepDetection"]),
         .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
         .testTarget(
             name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),

@@ -9,7 +9,9 @@ import RepDetection
 /// and end at rest. A squat or bench press starts at the top (eccentric, pause at the bottom, concentric, pause at
 /// the top), a deadlift on the floor (concentric, pause at lockout, eccentric, pause on the floor). The mean
 /// concentric velocity of rep k falls from `firstMeanVelocity` by `velocityLoss` at the last rep (a set to failure
-/// slows down). While the bar goes down it drifts horizontally by up to `horizontalTravel` (a bench press's J
+/// slows down). Between reps the bar rests at the start position for `startPause` (0: touch-and-go, the next rep
+/// begins the moment the last one stops), perfectly still unless `restMotion` moves it a little; it pauses
+/// `turnaroundPause` at the far turnaround (a paused squat or bench press: 1–2 s). While the bar goes down it drifts horizontally by up to `horizontalTravel` (a bench press's J
 /// curve) and tilts by up to `tiltDegrees` about a horizontal axis; the sensor, fixed to the bar in an arbitrary
 /// orientation, turns with it. The accelerometer measures specific force (gravity included, in g) with a per-axis
 /// scale error, bias and white noise.
@@ -31,7 +33,10 @@ public struct BarbellGenerator: Sendable {
     public var lift: Lift = .squat
     /// Reps in the set.
     public var reps = 6
-    /// Planned mean concentric velocity of the first rep, m/s (range of motion / concentric duration).
+    /// Planned mean concentric velocity of the first rep, m/s: range of motion / duration of the whole concentric
+    /// movement, from standstill to standstill. The truth's mean (`RepKinematics`: the phase is where the bar moves
+    /// faster than a tenth of its peak speed, leaving out the slow ends) is 1.22 times this, unless braking within
+    /// gravity made the rep slower.
     public var firstMeanVelocity = 0.6
     /// The last rep's planned mean concentric velocity is this fraction slower than the first's (0.3: 30 % loss).
     public var velocityLoss = 0.3
@@ -39,10 +44,17 @@ public struct BarbellGenerator: Sendable {
     public var rangeOfMotion = 0.5
     /// Mean eccentric (downward) velocity, m/s.
     public var eccentricMeanVelocity = 0.5
-    /// Pause at the start position between reps, s (each varies by up to a third).
+    /// Pause at the start position between reps, s (each varies by up to a third); 0: touch-and-go, no rest at all
+    /// between reps (the bar stops for an instant and goes on).
     public var startPause = 0.8
-    /// Pause at the far turnaround, s.
+    /// Pause at the far turnaround, s (a paused squat or bench press holds 1–2 s at the bottom, a deadlift can hold
+    /// the lockout as long).
     public var turnaroundPause = 0.1
+    /// How far the bar moves while it rests at the start position between reps, m (0: perfectly still). During each
+    /// such rest it moves towards the turnaround and back once, smoothly (a squat or bench bar sinks as the lifter
+    /// breathes and braces, a deadlift bar is lifted off the floor as the lifter takes the slack), by this times a
+    /// factor drawn from 0.5 to 1 per rest, over the whole rest: the bar is never still between reps.
+    public var restMotion = 0.0
     /// Peak tilt of the bar during a rep, degrees.
     public var tiltDegrees = 5.0
     /// Horizontal drift of the bar at the bottom of a rep, m (nil: the lift's own share of the range of motion:
@@ -131,13 +143,20 @@ public struct BarbellGenerator: Sendable {
 
     /// Generates the set.
     public func generate() -> BarbellSet {
-        precondition(reps > 0 && sampleRate > 0 && rangeOfMotion > 0 && firstMeanVelocity > 0, "invalid barbell set")
+        precondition(
+            reps > 0 && sampleRate > 0 && rangeOfMotion > 0 && firstMeanVelocity > 0 && startPause >= 0
+                && turnaroundPause >= 0 && restMotion >= 0 && restMotion < rangeOfMotion,
+            "invalid barbell set")
         var random = SeededGenerator(seed: seed)
         let rom = rangeOfMotion
         let topStart = lift != .deadlift
         // The plan: per rep, two phases.
         var phases: [Phase] = []
         var movements: [(Double, Double)] = []
+        // The rests at the start position that move: start, duration, signed height. Drawn from their own sequence,
+        // so that a set with rest motion has the same sensor, pauses and noise as the same seed without.
+        var rests: [(start: Double, duration: Double, height: Double)] = []
+        var restRandom = SeededGenerator(seed: seed ^ 0x5245_5354)
         var t = leadSeconds
         for k in 0..<reps {
             let place = reps > 1 ? Double(k) / Double(reps - 1) : 0
@@ -154,7 +173,14 @@ public struct BarbellGenerator: Sendable {
             phases.append(Phase(start: t, duration: second.duration, from: topStart ? low : high, to: topStart ? high : low, warp: second.warp))
             t += second.duration
             movements.append((start, t))
-            if k < reps - 1 { t += startPause * (1 + Double.random(in: -1.0 / 3...1.0 / 3, using: &random)) }
+            if k < reps - 1 {
+                let pause = startPause * (1 + Double.random(in: -1.0 / 3...1.0 / 3, using: &random))
+                if restMotion > 0, pause > 0 {
+                    let height = restMotion * Double.random(in: 0.5...1, using: &restRandom)
+                    rests.append((t, pause, topStart ? -height : height))
+                }
+                t += pause
+            }
         }
         let duration = t + leadSeconds
         let base = topStart ? 0.0 : 0.0
@@ -165,7 +191,17 @@ public struct BarbellGenerator: Sendable {
             var current: Phase?
             for phase in phases where phase.start <= time { current = phase }
             guard let phase = current else { return (base, 0, 0) }
-            return phase.kinematics(time)
+            var (p, v, a) = phase.kinematics(time)
+            // A moving rest: height × sin⁴(πτ), smooth in position, velocity and acceleration at both ends.
+            for rest in rests where time > rest.start && time < rest.start + rest.duration {
+                let w = Double.pi / rest.duration
+                let x = w * (time - rest.start)
+                let s = _sin(x), c = _cos(x)
+                p += rest.height * s * s * s * s
+                v += rest.height * 4 * w * s * s * s * c
+                a += rest.height * 4 * w * w * s * s * (3 * c * c - s * s)
+            }
+            return (p, v, a)
         }
 
         // Sensor: an arbitrary mounting, a horizontal tilt axis, per-axis scale error and bias.

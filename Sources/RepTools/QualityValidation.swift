@@ -7,6 +7,30 @@ import RepProtocol
 /// the per-rep quality repd reports with the generator's truth: RMS errors of the mean concentric velocity, the
 /// range of motion and the set's velocity loss, per condition (docs/QUALITY.md holds the table).
 public enum QualityValidation {
+    /// How the lifter moves between the reps' phases.
+    public enum Style: Sendable, Hashable, CustomStringConvertible {
+        /// Still at the start position for 0.8 s (± a third) between reps, 0.1 s at the turnaround.
+        case standard
+        /// No rest at the start position: each rep begins the moment the one before stops.
+        case touchAndGo
+        /// This many seconds of pause at the turnaround (a paused squat or bench press).
+        case paused(Double)
+        /// The bar moves up to this far (m) towards the turnaround and back during each rest at the start position.
+        case restMotion(Double)
+
+        public var description: String {
+            switch self {
+            case .standard: "standard"
+            case .touchAndGo: "touch-and-go"
+            case .paused(let s): "paused \(format(s, decimals: s == s.rounded() ? 0 : 1)) s"
+            case .restMotion(let m): "bar moves \(format(m * 100, decimals: 0)) cm at rest"
+            }
+        }
+
+        /// The styles `repctl validate-quality` runs besides `standard`.
+        public static let others: [Style] = [.touchAndGo, .paused(1), .paused(2), .restMotion(0.01)]
+    }
+
     /// One generated set's conditions.
     public struct Condition: Sendable {
         public var lift: BarbellGenerator.Lift
@@ -17,11 +41,13 @@ public enum QualityValidation {
         public var velocity: Double
         public var rangeOfMotion: Double
         public var seed: UInt64
+        public var style: Style
 
         public init(
             lift: BarbellGenerator.Lift, rate: Double, tiltDegrees: Double, bias: Double, velocity: Double,
-            rangeOfMotion: Double, seed: UInt64
+            rangeOfMotion: Double, seed: UInt64, style: Style = .standard
         ) {
+            self.style = style
             self.lift = lift
             self.rate = rate
             self.tiltDegrees = tiltDegrees
@@ -31,8 +57,8 @@ public enum QualityValidation {
             self.seed = seed
         }
 
-        /// The generator for this condition: 6 reps slowing by 30 % (to failure), pauses of 0.8 s at the start
-        /// position and 0.1 s at the turnaround, noise 0.01 g, scale error 1 %.
+        /// The generator for this condition: 6 reps slowing by 30 % (to failure), noise 0.01 g, scale error 1 %,
+        /// the pauses of `style`.
         public var generator: BarbellGenerator {
             var g = BarbellGenerator()
             g.lift = lift
@@ -42,6 +68,12 @@ public enum QualityValidation {
             g.firstMeanVelocity = velocity
             g.rangeOfMotion = rangeOfMotion
             g.seed = seed
+            switch style {
+            case .standard: break
+            case .touchAndGo: g.startPause = 0
+            case .paused(let seconds): g.turnaroundPause = seconds
+            case .restMotion(let height): g.restMotion = height
+            }
             return g
         }
     }
@@ -58,8 +90,17 @@ public enum QualityValidation {
         public var romErrors: [Double]
         public var peakErrors: [Double]
         public var concentricErrors: [Double]
+        /// The same for the eccentric duration and the two pauses (s); a pause is compared where both have it (a
+        /// set's first rep has no pause before it).
+        public var eccentricErrors: [Double] = []
+        public var pauseBottomErrors: [Double] = []
+        public var pauseTopErrors: [Double] = []
         /// The same for the figures sent live with each rep.
         public var liveVelocityErrors: [Double]
+        /// Matched reps whose window is not the rep's own: taken the wrong way round (`startsAtTop` not the
+        /// truth's: from turnaround to turnaround, half of one rep and half of the next), or holding the middle of
+        /// another true rep too (one window over two reps, compared with both).
+        public var wrongWindow = 0
         /// Velocity loss of the set, estimate − truth, percentage points (nil when not measured).
         public var lossError: Double?
         /// One line per true rep: its truth and what repd measured (for `repctl validate-quality --verbose`).
@@ -113,10 +154,18 @@ public enum QualityValidation {
             outcome.details.append("true \(text(truth.quality))\n  est  \(text(found))\n  live \(text(liveMatch))")
             guard let q = found, let v = q.velocity else { continue }
             outcome.matched += 1
+            let shared = set.reps.contains {
+                $0.movementStart != truth.movementStart && q.start <= ($0.movementStart + $0.movementEnd) / 2
+                    && ($0.movementStart + $0.movementEnd) / 2 <= q.end
+            }
+            if q.startsAtTop != truth.quality.startsAtTop || shared { outcome.wrongWindow += 1 }
             outcome.velocityErrors.append(v.meanConcentric - t.meanConcentric)
             outcome.romErrors.append(v.rangeOfMotion - t.rangeOfMotion)
             outcome.peakErrors.append(v.peakConcentric - t.peakConcentric)
             if let c = q.concentric, let tc = truth.quality.concentric { outcome.concentricErrors.append(c - tc) }
+            if let e = q.eccentric, let te = truth.quality.eccentric { outcome.eccentricErrors.append(e - te) }
+            if let p = q.pauseBottom, let tp = truth.quality.pauseBottom { outcome.pauseBottomErrors.append(p - tp) }
+            if let p = q.pauseTop, let tp = truth.quality.pauseTop { outcome.pauseTopErrors.append(p - tp) }
         }
         return outcome
     }
@@ -156,16 +205,57 @@ public enum QualityValidation {
         return conditions
     }
 
+    /// The grid's conditions at 100 Hz and above, once for each of `styles`, each with the seed (sensor mounting,
+    /// errors, noise) of the same condition in the standard style.
+    public static func styledGrid(_ styles: [Style] = Style.others) -> [Condition] {
+        let fast = grid(quick: false).filter { $0.rate >= 100 }
+        return styles.flatMap { style in
+            fast.map { condition in
+                var c = condition
+                c.style = style
+                return c
+            }
+        }
+    }
+
+    /// A small grid that still holds every value of every dimension at 100 Hz and above: each lift at 0.3 and
+    /// 1.5 m/s at 100, 400 and 1600 Hz (18 sets), tilt and bias rotating so that every rate and every lift meets
+    /// 0, 5 and 10° of tilt, and 0 and 0.02 g of bias; in `style`.
+    public static func coveringGrid(style: Style = .standard) -> [Condition] {
+        var conditions: [Condition] = []
+        for (r, rate) in [100.0, 400, 1600].enumerated() {
+            for (l, lift) in BarbellGenerator.Lift.allCases.enumerated() {
+                for (v, velocity) in [0.3, 1.5].enumerated() {
+                    let rom: Double = switch lift {
+                    case .squat: velocity < 1 ? 0.45 : 0.8
+                    case .bench: velocity < 1 ? 0.2 : 0.45
+                    case .deadlift: velocity < 1 ? 0.45 : 0.65
+                    }
+                    conditions.append(
+                        Condition(
+                            lift: lift, rate: rate, tiltDegrees: [0, 5, 10][(l + v + r) % 3],
+                            bias: [0, 0.02][(l + v * 2 + r) % 2], velocity: velocity, rangeOfMotion: rom,
+                            seed: UInt64(1000 + conditions.count), style: style))
+                }
+            }
+        }
+        return conditions
+    }
+
     /// Pooled figures of several sets.
     public struct Summary: Sendable {
         public var sets = 0
         public var trueReps = 0
         public var matched = 0
+        public var wrongWindow = 0
         public var velocityRMS = 0.0
         public var liveVelocityRMS = 0.0
         public var romRMS = 0.0
         public var peakRMS = 0.0
         public var concentricRMS = 0.0
+        public var eccentricRMS = 0.0
+        public var pauseBottomRMS = 0.0
+        public var pauseTopRMS = 0.0
         public var lossRMS = 0.0
         public var lossMaximum = 0.0
         /// Sets that reported a velocity loss (none when the last rep could not be measured).
@@ -178,11 +268,15 @@ public enum QualityValidation {
             sets = outcomes.count
             trueReps = outcomes.reduce(0) { $0 + $1.trueReps }
             matched = outcomes.reduce(0) { $0 + $1.matched }
+            wrongWindow = outcomes.reduce(0) { $0 + $1.wrongWindow }
             velocityRMS = rms(outcomes.flatMap(\.velocityErrors))
             liveVelocityRMS = rms(outcomes.flatMap(\.liveVelocityErrors))
             romRMS = rms(outcomes.flatMap(\.romErrors))
             peakRMS = rms(outcomes.flatMap(\.peakErrors))
             concentricRMS = rms(outcomes.flatMap(\.concentricErrors))
+            eccentricRMS = rms(outcomes.flatMap(\.eccentricErrors))
+            pauseBottomRMS = rms(outcomes.flatMap(\.pauseBottomErrors))
+            pauseTopRMS = rms(outcomes.flatMap(\.pauseTopErrors))
             let losses = outcomes.compactMap(\.lossError)
             lossRMS = rms(losses)
             lossMaximum = losses.map(abs).max() ?? .nan
@@ -199,14 +293,16 @@ public enum QualityValidation {
             if groups[k] == nil { order.append(k) }
             groups[k, default: []].append(outcome)
         }
-        var out = "| \(name) | sets | reps measured | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | conc. duration RMS (s) | velocity loss RMS / max (pp), sets |\n"
-        out += "|---|---|---|---|---|---|---|---|---|\n"
+        var out = "| \(name) | sets | reps measured (not their own window) | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | velocity loss RMS / max (pp), sets | conc. / ecc. duration RMS (s) | pause bottom / top RMS (s) |\n"
+        out += "|---|---|---|---|---|---|---|---|---|---|\n"
         for k in order {
             let s = Summary(groups[k]!)
-            out += "| \(k) | \(s.sets) | \(s.matched)/\(s.trueReps) | \(format(s.velocityRMS, decimals: 3)) | "
+            out += "| \(k) | \(s.sets) | \(s.matched)/\(s.trueReps) (\(s.wrongWindow)) | \(format(s.velocityRMS, decimals: 3)) | "
             out += "\(format(s.liveVelocityRMS, decimals: 3)) | \(format(s.romRMS * 100, decimals: 1)) | "
-            out += "\(format(s.peakRMS, decimals: 3)) | \(format(s.concentricRMS, decimals: 3)) | "
-            out += "\(format(s.lossRMS, decimals: 1)) / \(format(s.lossMaximum, decimals: 1)), \(s.lossSets) |\n"
+            out += "\(format(s.peakRMS, decimals: 3)) | "
+            out += "\(format(s.lossRMS, decimals: 1)) / \(format(s.lossMaximum, decimals: 1)), \(s.lossSets) | "
+            out += "\(format(s.concentricRMS, decimals: 3)) / \(format(s.eccentricRMS, decimals: 3)) | "
+            out += "\(format(s.pauseBottomRMS, decimals: 3)) / \(format(s.pauseTopRMS, decimals: 3)) |\n"
         }
         return out
     }

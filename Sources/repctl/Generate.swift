@@ -25,6 +25,11 @@ struct Generate: ParsableCommand {
                 --rom 0.5 --rate 100 --bar-tilt 5 --out squat.csv --truth squat-truth.csv
                 (a sensor on the bar; the truth CSV holds each rep's true tempo, range of
                 motion and velocities; the sensor's orientation is drawn from --seed)
+              repctl generate barbell --lift bench --turnaround-pause 1.5 --rest-motion 0.01 \
+                --rate 200 --out paused-bench.csv
+                (paused bench: 1.5 s on the chest; the bar sinks up to 1 cm between reps)
+              repctl generate barbell --lift deadlift --start-pause 0 --out tng.csv
+                (touch-and-go deadlifts: no rest on the floor between reps)
             """)
 
     enum Kind: String, ExpressibleByArgument { case workout, sine, walk, barbell }
@@ -116,6 +121,15 @@ struct Generate: ParsableCommand {
     @Option(help: "barbell: scale error of each axis, as a fraction.")
     var scaleError = 0.01
 
+    @Option(help: "barbell: seconds the bar rests at the start position between reps, each varying by up to a third (0: touch-and-go).")
+    var startPause = 0.8
+
+    @Option(help: "barbell: seconds of pause at the far turnaround (paused squat or bench: 1-2).")
+    var turnaroundPause = 0.1
+
+    @Option(help: "barbell: how far the bar moves (towards the turnaround and back) while it rests between reps, m (0: still).")
+    var restMotion = 0.0
+
     @Option(help: "barbell: where to write the true per-rep figures as CSV.")
     var truth: String?
 
@@ -133,6 +147,10 @@ struct Generate: ParsableCommand {
         guard velocity > 0, velocity <= 5 else { throw ValidationError("--velocity must be in (0, 5] m/s.") }
         guard loss >= 0, loss < 1 else { throw ValidationError("--loss must be a fraction from 0 to below 1.") }
         guard rom > 0, rom <= 2 else { throw ValidationError("--rom must be in (0, 2] m.") }
+        for (value, name) in [(startPause, "--start-pause"), (turnaroundPause, "--turnaround-pause")] {
+            guard value >= 0, value <= 60 else { throw ValidationError("\(name) must be in [0, 60] s.") }
+        }
+        guard restMotion >= 0, restMotion < rom else { throw ValidationError("--rest-motion must be from 0 to below --rom.") }
         for (value, name) in [(barTilt, "--bar-tilt"), (bias, "--bias"), (scaleError, "--scale-error")] {
             guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
         }
@@ -182,6 +200,9 @@ struct Generate: ParsableCommand {
             generator.tiltDegrees = barTilt
             generator.bias = bias
             generator.scaleError = scaleError
+            generator.startPause = startPause
+            generator.turnaroundPause = turnaroundPause
+            generator.restMotion = restMotion
             generator.noise = noise ?? 0.01
             generator.sampleRate = rate
             generator.seed = seed

@@ -13,10 +13,14 @@ struct ValidateQuality: ParsableCommand {
         discussion: """
             Generates barbell sets (repctl generate barbell) over a grid of conditions: squat, bench, deadlift; \
             12.5, 25, 50, 100, 200, 400, 1600 Hz; bar tilt 0, 5, 10°; bias 0 and 0.02 g per axis; first-rep mean \
-            concentric velocity 0.3, 0.8, 1.5 m/s slowing by 30 % over 6 reps; noise 0.01 g, scale error 1 %. \
+            concentric velocity 0.3, 0.8, 1.5 m/s slowing by 30 % over 6 reps; noise 0.01 g, scale error 1 %; \
+            0.8 s still at the start position between reps and 0.1 s at the turnaround. The same conditions at \
+            100 Hz and above run again in other styles: touch-and-go (no rest between reps), paused 1 and 2 s at \
+            the turnaround, and the bar moving up to 1 cm while it rests between reps. \
             Each set goes through the rep detector with placement = "bar"; the quality of each rep of the final \
             count is compared with the generator's truth (the same phase rules on the exact motion). The tables \
-            give RMS errors per rate, tilt, bias, lift and velocity, for the reps at 100 Hz and above unless the \
+            give RMS errors (velocities, range of motion, velocity loss, phase durations and pauses) per rate, tilt, \
+            bias, lift, velocity and style, for the reps at 100 Hz and above unless the \
             row says otherwise. These are figures against generated motion, not against a lifter.
 
             Examples:
@@ -34,28 +38,30 @@ struct ValidateQuality: ParsableCommand {
     var verbose = false
 
     func run() throws {
-        let grid = QualityValidation.grid(quick: quick)
+        let standard = QualityValidation.grid(quick: quick)
+        let styled = quick ? [] : QualityValidation.styledGrid()
         if verbose {
-            for condition in grid {
+            for condition in standard + styled {
                 let outcome = QualityValidation.run(condition, anyRate: true)
                 let c = condition
                 let bad = outcome.matched < outcome.trueReps || abs(outcome.lossError ?? 99) > 3
                     || (outcome.velocityErrors + outcome.liveVelocityErrors).contains { abs($0) > 0.05 }
                 guard bad else { continue }
-                print("\(c.lift.rawValue) \(Int(c.rate)) Hz tilt \(Int(c.tiltDegrees)) bias \(c.bias) v \(c.velocity) rom \(c.rangeOfMotion) seed \(c.seed): loss error \(outcome.lossError.map { format($0, decimals: 1) } ?? "-")")
+                print("\(c.style) \(c.lift.rawValue) \(Int(c.rate)) Hz tilt \(Int(c.tiltDegrees)) bias \(c.bias) v \(c.velocity) rom \(c.rangeOfMotion) seed \(c.seed): loss error \(outcome.lossError.map { format($0, decimals: 1) } ?? "-")")
                 for line in outcome.details { print("  " + line) }
             }
         }
-        let magnitude = grid.map { QualityValidation.run($0, anyRate: true) }
-        let projection = grid.filter { $0.rate == 100 }.map { QualityValidation.run($0, method: .projection) }
+        let magnitude = standard.map { QualityValidation.run($0, anyRate: true) }
+        let projection = standard.filter { $0.rate == 100 }.map { QualityValidation.run($0, method: .projection) }
         let fast = magnitude.filter { $0.condition.rate >= 100 }
         var text = "### By sample rate (all lifts, tilts, biases, velocities; below 40 Hz repd claims no velocity, measured here anyway)\n\n"
         text += QualityValidation.table(magnitude, by: "rate") {
             "\(format($0.rate, decimals: $0.rate == $0.rate.rounded() ? 0 : 1)) Hz"
         }
         text += "\n### By bar tilt, ≥ 100 Hz: length of the acceleration (repd) and, at 100 Hz, its projection on gravity\n\n"
-        text += QualityValidation.table(fast, by: "tilt (magnitude)") { "\(Int($0.tiltDegrees))°" }
-        text += QualityValidation.table(projection, by: "tilt (projection, 100 Hz)") { "\(Int($0.tiltDegrees))°" }
+        // One table: the projection's rows follow the magnitude's under the same header, each row saying which.
+        text += QualityValidation.table(fast, by: "tilt, vertical acceleration") { "\(Int($0.tiltDegrees))°, magnitude" }
+        text += QualityValidation.table(projection, by: "") { "\(Int($0.tiltDegrees))°, projection (100 Hz)" }
             .split(separator: "\n").dropFirst(2).map { $0 + "\n" }.joined()
         text += "\n### By bias, ≥ 100 Hz\n\n"
         text += QualityValidation.table(fast, by: "bias") { "\(format($0.bias, decimals: 2)) g" }
@@ -65,6 +71,17 @@ struct ValidateQuality: ParsableCommand {
         text += QualityValidation.table(fast, by: "first rep") { "\(format($0.velocity, decimals: 1)) m/s" }
         text += "\n### All sets at ≥ 100 Hz\n\n"
         text += QualityValidation.table(fast, by: "conditions") { _ in "≥ 100 Hz" }
+        if !styled.isEmpty {
+            let styles = fast + styled.map { QualityValidation.run($0) }
+            text += "\n### By rep style, ≥ 100 Hz (each style on the same 216 conditions and seeds)\n\n"
+            text += QualityValidation.table(styles, by: "style") { $0.style.description }
+            text += "\n### By rep style and lift, ≥ 100 Hz\n\n"
+            text += QualityValidation.table(styles, by: "style, lift") { "\($0.style), \($0.lift.rawValue)" }
+            text += "\n### By rep style and first-rep velocity, ≥ 100 Hz\n\n"
+            text += QualityValidation.table(styles, by: "style, first rep") {
+                "\($0.style), \(format($0.velocity, decimals: 1)) m/s"
+            }
+        }
         print(text)
         if let out {
             do { try TextFile.write(text, to: out) } catch {

@@ -4,16 +4,56 @@ import Testing
 
 @Suite("per-rep quality against generated barbell sets")
 struct QualityValidationTests {
-    @Test("at 100 Hz with 10° of bar tilt and 0.02 g bias, squat, bench and deadlift sets from 0.3 and 1.5 m/s meet the goals: mean velocity ≤ 0.03 m/s and ROM ≤ 2 cm RMS, velocity loss within 3 points")
-    func goalsOnASmallGrid() {
-        let outcomes = QualityValidation.grid(quick: true).map { QualityValidation.run($0) }
-        let summary = QualityValidation.Summary(outcomes)
-        #expect(summary.sets == 6)
-        #expect(summary.matched == summary.trueReps, "every rep measured: \(summary.matched) of \(summary.trueReps)")
-        #expect(summary.velocityRMS <= 0.03, "mean concentric velocity RMS \(summary.velocityRMS) m/s")
-        #expect(summary.liveVelocityRMS <= 0.03, "live: \(summary.liveVelocityRMS) m/s")
-        #expect(summary.romRMS <= 0.02, "range of motion RMS \(summary.romRMS) m")
-        #expect(summary.lossMaximum <= 3, "velocity loss off by up to \(summary.lossMaximum) points")
+    /// The goals, checked on `outcomes` grouped by each dimension's value (a pooled figure could hide one bad rate,
+    /// tilt, bias, lift or speed), and pooled: what misses them, one line each. `unmeasured`: the share of reps a
+    /// group may leave without figures.
+    static func missedGoals(_ outcomes: [QualityValidation.Outcome], unmeasured: Double) -> [String] {
+        let groups: [(QualityValidation.Condition) -> String] = [
+            { "\(Int($0.rate)) Hz" }, { "tilt \(Int($0.tiltDegrees))°" }, { "bias \($0.bias) g" }, { $0.lift.rawValue },
+            { "\($0.velocity) m/s" }, { _ in "all" },
+        ]
+        var missed: [String] = []
+        for key in groups {
+            for value in Set(outcomes.map { key($0.condition) }).sorted() {
+                let s = QualityValidation.Summary(outcomes.filter { key($0.condition) == value })
+                if Double(s.trueReps - s.matched) > unmeasured * Double(s.trueReps) {
+                    missed.append("\(value): \(s.matched) of \(s.trueReps) reps measured")
+                }
+                if !(s.velocityRMS <= 0.03) { missed.append("\(value): mean concentric velocity RMS \(s.velocityRMS) m/s") }
+                if !(s.liveVelocityRMS <= 0.03) { missed.append("\(value): live \(s.liveVelocityRMS) m/s") }
+                if !(s.romRMS <= 0.02) { missed.append("\(value): range of motion RMS \(s.romRMS) m") }
+                if s.lossSets < s.sets || !(s.lossMaximum <= 3) {
+                    missed.append("\(value): velocity loss off by up to \(s.lossMaximum) points in \(s.lossSets) of \(s.sets) sets")
+                }
+            }
+        }
+        return missed
+    }
+
+    @Test("on the 216 sets of docs/QUALITY.md at 100–1600 Hz, each rate, tilt (0, 5, 10°), bias (0, 0.02 g), lift and speed (0.3, 0.8, 1.5 m/s) meets the goals on its own: mean velocity ≤ 0.03 m/s and ROM ≤ 2 cm RMS, velocity loss within 3 points, at most 2 % of reps unmeasured; tempo within 0.02 s RMS")
+    func goalsOnTheGrid() {
+        let grid = QualityValidation.grid(quick: false).filter { $0.rate >= 100 }
+        #expect(grid.count == 216)
+        let outcomes = grid.map { QualityValidation.run($0) }
+        let missed = Self.missedGoals(outcomes, unmeasured: 0.02)
+        #expect(missed.isEmpty, "\(missed.joined(separator: "\n"))")
+        // The issue sets no goal for the tempo; this guards what was measured (0.004–0.007 s, docs/QUALITY.md).
+        let s = QualityValidation.Summary(outcomes)
+        for (name, rms) in [
+            ("concentric", s.concentricRMS), ("eccentric", s.eccentricRMS), ("pause bottom", s.pauseBottomRMS),
+            ("pause top", s.pauseTopRMS),
+        ] {
+            #expect(rms <= 0.02, "\(name) RMS \(rms) s")
+        }
+    }
+
+    @Test("touch-and-go, paused (1 and 2 s) and moving-rest sets miss the goals (docs/QUALITY.md says so): each style on 18 sets covering every rate, tilt, bias, lift and speed", arguments: QualityValidation.Style.others)
+    func otherStylesMissTheGoals(style: QualityValidation.Style) {
+        let outcomes = QualityValidation.coveringGrid(style: style).map { QualityValidation.run($0) }
+        withKnownIssue("repd windows a rep from a still moment to a still moment; without a still rest at the start position it often takes the turnaround instead") {
+            let missed = Self.missedGoals(outcomes, unmeasured: 0.02)
+            #expect(missed.isEmpty, "\(missed.joined(separator: "\n"))")
+        }
     }
 
     @Test("without a gyro, the length of the acceleration beats its projection on gravity when the bar tilts 10°")
