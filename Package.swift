@@ -96,10 +96,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .systemLibrary(
+        // libmosquitto's header (Debian libmosquitto-dev) and a loader that opens libmosquitto.so.1 when the uplink
+        // starts: a daemon whose uplink is off never maps it, nor the OpenSSL it brings.
+        .target(
             name: "CMosquitto",
-            pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .systemLibrary(
             name: "CUdev",

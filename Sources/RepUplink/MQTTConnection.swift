@@ -4,8 +4,19 @@ import CMosquitto
 import Glibc
 #endif
 
-/// `mosquitto_lib_init`, once per process (libmosquitto initialises OpenSSL here).
-private let libraryReady: Bool = mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue
+/// `mosquitto_lib_init`, once per process, after `repd_mosquitto_load` succeeded (libmosquitto initialises OpenSSL).
+private let libraryInitialised: Bool = mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue
+
+/// Nil when libmosquitto is opened (`repd_mosquitto_load`: only once an uplink starts, so a daemon without one never
+/// maps it or OpenSSL; after a failure each new connection tries again) and initialised; else why not.
+private func libraryProblem() -> String? {
+    var error = [CChar](repeating: 0, count: 320)
+    guard repd_mosquitto_load(&error, error.count) == 0 else {
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "libmosquitto could not be loaded: " + reason
+    }
+    return libraryInitialised ? nil : "libmosquitto could not be initialised"
+}
 
 /// One MQTT connection: a libmosquitto client used by one thread only (the uplink's), which drives its socket
 /// through `mosquitto_loop_read`/`_write`/`_misc` (libmosquitto's own network thread is not started). Callbacks
@@ -36,7 +47,7 @@ final class MQTTConnection {
 
     /// A client for `settings`, with its last will (`offline`, retained) set; not yet connected.
     init(settings: UplinkSettings, will: String) throws(UplinkError) {
-        guard libraryReady else { throw UplinkError(.setup, "libmosquitto could not be initialised") }
+        if let problem = libraryProblem() { throw UplinkError(.setup, problem) }
         guard let handle = mosquitto_new(settings.clientID, true, nil) else {
             throw UplinkError(.setup, "mosquitto_new failed: \(String(cString: strerror(errno)))")
         }
