@@ -190,6 +190,36 @@ private func waitForEnd(_ socketPath: String, timeout: Double = 60) -> Bool {
     } ?? false
 }
 
+/// A retained message as a new subscriber gets it.
+private struct RetainedMessage {
+    /// The retain flag the broker set on it.
+    let retained: Bool
+    let text: String
+    let json: JSONValue
+    /// The members' names, in the order they were sent.
+    var keys: [String] { text.matches(of: #/"([a-z_]+)":/#).map { String($0.1) } }
+    var state: String? { json["state"]?.stringValue }
+}
+
+/// What a new subscriber to `repd/<station>/status` gets first (the retained message); nil when nothing comes in 2 s.
+private func retainedStatus(port: Int, station: String) -> RetainedMessage? {
+    let sub = Process()
+    sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+    sub.arguments = ["-h", "127.0.0.1", "-p", String(port), "-t", "repd/\(station)/status", "-C", "1", "-W", "2", "-F", "%r %p"]
+    let output = Pipe()
+    sub.standardOutput = output
+    sub.standardError = FileHandle.nullDevice
+    guard (try? sub.run()) != nil else { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()  // -W 2: it exits within 2 s
+    sub.waitUntilExit()
+    guard sub.terminationStatus == 0 else { return nil }
+    let line = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+    guard let space = line.firstIndex(of: " "), let json = try? JSONParser.parse(String(line[line.index(after: space)...])) else {
+        return nil
+    }
+    return RetainedMessage(retained: line.hasPrefix("1 "), text: String(line[line.index(after: space)...]), json: json)
+}
+
 @Suite("the fleet uplink to a real mosquitto (#17)", .serialized, .enabled(if: haveMosquitto, "needs mosquitto, mosquitto-clients and python3"))
 struct UplinkTests {
     @Test("a replayed workout arrives at a subscriber complete and in order, ids 1…N, each as the line socket clients get")
@@ -371,5 +401,74 @@ struct UplinkTests {
         #expect(eventually(timeout: 10) { daemon.standardError.components(separatedBy: expected).count > 3 })
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("the retained status: online with who and what while repd runs, the broker's last will offline after a SIGKILL, offline with the time after a SIGTERM")
+    func retainedStatusMessages() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let arguments = [
+            "--config", try uplinkConfig(dir, port: broker.port), "--demo", "--speed", "20", "--socket", socketPath,
+            "--journal", journalPath, "--station", "bench-5", "--quiet",
+        ]
+        let started = Date().timeIntervalSince1970
+        let first = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        let hello = try #require(LineClient(path: socketPath)?.next(type: "hello"))
+        var status: RetainedMessage?
+        #expect(eventually(timeout: 10) {
+            status = retainedStatus(port: broker.port, station: "bench-5")
+            return status?.state == "online"
+        })
+        let online = try #require(status)
+        #expect(online.retained)
+        #expect(online.keys == ["state", "station", "wall", "client_id", "version", "acked_id"], "\(online.text)")
+        #expect(online.json["station"]?.stringValue == "bench-5")
+        #expect(online.json["client_id"]?.stringValue == "repd-bench-5")
+        #expect(online.json["version"]?.stringValue == hello["version"]?.stringValue)
+        #expect(online.json["acked_id"]?.int == 0, "a new journal: nothing acknowledged before this connection")
+        let connectedAt = online.json["wall"]?.double ?? 0
+        #expect(connectedAt >= started - 1 && connectedAt <= Date().timeIntervalSince1970 + 1, "\(online.text)")
+
+        // SIGKILL: repd says nothing; the broker sees the connection close and publishes the last will.
+        #expect(eventually(timeout: 10) { ((try? newestID(journalPath)) ?? 0) > 3 })
+        first.signal(SIGKILL)
+        _ = first.waitForExit()
+        #expect(eventually(timeout: 10) {
+            status = retainedStatus(port: broker.port, station: "bench-5")
+            return status?.state == "offline"
+        }, "\(String(describing: status?.text))")
+        #expect(status?.retained == true)
+        #expect(status?.keys == ["state", "station"], "the will: no wall (\(String(describing: status?.text)))")
+        let acked = try {
+            let journal = try EventJournal(path: journalPath, station: "test")
+            defer { journal.close() }
+            return Int(try journal.ackedID(broker: "mqtt://127.0.0.1:\(broker.port)"))
+        }()
+        #expect(acked > 0, "the broker acknowledged events before the kill")
+
+        // Restarted: online again, saying where it resumes.
+        unlink(socketPath)
+        let second = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 10) {
+            status = retainedStatus(port: broker.port, station: "bench-5")
+            return status?.state == "online"
+        })
+        #expect(status?.json["acked_id"]?.int == acked, "\(String(describing: status?.text))")
+
+        // SIGTERM: repd publishes offline itself (the broker drops the will at a clean DISCONNECT), with the time.
+        let stopping = Date().timeIntervalSince1970
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+        #expect(eventually(timeout: 5) {
+            status = retainedStatus(port: broker.port, station: "bench-5")
+            return status?.state == "offline"
+        }, "\(String(describing: status?.text))\n\(second.standardError.suffix(1500))")
+        #expect(status?.retained == true)
+        #expect(status?.keys == ["state", "station", "wall"], "\(String(describing: status?.text))")
+        #expect((status?.json["wall"]?.double ?? 0) >= stopping, "the time of the stop: \(String(describing: status?.text))")
     }
 }
