@@ -13,6 +13,8 @@ private let haveMosquitto =
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_sub")
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_passwd")
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+private let opensslBinary = "/usr/bin/openssl"
+private let haveOpenSSL = FileManager.default.isExecutableFile(atPath: opensslBinary)
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
 private func freePort() -> Int {
@@ -44,13 +46,19 @@ private func tcpListens(_ port: Int) -> Bool {
 /// A real mosquitto on a loopback port, with its configuration, persistence and log in `directory`.
 private final class Broker {
     let port: Int
+    /// The TLS listener's port (with `certificates`), next to the plain one.
+    let tlsPort: Int?
     let directory: String
     private(set) var process: DaemonProcess?
 
-    /// `users`: name → password (then anonymous clients are refused).
-    init(directory: String, users: [String: String] = [:]) throws {
+    /// `users`: name → password (then anonymous clients are refused). `certificates`: a second listener that speaks
+    /// TLS with the server certificate.
+    init(directory: String, users: [String: String] = [:], certificates: TestCertificates? = nil) throws {
         self.directory = directory
         port = freePort()
+        var tlsPort: Int?
+        if certificates != nil { repeat { tlsPort = freePort() } while tlsPort == port }
+        self.tlsPort = tlsPort
         var config = "listener \(port) 127.0.0.1\npersistence true\npersistence_location \(directory)/\n"
         if getuid() == 0 { config += "user root\n" }
         if users.isEmpty {
@@ -66,6 +74,11 @@ private final class Broker {
             }
             config += "allow_anonymous false\npassword_file \(file)\n"
         }
+        if let certificates, let tlsPort {
+            // These settings belong to the listener above them.
+            config += "listener \(tlsPort) 127.0.0.1\ncafile \(certificates.ca)\n"
+            config += "certfile \(certificates.serverCertificate)\nkeyfile \(certificates.serverKey)\n"
+        }
         try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try start()
     }
@@ -76,7 +89,7 @@ private final class Broker {
         let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
         process = try DaemonProcess(
             executable: "/usr/bin/python3", arguments: ["-c", unblocked, mosquittoBinary, "-c", directory + "/mosquitto.conf"])
-        #expect(eventually(timeout: 10) { tcpListens(port) }, "mosquitto listens on \(port)")
+        #expect(eventually(timeout: 10) { tcpListens(port) && tlsPort.map(tcpListens) != false }, "mosquitto listens on \(port)")
     }
 
     /// Stops it (SIGTERM: it saves its persistence file).
@@ -188,6 +201,60 @@ private func waitForEnd(_ socketPath: String, timeout: Double = 60) -> Bool {
         }
         return false
     } ?? false
+}
+
+/// Runs a short tool to its end and returns its standard output; throws what it wrote when it fails. (Not a
+/// `DaemonProcess`: for a process this short its `waitForExit` now and then waited the whole 5 s for the pipes'
+/// end of file.)
+@discardableResult
+private func runTool(_ executable: String, _ arguments: [String]) throws -> String {
+    let tool = Process()
+    tool.executableURL = URL(fileURLWithPath: executable)
+    tool.arguments = arguments
+    let output = Pipe()
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).err")
+    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errors) }
+    tool.standardOutput = output
+    tool.standardError = try FileHandle(forWritingTo: errors)
+    try tool.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    tool.waitUntilExit()
+    guard tool.terminationStatus == 0 else {
+        let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        throw ToolFailure(description: "\(executable) \(arguments.joined(separator: " ")): exit \(tool.terminationStatus): \(said)\(text)")
+    }
+    return text
+}
+
+private struct ToolFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A CA, a server certificate it signed for 127.0.0.1 and localhost, and another CA that signed nothing: made with
+/// `openssl` in `directory` (P-256 keys, made in milliseconds).
+struct TestCertificates {
+    let ca: String
+    let serverCertificate: String
+    let serverKey: String
+    let otherCA: String
+
+    init(directory: String) throws {
+        ca = directory + "/ca.pem"
+        serverCertificate = directory + "/server.pem"
+        serverKey = directory + "/server.key"
+        otherCA = directory + "/other-ca.pem"
+        let newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"]
+        try runTool(opensslBinary, ["req", "-x509"] + newKey + ["-keyout", directory + "/ca.key", "-out", ca, "-subj", "/CN=repd test CA"])
+        try runTool(
+            opensslBinary,
+            ["req", "-x509"] + newKey + [
+                "-keyout", serverKey, "-out", serverCertificate, "-subj", "/CN=127.0.0.1", "-CA", ca, "-CAkey", directory + "/ca.key",
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-addext", "basicConstraints=critical,CA:FALSE",
+            ])
+        try runTool(
+            opensslBinary, ["req", "-x509"] + newKey + ["-keyout", directory + "/other-ca.key", "-out", otherCA, "-subj", "/CN=another CA"])
+    }
 }
 
 /// A retained message as a new subscriber gets it.
@@ -470,5 +537,75 @@ struct UplinkTests {
         #expect(status?.retained == true)
         #expect(status?.keys == ["state", "station", "wall"], "\(String(describing: status?.text))")
         #expect((status?.json["wall"]?.double ?? 0) >= stopping, "the time of the stop: \(String(describing: status?.text))")
+    }
+
+    @Test(
+        "over TLS with the CA that signed the broker's certificate (uplink.ca_file): a workout arrives complete and in order",
+        .enabled(if: haveOpenSSL, "needs openssl to make the certificates"))
+    func tlsWithTheRightCA() throws {
+        let dir = scratchDirectory()
+        let certificates = try TestCertificates(directory: dir)
+        let broker = try Broker(directory: dir, certificates: certificates)
+        let tlsPort = try #require(broker.tlsPort)
+        let subscriber = try Subscriber(port: broker.port)
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [4], lead: 5)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: tlsPort, extra: "tls = true\nca_file = \"\(certificates.ca)\""),
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", journalPath,
+            "--station", "bench-6", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(waitForEnd(socketPath))
+        let uplink = uplinkCaughtUp(socketPath)
+        #expect(uplink?["state"]?.stringValue == "connected", "\(String(describing: uplink))\n\(daemon.standardError.suffix(1500))")
+        #expect(uplink?["broker"]?.stringValue == "mqtts://127.0.0.1:\(tlsPort)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let n = try newestID(journalPath)
+        #expect(eventually(timeout: 10) { subscriber.ids.count >= n }, "\(subscriber.ids)")
+        #expect(subscriber.ids == Array(1...n), "complete and in order")
+        #expect(subscriber.events.filter { $0["type"]?.stringValue == "rep" }.count == fixture.reps.count)
+        let log = broker.process?.standardError ?? ""
+        #expect(log.contains("on port \(tlsPort)") && log.contains("as repd-bench-6"), "repd came in on the TLS listener: \(log)")
+    }
+
+    @Test(
+        "TLS with a CA that did not sign the broker's certificate: a log line says the certificate was not trusted, status shows it, and repd keeps counting",
+        .enabled(if: haveOpenSSL, "needs openssl to make the certificates"))
+    func tlsWithAWrongCA() throws {
+        let dir = scratchDirectory()
+        let certificates = try TestCertificates(directory: dir)
+        let broker = try Broker(directory: dir, certificates: certificates)
+        let tlsPort = try #require(broker.tlsPort)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: tlsPort, extra: "tls = true\nca_file = \"\(certificates.otherCA)\""),
+            "--demo", "--loop", "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        // OpenSSL's own words in the middle ("OpenSSL Error[0]: error:0A000086:SSL routines::certificate verify
+        // failed" with OpenSSL 3.0) differ between its versions.
+        let expected = #/uplink: TLS with the broker at 127\.0\.0\.1:(\d+) failed: the broker's certificate is not trusted \(.*certificate verify failed\); check that uplink\.ca_file \((.+)\) holds the CA that signed it and that it names 127\.0\.0\.1; retrying in/#
+        var logged: Regex<(Substring, Substring, Substring)>.Match?
+        #expect(
+            eventually(timeout: 10) {
+                logged = daemon.standardError.firstMatch(of: expected)
+                return logged != nil
+            }, "\(daemon.standardError.suffix(2000))")
+        #expect(logged.map { Int($0.1) == tlsPort && $0.2 == certificates.otherCA } == true)
+        #expect(client.next(type: "rep", timeout: 30)?["id"] != nil, "counting goes on")
+        #expect(client.next(type: "rep", timeout: 30) != nil)
+        client.send("status\n")
+        let uplink = try #require(client.next(type: "status")?["uplink"])
+        #expect(uplink["state"]?.stringValue == "error", "\(uplink)")
+        #expect(uplink["acked_id"]?.int == 0)
+        let lastError = try #require(uplink["last_error"]?.stringValue, "\(uplink)")
+        #expect(daemon.standardError.contains("uplink: \(lastError)"), "status says what the log says: \(uplink)")
+        #expect(broker.process?.standardError.contains("New client connected") == false, "no MQTT session began")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
     }
 }
