@@ -287,6 +287,36 @@ private func retainedStatus(port: Int, station: String) -> RetainedMessage? {
     return RetainedMessage(retained: line.hasPrefix("1 "), text: String(line[line.index(after: space)...]), json: json)
 }
 
+/// A TCP socket on 127.0.0.1 that listens and never accepts: the kernel completes each connection's handshake (the
+/// backlog), so a client's connect succeeds, and then nothing ever answers.
+private final class SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init?() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            return nil
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+}
+
+/// `repctl status`'s human output (nil when it failed).
+private func repctlStatus(_ socketPath: String) -> String? {
+    try? runTool(productsDirectory + "/repctl", ["status", "--socket", socketPath])
+}
+
 @Suite("the fleet uplink to a real mosquitto (#17)", .serialized, .enabled(if: haveMosquitto, "needs mosquitto, mosquitto-clients and python3"))
 struct UplinkTests {
     @Test("a replayed workout arrives at a subscriber complete and in order, ids 1…N, each as the line socket clients get")
@@ -605,6 +635,68 @@ struct UplinkTests {
         let lastError = try #require(uplink["last_error"]?.stringValue, "\(uplink)")
         #expect(daemon.standardError.contains("uplink: \(lastError)"), "status says what the log says: \(uplink)")
         #expect(broker.process?.standardError.contains("New client connected") == false, "no MQTT session began")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("a broker address that accepts TCP and never answers MQTT: a log line says no CONNACK came, repctl status shows the error and the backlog, and repd keeps counting")
+    func noConnack() throws {
+        let dir = scratchDirectory()
+        let listener = try #require(SilentListener())
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: listener.port), "--demo", "--loop", "--speed", "20", "--socket", socketPath,
+            "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        #expect(client.next(type: "rep", timeout: 30)?["id"] != nil)
+        let expected = "uplink: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s; retrying in"
+        #expect(eventually(timeout: 10) { daemon.standardError.contains(expected) }, "\(daemon.standardError.suffix(2000))")
+        #expect(client.next(type: "rep", timeout: 30) != nil, "counting goes on")
+        let text = try #require(repctlStatus(socketPath))
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("uplink ") }, "\(text)")
+        let match = try #require(
+            line.wholeMatch(of: #/uplink   error mqtt://127\.0\.0\.1:(\d+), acknowledged through id 0, backlog (\d+), in flight 0, 0 published, 0 connections/#),
+            "\(text)")
+        #expect(Int(match.1) == listener.port)
+        #expect((Int(match.2) ?? 0) > 0, "the events wait in the journal: \(line)")
+        #expect(text.contains("\n         last error: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s\n"), "\(text)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "a silent broker does not hold up the stop")
+    }
+
+    @Test("repctl status shows the uplink connected, the id the broker acknowledged everything up to, and no backlog")
+    func repctlStatusConnected() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [3], lead: 5)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: broker.port), "--fixture", fixture.path, "--speed", "20",
+            "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(waitForEnd(socketPath))
+        // Caught up: one status says the broker acknowledged the journal's newest event.
+        let client = try #require(LineClient(path: socketPath))
+        var status: JSONValue?
+        #expect(
+            eventually(timeout: 10) {
+                client.send("status\n")
+                status = client.next(type: "status")
+                return status?["uplink"]?["acked_id"]?.int == status?["journal"]?["newest_id"]?.int
+                    && status?["uplink"]?["backlog"]?.int == 0 && status?["uplink"]?["in_flight"]?.int == 0
+            }, "\(String(describing: status))")
+        let newest = try #require(status?["journal"]?["newest_id"]?.int)
+        #expect(newest > 5)
+        let published = try #require(status?["uplink"]?["published"]?.int)
+        let text = try #require(repctlStatus(socketPath))
+        #expect(
+            text.contains(
+                "\nuplink   connected mqtt://127.0.0.1:\(broker.port), acknowledged through id \(newest), backlog 0, in flight 0, "
+                    + "\(published) published, 1 connection\n"), "\(text)")
+        #expect(!text.contains("last error"), "\(text)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }
