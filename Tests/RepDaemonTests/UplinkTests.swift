@@ -670,7 +670,9 @@ struct UplinkTests {
     func repctlStatusConnected() throws {
         let dir = scratchDirectory()
         let broker = try Broker(directory: dir)
-        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [3], lead: 5)
+        // 10 s of stillness at the end (lead): the set ends (after 8 s of rest) before the replay does, so after
+        // `finished` no event comes.
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [3], lead: 10)
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: [
             "--config", try uplinkConfig(dir, port: broker.port), "--fixture", fixture.path, "--speed", "20",
@@ -678,8 +680,10 @@ struct UplinkTests {
         ])
         #expect(daemonListens(socketPath))
         #expect(waitForEnd(socketPath))
-        // Caught up: one status says the broker acknowledged the journal's newest event.
         let client = try #require(LineClient(path: socketPath))
+        client.send("subscribe since=0\n")
+        #expect(client.next(type: "set_end", timeout: 1) != nil, "the set ended before the replay did")
+        // Caught up: one status says the broker acknowledged the journal's newest event.
         var status: JSONValue?
         #expect(
             eventually(timeout: 10) {
