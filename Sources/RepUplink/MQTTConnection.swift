@@ -160,6 +160,15 @@ final class MQTTConnection {
             return UplinkError(.unreachable, "cannot reach the broker at \(broker): \(String(cString: strerror(code)))")
         case MOSQ_ERR_TLS.rawValue:
             let detail = lastLibraryError.map { ": \($0)" } ?? ""
+            // OpenSSL says only "certificate verify failed", for a CA that did not sign the broker's certificate
+            // and for a certificate that does not name the host alike: say what that means and what to check.
+            if let reason = lastLibraryError, reason.contains("certificate verify failed") {
+                let trusted = settings.tls?.caFile.map { "uplink.ca_file (\($0))" } ?? "uplink.ca_path (\(settings.tls?.caPath ?? "-"))"
+                return UplinkError(
+                    .tls,
+                    "TLS with the broker at \(broker) failed: the broker's certificate is not trusted (\(reason)); "
+                        + "check that \(trusted) holds the CA that signed it and that it names \(settings.host)")
+            }
             return UplinkError(.tls, "TLS with the broker at \(broker) failed\(detail)")
         case MOSQ_ERR_CONN_REFUSED.rawValue:
             let reason = refusal.map { Self.describeConnack($0) } ?? "no reason given"

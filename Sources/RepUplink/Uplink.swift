@@ -8,8 +8,8 @@ import Glibc
 #endif
 
 /// The fleet uplink: follows the event journal and publishes every event to an MQTT broker (QoS 1), one JSON
-/// message per event on `<prefix>/<station>/events`, with a retained `<prefix>/<station>/status` (`online`, and
-/// `offline` as the last will).
+/// message per event on `<prefix>/<station>/events`, with a retained `<prefix>/<station>/status` (`online`;
+/// `offline` at a clean stop, and as the last will).
 ///
 /// It runs on a thread of its own that owns the libmosquitto client and its own connection to the journal's
 /// SQLite file (WAL: reading never waits for the daemon's writes), so nothing here can hold up the sensor reader,

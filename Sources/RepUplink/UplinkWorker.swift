@@ -110,7 +110,7 @@ final class UplinkWorker {
                 let backlog = (try? journal?.newestID).flatMap { $0 }.map { max(0, $0 - window.watermark) } ?? 0
                 logger.info(
                     "uplink: connected to \(settings.brokerURL) as \(settings.clientID); sending \(settings.eventsTopic) after event id \(window.watermark) (backlog \(backlog))")
-                _ = try connection.publish(topic: settings.statusTopic, payload: statusPayload(online: true), retain: true)
+                _ = try connection.publish(topic: settings.statusTopic, payload: statusPayload(.online), retain: true)
             case .acknowledged(let mid):
                 if window.acknowledged(mid: mid) == nil, mid == offlineMID { offlineMID = nil }
             case .refused, .disconnected:
@@ -150,7 +150,7 @@ final class UplinkWorker {
         var settings = settings
         do throws(UplinkError) {
             if let file = settings.passwordFile { settings.password = try PasswordFile.read(file) }
-            let connection = try MQTTConnection(settings: settings, will: statusPayload(online: false))
+            let connection = try MQTTConnection(settings: settings, will: statusPayload(.will))
             self.connection = connection
             connectStarted = ContinuousClock.now
             window = InflightWindow(acked: window.watermark)
@@ -247,13 +247,25 @@ final class UplinkWorker {
         }
     }
 
-    /// The retained status message: `online` with who and what, or `offline` (also the last will).
-    private func statusPayload(online: Bool) -> String {
+    /// What the retained status message says.
+    private enum StatusKind {
+        /// At each connection: who and what, and the id the uplink resumes after.
+        case online
+        /// At a clean stop, published by repd itself: when.
+        case stopped
+        /// The last will, published by the broker when the connection dies: no `wall`, since that moment is
+        /// unknown here (the will is set when the connection is made).
+        case will
+    }
+
+    /// The retained status message: `{"state":"online","station","wall","client_id","version","acked_id"}`,
+    /// `{"state":"offline","station","wall"}` at a clean stop, `{"state":"offline","station"}` as the last will.
+    private func statusPayload(_ kind: StatusKind) -> String {
         var members: [(String, JSONWriter.Value)] = [
-            ("state", .string(online ? "online" : "offline")), ("station", .string(settings.station)),
+            ("state", .string(kind == .online ? "online" : "offline")), ("station", .string(settings.station)),
         ]
-        members.append(("wall", .number(wall())))
-        if online {
+        if kind != .will { members.append(("wall", .number(wall()))) }
+        if kind == .online {
             members += [
                 ("client_id", .string(settings.clientID)), ("version", .string(settings.softwareVersion)),
                 ("acked_id", .integer(Int(window.watermark))),
@@ -281,7 +293,7 @@ final class UplinkWorker {
         if connected, let connection {
             do {
                 offlineMID = try connection.publish(
-                    topic: settings.statusTopic, payload: statusPayload(online: false), retain: true)
+                    topic: settings.statusTopic, payload: statusPayload(.stopped), retain: true)
                 let until = ContinuousClock.now + .milliseconds(500)
                 while connected, offlineMID != nil, ContinuousClock.now < until { service(timeoutMilliseconds: 50) }
                 connection.disconnect()

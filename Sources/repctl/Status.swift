@@ -54,7 +54,8 @@ struct Status: ParsableCommand {
             if state != "disabled" {
                 uplink += " \(u["broker"]?.stringValue ?? ""), acknowledged through id \(u["acked_id"]?.int ?? 0), "
                     + "backlog \(u["backlog"]?.int ?? 0), in flight \(u["in_flight"]?.int ?? 0), "
-                    + "\(u["published"]?.int ?? 0) published, \(u["connections"]?.int ?? 0) connections"
+                    + "\(u["published"]?.int ?? 0) published, \(u["connections"]?.int ?? 0) connection"
+                    + (u["connections"]?.int == 1 ? "" : "s")
                 if let error = u["last_error"]?.stringValue { uplink += "\n         last error: \(error)" }
             }
         }

@@ -13,6 +13,8 @@ private let haveMosquitto =
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_sub")
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_passwd")
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+private let opensslBinary = "/usr/bin/openssl"
+private let haveOpenSSL = FileManager.default.isExecutableFile(atPath: opensslBinary)
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
 private func freePort() -> Int {
@@ -44,13 +46,19 @@ private func tcpListens(_ port: Int) -> Bool {
 /// A real mosquitto on a loopback port, with its configuration, persistence and log in `directory`.
 private final class Broker {
     let port: Int
+    /// The TLS listener's port (with `certificates`), next to the plain one.
+    let tlsPort: Int?
     let directory: String
     private(set) var process: DaemonProcess?
 
-    /// `users`: name → password (then anonymous clients are refused).
-    init(directory: String, users: [String: String] = [:]) throws {
+    /// `users`: name → password (then anonymous clients are refused). `certificates`: a second listener that speaks
+    /// TLS with the server certificate.
+    init(directory: String, users: [String: String] = [:], certificates: TestCertificates? = nil) throws {
         self.directory = directory
         port = freePort()
+        var tlsPort: Int?
+        if certificates != nil { repeat { tlsPort = freePort() } while tlsPort == port }
+        self.tlsPort = tlsPort
         var config = "listener \(port) 127.0.0.1\npersistence true\npersistence_location \(directory)/\n"
         if getuid() == 0 { config += "user root\n" }
         if users.isEmpty {
@@ -66,6 +74,11 @@ private final class Broker {
             }
             config += "allow_anonymous false\npassword_file \(file)\n"
         }
+        if let certificates, let tlsPort {
+            // These settings belong to the listener above them.
+            config += "listener \(tlsPort) 127.0.0.1\ncafile \(certificates.ca)\n"
+            config += "certfile \(certificates.serverCertificate)\nkeyfile \(certificates.serverKey)\n"
+        }
         try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try start()
     }
@@ -76,7 +89,7 @@ private final class Broker {
         let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
         process = try DaemonProcess(
             executable: "/usr/bin/python3", arguments: ["-c", unblocked, mosquittoBinary, "-c", directory + "/mosquitto.conf"])
-        #expect(eventually(timeout: 10) { tcpListens(port) }, "mosquitto listens on \(port)")
+        #expect(eventually(timeout: 10) { tcpListens(port) && tlsPort.map(tcpListens) != false }, "mosquitto listens on \(port)")
     }
 
     /// Stops it (SIGTERM: it saves its persistence file).
@@ -188,6 +201,120 @@ private func waitForEnd(_ socketPath: String, timeout: Double = 60) -> Bool {
         }
         return false
     } ?? false
+}
+
+/// Runs a short tool to its end and returns its standard output; throws what it wrote when it fails. (Not a
+/// `DaemonProcess`: for a process this short its `waitForExit` now and then waited the whole 5 s for the pipes'
+/// end of file.)
+@discardableResult
+private func runTool(_ executable: String, _ arguments: [String]) throws -> String {
+    let tool = Process()
+    tool.executableURL = URL(fileURLWithPath: executable)
+    tool.arguments = arguments
+    let output = Pipe()
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).err")
+    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errors) }
+    tool.standardOutput = output
+    tool.standardError = try FileHandle(forWritingTo: errors)
+    try tool.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    tool.waitUntilExit()
+    guard tool.terminationStatus == 0 else {
+        let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        throw ToolFailure(description: "\(executable) \(arguments.joined(separator: " ")): exit \(tool.terminationStatus): \(said)\(text)")
+    }
+    return text
+}
+
+private struct ToolFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A CA, a server certificate it signed for 127.0.0.1 and localhost, and another CA that signed nothing: made with
+/// `openssl` in `directory` (P-256 keys, made in milliseconds).
+struct TestCertificates {
+    let ca: String
+    let serverCertificate: String
+    let serverKey: String
+    let otherCA: String
+
+    init(directory: String) throws {
+        ca = directory + "/ca.pem"
+        serverCertificate = directory + "/server.pem"
+        serverKey = directory + "/server.key"
+        otherCA = directory + "/other-ca.pem"
+        let newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"]
+        try runTool(opensslBinary, ["req", "-x509"] + newKey + ["-keyout", directory + "/ca.key", "-out", ca, "-subj", "/CN=repd test CA"])
+        try runTool(
+            opensslBinary,
+            ["req", "-x509"] + newKey + [
+                "-keyout", serverKey, "-out", serverCertificate, "-subj", "/CN=127.0.0.1", "-CA", ca, "-CAkey", directory + "/ca.key",
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-addext", "basicConstraints=critical,CA:FALSE",
+            ])
+        try runTool(
+            opensslBinary, ["req", "-x509"] + newKey + ["-keyout", directory + "/other-ca.key", "-out", otherCA, "-subj", "/CN=another CA"])
+    }
+}
+
+/// A retained message as a new subscriber gets it.
+private struct RetainedMessage {
+    /// The retain flag the broker set on it.
+    let retained: Bool
+    let text: String
+    let json: JSONValue
+    /// The members' names, in the order they were sent.
+    var keys: [String] { text.matches(of: #/"([a-z_]+)":/#).map { String($0.1) } }
+    var state: String? { json["state"]?.stringValue }
+}
+
+/// What a new subscriber to `repd/<station>/status` gets first (the retained message); nil when nothing comes in 2 s.
+private func retainedStatus(port: Int, station: String) -> RetainedMessage? {
+    let sub = Process()
+    sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+    sub.arguments = ["-h", "127.0.0.1", "-p", String(port), "-t", "repd/\(station)/status", "-C", "1", "-W", "2", "-F", "%r %p"]
+    let output = Pipe()
+    sub.standardOutput = output
+    sub.standardError = FileHandle.nullDevice
+    guard (try? sub.run()) != nil else { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()  // -W 2: it exits within 2 s
+    sub.waitUntilExit()
+    guard sub.terminationStatus == 0 else { return nil }
+    let line = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+    guard let space = line.firstIndex(of: " "), let json = try? JSONParser.parse(String(line[line.index(after: space)...])) else {
+        return nil
+    }
+    return RetainedMessage(retained: line.hasPrefix("1 "), text: String(line[line.index(after: space)...]), json: json)
+}
+
+/// A TCP socket on 127.0.0.1 that listens and never accepts: the kernel completes each connection's handshake (the
+/// backlog), so a client's connect succeeds, and then nothing ever answers.
+private final class SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init?() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            return nil
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+}
+
+/// `repctl status`'s human output (nil when it failed).
+private func repctlStatus(_ socketPath: String) -> String? {
+    try? runTool(productsDirectory + "/repctl", ["status", "--socket", socketPath])
 }
 
 @Suite("the fleet uplink to a real mosquitto (#17)", .serialized, .enabled(if: haveMosquitto, "needs mosquitto, mosquitto-clients and python3"))
@@ -369,6 +496,211 @@ struct UplinkTests {
         #expect(daemon.standardError.contains("uplink: \(lastError)"), "status says what the log says: \(uplink)")
         // It goes on trying, with backoff.
         #expect(eventually(timeout: 10) { daemon.standardError.components(separatedBy: expected).count > 3 })
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("the retained status: online with who and what while repd runs, the broker's last will offline after a SIGKILL, offline with the time after a SIGTERM")
+    func retainedStatusMessages() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let arguments = [
+            "--config", try uplinkConfig(dir, port: broker.port), "--demo", "--speed", "20", "--socket", socketPath,
+            "--journal", journalPath, "--station", "bench-5", "--quiet",
+        ]
+        let started = Date().timeIntervalSince1970
+        let first = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        let hello = try #require(LineClient(path: socketPath)?.next(type: "hello"))
+        var status: RetainedMessage?
+        #expect(eventually(timeout: 10) {
+            status = retainedStatus(port: broker.port, station: "bench-5")
+            return status?.state == "online"
+        })
+        let online = try #require(status)
+        #expect(online.retained)
+        #expect(online.keys == ["state", "station", "wall", "client_id", "version", "acked_id"], "\(online.text)")
+        #expect(online.json["station"]?.stringValue == "bench-5")
+        #expect(online.json["client_id"]?.stringValue == "repd-bench-5")
+        #expect(online.json["version"]?.stringValue == hello["version"]?.stringValue)
+        #expect(online.json["acked_id"]?.int == 0, "a new journal: nothing acknowledged before this connection")
+        let connectedAt = online.json["wall"]?.double ?? 0
+        #expect(connectedAt >= started - 1 && connectedAt <= Date().timeIntervalSince1970 + 1, "\(online.text)")
+
+        // SIGKILL: repd says nothing; the broker sees the connection close and publishes the last will.
+        #expect(eventually(timeout: 10) { ((try? newestID(journalPath)) ?? 0) > 3 })
+        first.signal(SIGKILL)
+        _ = first.waitForExit()
+        #expect(eventually(timeout: 10) {
+            status = retainedStatus(port: broker.port, station: "bench-5")
+            return status?.state == "offline"
+        }, "\(String(describing: status?.text))")
+        #expect(status?.retained == true)
+        #expect(status?.keys == ["state", "station"], "the will: no wall (\(String(describing: status?.text)))")
+        let acked = try {
+            let journal = try EventJournal(path: journalPath, station: "test")
+            defer { journal.close() }
+            return Int(try journal.ackedID(broker: "mqtt://127.0.0.1:\(broker.port)"))
+        }()
+        #expect(acked > 0, "the broker acknowledged events before the kill")
+
+        // Restarted: online again, saying where it resumes.
+        unlink(socketPath)
+        let second = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 10) {
+            status = retainedStatus(port: broker.port, station: "bench-5")
+            return status?.state == "online"
+        })
+        #expect(status?.json["acked_id"]?.int == acked, "\(String(describing: status?.text))")
+
+        // SIGTERM: repd publishes offline itself (the broker drops the will at a clean DISCONNECT), with the time.
+        let stopping = Date().timeIntervalSince1970
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+        #expect(eventually(timeout: 5) {
+            status = retainedStatus(port: broker.port, station: "bench-5")
+            return status?.state == "offline"
+        }, "\(String(describing: status?.text))\n\(second.standardError.suffix(1500))")
+        #expect(status?.retained == true)
+        #expect(status?.keys == ["state", "station", "wall"], "\(String(describing: status?.text))")
+        #expect((status?.json["wall"]?.double ?? 0) >= stopping, "the time of the stop: \(String(describing: status?.text))")
+    }
+
+    @Test(
+        "over TLS with the CA that signed the broker's certificate (uplink.ca_file): a workout arrives complete and in order",
+        .enabled(if: haveOpenSSL, "needs openssl to make the certificates"))
+    func tlsWithTheRightCA() throws {
+        let dir = scratchDirectory()
+        let certificates = try TestCertificates(directory: dir)
+        let broker = try Broker(directory: dir, certificates: certificates)
+        let tlsPort = try #require(broker.tlsPort)
+        let subscriber = try Subscriber(port: broker.port)
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [4], lead: 5)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: tlsPort, extra: "tls = true\nca_file = \"\(certificates.ca)\""),
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", journalPath,
+            "--station", "bench-6", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(waitForEnd(socketPath))
+        let uplink = uplinkCaughtUp(socketPath)
+        #expect(uplink?["state"]?.stringValue == "connected", "\(String(describing: uplink))\n\(daemon.standardError.suffix(1500))")
+        #expect(uplink?["broker"]?.stringValue == "mqtts://127.0.0.1:\(tlsPort)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let n = try newestID(journalPath)
+        #expect(eventually(timeout: 10) { subscriber.ids.count >= n }, "\(subscriber.ids)")
+        #expect(subscriber.ids == Array(1...n), "complete and in order")
+        #expect(subscriber.events.filter { $0["type"]?.stringValue == "rep" }.count == fixture.reps.count)
+        let log = broker.process?.standardError ?? ""
+        #expect(log.contains("on port \(tlsPort)") && log.contains("as repd-bench-6"), "repd came in on the TLS listener: \(log)")
+    }
+
+    @Test(
+        "TLS with a CA that did not sign the broker's certificate: a log line says the certificate was not trusted, status shows it, and repd keeps counting",
+        .enabled(if: haveOpenSSL, "needs openssl to make the certificates"))
+    func tlsWithAWrongCA() throws {
+        let dir = scratchDirectory()
+        let certificates = try TestCertificates(directory: dir)
+        let broker = try Broker(directory: dir, certificates: certificates)
+        let tlsPort = try #require(broker.tlsPort)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: tlsPort, extra: "tls = true\nca_file = \"\(certificates.otherCA)\""),
+            "--demo", "--loop", "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        // OpenSSL's own words in the middle ("OpenSSL Error[0]: error:0A000086:SSL routines::certificate verify
+        // failed" with OpenSSL 3.0) differ between its versions.
+        let expected = #/uplink: TLS with the broker at 127\.0\.0\.1:(\d+) failed: the broker's certificate is not trusted \(.*certificate verify failed\); check that uplink\.ca_file \((.+)\) holds the CA that signed it and that it names 127\.0\.0\.1; retrying in/#
+        var logged: Regex<(Substring, Substring, Substring)>.Match?
+        #expect(
+            eventually(timeout: 10) {
+                logged = daemon.standardError.firstMatch(of: expected)
+                return logged != nil
+            }, "\(daemon.standardError.suffix(2000))")
+        #expect(logged.map { Int($0.1) == tlsPort && $0.2 == certificates.otherCA } == true)
+        #expect(client.next(type: "rep", timeout: 30)?["id"] != nil, "counting goes on")
+        #expect(client.next(type: "rep", timeout: 30) != nil)
+        client.send("status\n")
+        let uplink = try #require(client.next(type: "status")?["uplink"])
+        #expect(uplink["state"]?.stringValue == "error", "\(uplink)")
+        #expect(uplink["acked_id"]?.int == 0)
+        let lastError = try #require(uplink["last_error"]?.stringValue, "\(uplink)")
+        #expect(daemon.standardError.contains("uplink: \(lastError)"), "status says what the log says: \(uplink)")
+        #expect(broker.process?.standardError.contains("New client connected") == false, "no MQTT session began")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("a broker address that accepts TCP and never answers MQTT: a log line says no CONNACK came, repctl status shows the error and the backlog, and repd keeps counting")
+    func noConnack() throws {
+        let dir = scratchDirectory()
+        let listener = try #require(SilentListener())
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: listener.port), "--demo", "--loop", "--speed", "20", "--socket", socketPath,
+            "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        #expect(client.next(type: "rep", timeout: 30)?["id"] != nil)
+        let expected = "uplink: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s; retrying in"
+        #expect(eventually(timeout: 10) { daemon.standardError.contains(expected) }, "\(daemon.standardError.suffix(2000))")
+        #expect(client.next(type: "rep", timeout: 30) != nil, "counting goes on")
+        let text = try #require(repctlStatus(socketPath))
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("uplink ") }, "\(text)")
+        let match = try #require(
+            line.wholeMatch(of: #/uplink   error mqtt://127\.0\.0\.1:(\d+), acknowledged through id 0, backlog (\d+), in flight 0, 0 published, 0 connections/#),
+            "\(text)")
+        #expect(Int(match.1) == listener.port)
+        #expect((Int(match.2) ?? 0) > 0, "the events wait in the journal: \(line)")
+        #expect(text.contains("\n         last error: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s\n"), "\(text)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "a silent broker does not hold up the stop")
+    }
+
+    @Test("repctl status shows the uplink connected, the id the broker acknowledged everything up to, and no backlog")
+    func repctlStatusConnected() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        // 10 s of stillness at the end (lead): the set ends (after 8 s of rest) before the replay does, so after
+        // `finished` no event comes.
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [3], lead: 10)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: broker.port), "--fixture", fixture.path, "--speed", "20",
+            "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(waitForEnd(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        client.send("subscribe since=0\n")
+        #expect(client.next(type: "set_end", timeout: 1) != nil, "the set ended before the replay did")
+        // Caught up: one status says the broker acknowledged the journal's newest event.
+        var status: JSONValue?
+        #expect(
+            eventually(timeout: 10) {
+                client.send("status\n")
+                status = client.next(type: "status")
+                return status?["uplink"]?["acked_id"]?.int == status?["journal"]?["newest_id"]?.int
+                    && status?["uplink"]?["backlog"]?.int == 0 && status?["uplink"]?["in_flight"]?.int == 0
+            }, "\(String(describing: status))")
+        let newest = try #require(status?["journal"]?["newest_id"]?.int)
+        #expect(newest > 5)
+        let published = try #require(status?["uplink"]?["published"]?.int)
+        let text = try #require(repctlStatus(socketPath))
+        #expect(
+            text.contains(
+                "\nuplink   connected mqtt://127.0.0.1:\(broker.port), acknowledged through id \(newest), backlog 0, in flight 0, "
+                    + "\(published) published, 1 connection\n"), "\(text)")
+        #expect(!text.contains("last error"), "\(text)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }
