@@ -53,7 +53,7 @@ man:
 	$(if $(SWIFT_SDK),for program in $(PROGRAMS); do $(SWIFT) build --product $$program || exit 1; done)
 	rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)
 	for program in $(PROGRAMS); do \
-		.build/debug/generate-manual-tool $(MAN_BIN)/$$program --multi-page --section 1 \
+		.build/debug/generate-manual $(MAN_BIN)/$$program --multi-page --section 1 \
 			--date "$$(git log -1 --format=%cs 2>/dev/null || date +%F)" --output-directory $(MAN_OUT) || exit 1; done
 	rm -f $(MAN_OUT)/*.help.1  # the generated pages of the implicit `help` subcommand
 	sed -i 's/^$$/.Pp/' $(MAN_OUT)/*.1  # a blank line of --help text is a paragraph break in mdoc
