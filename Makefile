@@ -57,6 +57,13 @@ man:
 			--date "$$(git log -1 --format=%cs 2>/dev/null || date +%F)" --output-directory $(MAN_OUT) || exit 1; done
 	rm -f $(MAN_OUT)/*.help.1  # the generated pages of the implicit `help` subcommand
 	sed -i 's/^$$/.Pp/' $(MAN_OUT)/*.1  # a blank line of --help text is a paragraph break in mdoc
+	# A subcommand's page is repctl-eval(1), as Debian names them (the generator writes repctl.eval): the file,
+	# its title and NAME say repctl-eval, its synopsis still says "repctl eval".
+	for page in $(MAN_OUT)/*.*.1; do \
+		base=$${page##*/}; base=$${base%.1}; words=$$(echo $$base | tr . ' '); dashed=$$(echo $$base | tr . -); \
+		sed -i -e "s/^\.Dt .*/.Dt $$(echo $$dashed | tr a-z A-Z) 1/" -e "s/^\.Nm \"$$words\"$$/.Nm $$dashed/" \
+			-e "s/^\.Nm$$/.Nm \"$$words\"/" $$page && mv $$page $(MAN_OUT)/$$dashed.1 || exit 1; done
+	sed -i -e '/^\.Xr /s/\./-/2g' -e '/^\.Xr [a-z-]*-help 1/d' $(MAN_OUT)/*.1  # and so are the cross references
 
 # Units name their programs as /usr/local/bin/NAME, the configuration as /etc/repd/… and the documentation as
 # /usr/share/doc/repd/…; all three follow the paths here.
