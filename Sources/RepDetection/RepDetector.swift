@@ -508,7 +508,7 @@ public struct RepDetector: Sendable {
         let end = time(j) - smoothingDelay
         guard let result = measureRep(
             start: lastRest ?? end - period, fixedStart: lastRest != nil, end: end, period: period,
-            previous: lastMeasure)
+            previous: lastMeasure, startsAtTop: lastRest != nil ? lastMeasure?.startsAtTop : nil)
         else {
             lastRest = nil
             lastMeasure = nil
@@ -537,25 +537,29 @@ public struct RepDetector: Sendable {
     private mutating func setQuality() -> SetQuality? {
         var qualities: [RepQuality] = []
         var lastMeasured = false
+        var previousEnd: Double?  // the end of rep k − 1, as measured live or again here
         for (k, live) in liveQualities.enumerated() {
             lastMeasured = false
             if let live {
                 qualities.append(live)
                 lastMeasured = true
+                previousEnd = live.end
                 continue
             }
             // The rest after it: where the next rep began, or (the set's last rep, announced before the bar came to
             // rest) searched a period after the rest before it, in the samples that came since.
-            guard k > 0, let before = liveQualities[k - 1]?.end else { continue }
+            guard k > 0, let before = previousEnd else { continue }
+            previousEnd = nil
             let period = Double(lag) * Self.spacing
             let after = k + 1 < liveQualities.count ? liveQualities[k + 1]?.start : nil
             guard let result = measureRep(
                 start: before, fixedStart: true, end: after ?? before + period, period: after.map { $0 - before } ?? period,
-                previous: nil),
+                previous: nil, startsAtTop: qualities.last?.startsAtTop),
                 let q = result.0
             else { continue }
             qualities.append(q)
             lastMeasured = true
+            previousEnd = q.end
         }
         guard !qualities.isEmpty else { return nil }
         var set = SetQuality(reps: qualities)
@@ -565,9 +569,12 @@ public struct RepDetector: Sendable {
     }
 
     private mutating func measureRep(
-        start: Double, fixedStart: Bool, end: Double, period: Double, previous: RepKinematics.Measure?
+        start: Double, fixedStart: Bool, end: Double, period: Double, previous: RepKinematics.Measure?,
+        startsAtTop: Bool?
     ) -> (RepQuality?, RepKinematics.Measure, Double)? {
-        guard let m = quality.measure(start: start, end: end, period: period, fixedStart: fixedStart) else {
+        guard let m = quality.measure(
+            start: start, end: end, period: period, fixedStart: fixedStart, startsAtTop: startsAtTop)
+        else {
             return nil
         }
         let unavailable = quality.velocityUnavailable(rate: m.rate)

@@ -61,6 +61,8 @@ struct RepQualityAnalyzer {
     private var pScratch: [Double] = []
     private var rScratch: [Double] = []
     private var energyScratch: [Double] = []
+    private var uScratch: [Double] = []  // uncorrected velocity and position from a window's start
+    private var qScratch: [Double] = []
 
     init(placement: SensorPlacement, method: VerticalAcceleration, minimumVelocityRate: Double) {
         self.placement = placement
@@ -73,6 +75,8 @@ struct RepQualityAnalyzer {
         pScratch.reserveCapacity(4096)
         rScratch.reserveCapacity(4096)
         energyScratch.reserveCapacity(4096)
+        uScratch.reserveCapacity(4096)
+        qScratch.reserveCapacity(4096)
     }
 
     /// Keeps one sample (time advancing) and updates gravity at the end of each still block.
@@ -144,13 +148,18 @@ struct RepQualityAnalyzer {
     }
 
     /// Measures the rep whose rest points lie near `start` and `end` (searched within 0.6 and 0.3 `period` before and
-    /// after `start`, 0.6 either side of `end`, as far as samples exist), 0.4 to 1.6 periods apart; `fixedStart` is taken as it is. Returns the
+    /// after `start`, 0.6 either side of `end` — with `fixedStart`, of the later of `end` and `start` + `period` —
+    /// as far as samples exist), 0.4 to 1.6 periods apart; `fixedStart` is taken as it is, and `startsAtTop` (the
+    /// way the set's previous rep went) is the way the rep must go. Returns the
     /// measure, the rest times chosen and the sample rate;
     /// nil when the samples are no longer (or not yet) held, or the rep needs too large a correction.
     mutating func measure(
-        start: Double, end: Double, period: Double, fixedStart: Bool
+        start: Double, end: Double, period: Double, fixedStart: Bool, startsAtTop expected: Bool? = nil
     ) -> (measure: RepKinematics.Measure, start: Double, end: Double, rate: Double)? {
         let search = 0.3 * period
+        // A rep that starts at a known rest ends about a period later, wherever the detector placed the boundary
+        // (the quietest point of its cycle, which can be a long pause at the turnaround).
+        let end = fixedStart ? max(end, start + period) : end
         let first = index(atOrAfter: start - (fixedStart ? 0 : 2 * search))
         let last = min(count, index(atOrAfter: end + 2 * search + 1e-9)) - 1
         guard count > 0, ring[oldest & mask].timestamp <= start, last - first >= 8 else { return nil }
@@ -221,32 +230,55 @@ struct RepQualityAnalyzer {
         // further after the boundary than before it.
         let endCandidates = candidates(around: end, before: 2 * search, after: 2 * search, energy: energy)
         var best: (a: Int, b: Int, score: Double, correction: Double)?
+        var bestWhole: (a: Int, b: Int, score: Double, correction: Double)?
         for a in startCandidates {
             // A rep lasts about the detector's period: a window much longer holds parts of two reps.
-            var ends = endCandidates.filter {
-                tScratch[$0] - tScratch[a] >= 0.4 * period && tScratch[$0] - tScratch[a] <= 1.6 * period
-            }
-            ends.sort()
-            guard let farthest = ends.last else { continue }
+            let limit = min(n - 1, lowerBound(tScratch[a] + 1.6 * period + 1e-9) - 1)
+            guard limit > a else { continue }
             // One pass from the start: the correction of a window depends only on where it ends.
-            var v = 0.0, p = 0.0, next = 0
-            var i = a
-            while i <= farthest {
-                if i > a {
-                    let dt = tScratch[i] - tScratch[i - 1]
-                    let vNext = v + 0.5 * (aScratch[i] + aScratch[i - 1]) * dt
-                    p += 0.5 * (v + vNext) * dt
-                    v = vNext
+            integrateUncorrected(from: a, to: limit)
+            // Besides the still moments, where the load stops: local minima of the speed. A touch-and-go rep ends
+            // where the velocity changes sign at the start position, the bar never still there.
+            var ends = endCandidates
+            let lo = max(a + 1, lowerBound(end - 2 * search)), hi = min(limit - 1, lowerBound(end + 2 * search))
+            if lo < hi {
+                var stops: [(Int, Double)] = []
+                for i in lo...hi {
+                    let u = abs(uScratch[i - a])
+                    if u <= abs(uScratch[i - a - 1]), u < abs(uScratch[i - a + 1]) { stops.append((i, u)) }
                 }
-                if i == ends[next] {
-                    let c = Self.correction(v: v, p: p, duration: tScratch[i] - tScratch[a])
-                    let score = c + energy(a) + energy(i)
-                    if best == nil || score < best!.score { best = (a, i, score, c) }
-                    next += 1
+                stops.sort { $0.1 < $1.1 }
+                var added = 0
+                for (i, _) in stops where added < 4 {
+                    if ends.allSatisfy({ abs(tScratch[$0] - tScratch[i]) >= 0.05 }) {
+                        ends.append(i)
+                        added += 1
+                    }
                 }
-                i += 1
+            }
+            ends = ends.filter { $0 <= limit && tScratch[$0] - tScratch[a] >= 0.4 * period }
+            ends.sort()
+            for i in ends {
+                let k = i - a
+                let T = tScratch[i] - tScratch[a]
+                let v = uScratch[k], p = qScratch[k]
+                let c = Self.correction(v: v, p: p, duration: T)
+                // What the window must satisfy is physical: at rest where it began, the correction's size. How
+                // still its ends are only breaks ties (a tenth: a touch-and-go rep ends at a velocity zero where
+                // the bar accelerates hard, and a still moment elsewhere must not beat it).
+                let score = c + 0.1 * (energy(a) + energy(i))
+                if best == nil || score < best!.score { best = (a, i, score, c) }
+                if bestWhole == nil || score < bestWhole!.score,
+                    isOneRep(from: a, to: i, v: v, p: p, startsAtTop: expected)
+                {
+                    bestWhole = (a, i, score, c)
+                }
             }
         }
+        // A window that is one rep (out from the start position and back once, the way the set's reps go) is
+        // preferred to one that needs a smaller correction but is not; when the way is known (the rep starts where
+        // the set's previous one ended), a window that is not one rep gets no figures rather than another rep's.
+        if bestWhole != nil || expected != nil { best = bestWhole }
         // A rep that needs a large correction was not whole (announced before the bar came to rest) or not a
         // rep of the load: no figures rather than wrong ones.
         guard let (a, b, _, correction) = best, b - a >= 4,
@@ -278,6 +310,21 @@ struct RepQualityAnalyzer {
         var chosen: [Int] = []
         for (i, _) in minima where chosen.count < 4 {
             if chosen.allSatisfy({ abs(tScratch[$0] - tScratch[i]) >= 0.15 }) { chosen.append(i) }
+        }
+        // The quietest four can all lie in one long still stretch (a 2 s pause at the turnaround): each still
+        // stretch (energy within 4 times the quietest, plus 0.01) gives its quietest moment too.
+        if let quietest = minima.first?.1 {
+            let limit = 4 * quietest + 0.01
+            var run: (index: Int, value: Double)?
+            for k in values.indices {
+                if values[k] < limit {
+                    if run == nil || values[k] < run!.value { run = (lo + k, values[k]) }
+                }
+                if values[k] >= limit || k == values.count - 1, let r = run {
+                    if chosen.allSatisfy({ abs(tScratch[$0] - tScratch[r.index]) >= 0.15 }) { chosen.append(r.index) }
+                    run = nil
+                }
+            }
         }
         return chosen.isEmpty ? [min(max(lowerBound(t), 0), n - 1)] : chosen
     }
@@ -316,6 +363,63 @@ struct RepQualityAnalyzer {
             vScratch[k] -= c0 * tau + c1 * tau * tau / 2
             pScratch[k] -= c0 * tau * tau / 2 + c1 * tau * tau * tau / 6
         }
+    }
+
+    /// Integrates the vertical acceleration from sample `a` (taken at rest) to `b` into the uncorrected scratch
+    /// velocity and position (index 0 is sample `a`).
+    private mutating func integrateUncorrected(from a: Int, to b: Int) {
+        uScratch.removeAll(keepingCapacity: true)
+        qScratch.removeAll(keepingCapacity: true)
+        uScratch.append(0)
+        qScratch.append(0)
+        var v = 0.0, p = 0.0
+        if b > a {
+            for i in (a + 1)...b {
+                let dt = tScratch[i] - tScratch[i - 1]
+                let vNext = v + 0.5 * (aScratch[i] + aScratch[i - 1]) * dt
+                p += 0.5 * (v + vNext) * dt
+                v = vNext
+                uScratch.append(v)
+                qScratch.append(p)
+            }
+        }
+    }
+
+    /// Whether the window from `a` to `b` (uncorrected velocity `v` and position `p` at `b`), once corrected to end
+    /// at rest where it began, is one rep: the load goes out from its start position to one far turnaround (below
+    /// the start when `startsAtTop`, when known from the set's reps before) and comes back once. A window from
+    /// turnaround to turnaround goes the other way; one over two reps comes back near its start (within a quarter
+    /// of its range) and leaves again (beyond half of it).
+    private func isOneRep(from a: Int, to b: Int, v: Double, p: Double, startsAtTop: Bool?) -> Bool {
+        let t0 = tScratch[a]
+        let T = tScratch[b] - t0
+        guard T > 0 else { return false }
+        let c0 = -2 * v / T + 6 * p / (T * T)
+        let c1 = -12 * p / (T * T * T) + 6 * v / (T * T)
+        func position(_ i: Int) -> Double {
+            let tau = tScratch[i] - t0
+            return qScratch[i - a] - (c0 * tau * tau / 2 + c1 * tau * tau * tau / 6)
+        }
+        var far = 0.0
+        for i in a...b {
+            let x = position(i)
+            if abs(x) > abs(far) { far = x }
+        }
+        guard far != 0 else { return false }
+        if let startsAtTop, (far < 0) != startsAtTop { return false }
+        let range = abs(far)
+        var out = false, back = false
+        for i in a...b {
+            let x = abs(position(i))
+            if !out {
+                out = x > 0.5 * range
+            } else if !back {
+                back = x < 0.25 * range
+            } else if x > 0.5 * range {
+                return false
+            }
+        }
+        return true
     }
 
     /// The mean square over [0, T] of the acceleration error c₀ + c₁τ that brings velocity `v` and position `p`
