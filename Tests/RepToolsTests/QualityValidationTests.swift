@@ -50,7 +50,7 @@ struct QualityValidationTests {
     @Test("touch-and-go, paused (1 and 2 s) and moving-rest sets miss the goals (docs/QUALITY.md says so): each style on 18 sets covering every rate, tilt, bias, lift and speed", arguments: QualityValidation.Style.others)
     func otherStylesMissTheGoals(style: QualityValidation.Style) {
         let outcomes = QualityValidation.coveringGrid(style: style).map { QualityValidation.run($0) }
-        withKnownIssue("repd windows a rep from a still moment to a still moment; without a still rest at the start position it often takes the turnaround instead") {
+        withKnownIssue("repd still windows some touch-and-go and paused reps from turnaround to turnaround (deadlifts most), and leaves more than 2 % of some groups' reps unmeasured (docs/QUALITY.md)") {
             let missed = Self.missedGoals(outcomes, unmeasured: 0.02)
             #expect(missed.isEmpty, "\(missed.joined(separator: "\n"))")
         }
