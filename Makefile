@@ -90,7 +90,7 @@ uninstall:
 		$(addprefix $(DESTDIR)$(UDEVRULESDIR)/,$(notdir $(UDEV_RULES))) \
 		$(addprefix $(DESTDIR)$(SYSUSERSDIR)/,$(patsubst %.sysusers,%.conf,$(notdir $(SYSUSERS)))) \
 		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
-	rm -f $(foreach program,$(PROGRAMS),$(DESTDIR)$(MANDIR)/man1/$(program).1 $(DESTDIR)$(MANDIR)/man1/$(program).*.1)
+	rm -f $(foreach program,$(PROGRAMS),$(DESTDIR)$(MANDIR)/man1/$(program).1 $(DESTDIR)$(MANDIR)/man1/$(program)-*.1)
 	-rmdir $(DESTDIR)$(DOCDIR)
 
 clean:

@@ -27,6 +27,12 @@ REPD_MOSQUITTO_FUNCTIONS(REPD_POINTER)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bool loaded = false;
 
+/* Under `lock`: drops every pointer found so far (a library that lacked one is closed again). */
+static void forget(void) {
+#define REPD_FORGET(name) p_##name = NULL;
+    REPD_MOSQUITTO_FUNCTIONS(REPD_FORGET)
+}
+
 /* Under `lock`: opens the library and finds every function, or says why not (then nothing is kept, and a later
  * call tries again: the library may have been installed since). */
 static int load(char *error, size_t size) {
@@ -39,6 +45,7 @@ static int load(char *error, size_t size) {
 #define REPD_LOOKUP(name) \
     if ((p_##name = (__typeof__(name) *)dlsym(library, #name)) == NULL) { \
         snprintf(error, size, "libmosquitto.so.1 has no %s", #name); \
+        forget(); \
         dlclose(library); \
         return -1; \
     }

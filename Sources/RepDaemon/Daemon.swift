@@ -52,7 +52,8 @@ public enum Daemon {
         let hub = EventHub(
             eventLoop: eventLoop, logger: logger, journal: journal, journalFailure: journalFailure,
             onJournaled: { uplink?.notify() })
-        // Retention also runs every hour, so an idle station ages its events out; the delete runs off the loop.
+        // Retention also runs every hour, so an idle station ages its events out. The delete runs on a task, not on
+        // the event loop, but holds the journal's lock while it runs (an hour's aged-out events: a short delete).
         let retention = journal.map { journal in
             eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1)) { _ in
                 Task.detached { journal.prune() }

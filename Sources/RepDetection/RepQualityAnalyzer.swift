@@ -43,8 +43,10 @@ struct RepQualityAnalyzer {
     let minimumVelocityRate: Double
     private var mask = initialCapacity - 1
     private var ring: [MotionSample]  // one store per sample
-    /// Samples recorded so far (the ring holds the last `ring.count`).
+    /// Samples recorded so far (the ring holds those from `oldest` on).
     private(set) var count = 0
+    /// The first sample the ring still holds when it grew after wrapping (the slots it gained hold nothing yet).
+    private var firstHeld = 0
 
     // Gravity, from still blocks.
     private var blockStart = 0.0
@@ -126,16 +128,23 @@ struct RepQualityAnalyzer {
     /// The samples held: the ring's size in samples.
     var capacity: Int { ring.count }
 
-    /// Doubles the ring, keeping every sample at its place for the new mask.
+    /// Doubles the ring, keeping every sample at its place for the new mask. A ring that had wrapped before it grew
+    /// holds nothing older than what it held then (`firstHeld`).
     private mutating func grow() {
+        let held = oldest
         var larger = Array(repeating: MotionSample(timestamp: 0, ax: 0, ay: 0, az: 0), count: 2 * ring.count)
         let largerMask = larger.count - 1
-        for i in oldest..<count { larger[i & largerMask] = ring[i & mask] }
+        for i in held..<count { larger[i & largerMask] = ring[i & mask] }
         ring = larger
         mask = largerMask
+        firstHeld = held
     }
 
-    private var oldest: Int { max(0, count - ring.count) }
+    /// The index of the oldest sample held.
+    private var oldest: Int { max(firstHeld, count - ring.count) }
+
+    /// The time of the oldest sample held (nil before the first).
+    var oldestTimestamp: Double? { count > oldest ? ring[oldest & mask].timestamp : nil }
 
     /// The first index at or after time `t` (binary search over the ring).
     private func index(atOrAfter t: Double) -> Int {

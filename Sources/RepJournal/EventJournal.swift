@@ -82,6 +82,10 @@ public final class EventJournal {
     public let idBlock: Int64
     /// This boot's identity (`/proc/sys/kernel/random/boot_id`), written with each reservation.
     public let bootID: String
+    /// Whether this connection hands out ids (the daemon's recorder). A second connection to the same file (the
+    /// uplink's) reads events and keeps the uplink's progress only: it neither moves ids on after a power cut nor
+    /// marks the file closed, and `append` is refused.
+    public let handsOutIDs: Bool
     /// When opening found a run that did not close the file on an earlier boot: the ids skipped so that none handed
     /// out before a power cut is handed out again (`from` the newest id the file still had, `to` the reserved block's
     /// end). Nil when ids go on without a gap.
@@ -97,10 +101,11 @@ public final class EventJournal {
 
     /// Opens (or creates) the journal at `path`. Throws a `JournalError` naming the file when it cannot be opened,
     /// is not a database, or cannot be written. `bootID` defaults to the running kernel's boot id; `idBlock` is the
-    /// size of a durable id reservation (at least 1).
+    /// size of a durable id reservation (at least 1); `handsOutIDs` false opens a reading connection (see the
+    /// property).
     public init(
         path: String, station: String, synchronous: Synchronous = .normal, bootID: String = EventJournal.currentBootID(),
-        idBlock: Int64 = 1000
+        idBlock: Int64 = 1000, handsOutIDs: Bool = true
     ) throws(JournalError) {
         precondition(idBlock >= 1, "an id block holds at least one id")
         self.path = path
@@ -108,6 +113,7 @@ public final class EventJournal {
         self.synchronous = synchronous
         self.bootID = bootID
         self.idBlock = idBlock
+        self.handsOutIDs = handsOutIDs
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK else {
@@ -150,7 +156,7 @@ public final class EventJournal {
                     clean INTEGER NOT NULL,
                     boot TEXT NOT NULL)
                 """, operation: "open")
-            try recoverIDs()
+            if handsOutIDs { try recoverIDs() }
             insert = try prepare("INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
             select = try prepare(
                 "SELECT id, station, type, wall, json FROM events WHERE id > ? ORDER BY id LIMIT ?", operation: "open")
@@ -166,7 +172,7 @@ public final class EventJournal {
     /// the newest was kept, so the next open goes on without a gap. If that cannot be written (disk full), the next
     /// open after a reboot skips the rest of the reserved block: a gap, never a reused id.
     public func close() {
-        if db != nil, insert != nil { try? reserve(through: lastID, clean: true) }
+        if db != nil, insert != nil, handsOutIDs { try? reserve(through: lastID, clean: true) }
         sqlite3_finalize(insert)
         sqlite3_finalize(select)
         insert = nil
@@ -179,6 +185,9 @@ public final class EventJournal {
     /// the type's comment); when that reservation cannot be written, nothing is stored and the error is thrown.
     public func append(type: String, json: String, wall: Double) throws(JournalError) -> Int64 {
         guard let insert else { throw closedError("append") }
+        guard handsOutIDs else {
+            throw JournalError(path: path, operation: "append", code: SQLITE_MISUSE, message: "a reading connection")
+        }
         if lastID + 1 > reservedThrough { try reserve(through: lastID + idBlock, clean: false) }
         defer {
             sqlite3_reset(insert)
@@ -194,8 +203,9 @@ public final class EventJournal {
         return lastID
     }
 
-    /// The running kernel's boot id (`/proc/sys/kernel/random/boot_id`); "unknown" where it cannot be read, which
-    /// counts as another boot (the safe side: a gap rather than a reused id).
+    /// The running kernel's boot id (`/proc/sys/kernel/random/boot_id`); "unknown" where it cannot be read (a
+    /// `ProcSubset=pid` sandbox hides it), which counts as another boot, whatever was stored: the safe side, a gap
+    /// rather than a reused id.
     public static func currentBootID() -> String {
         guard let file = fopen("/proc/sys/kernel/random/boot_id", "r") else { return "unknown" }
         defer { fclose(file) }
@@ -222,7 +232,8 @@ public final class EventJournal {
         let clean = sqlite3_column_int64(statement, 1) != 0
         let boot = text(statement, 2)
         reservedThrough = max(reserved, lastID)
-        guard !clean, boot != bootID, reserved > lastID else { return }
+        let sameBoot = boot == bootID && bootID != "unknown"
+        guard !clean, !sameBoot, reserved > lastID else { return }
         // sqlite_sequence has a row for `events` once any id was handed out; INSERT covers a file whose first
         // events were all lost.
         try execute("DELETE FROM sqlite_sequence WHERE name = 'events'", operation: "open")
@@ -374,8 +385,12 @@ public final class EventJournal {
             deleted += Int(sqlite3_changes(db))
         }
         if let maxRows {
-            try execute(
-                "DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - \(max(0, maxRows))", operation: "prune")
+            // By position, not by id arithmetic: ids have gaps (after a power cut, see the type's comment).
+            let sql =
+                maxRows <= 0
+                ? "DELETE FROM events"
+                : "DELETE FROM events WHERE id < (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET \(maxRows - 1))"
+            try execute(sql, operation: "prune")
             deleted += Int(sqlite3_changes(db))
         }
         if let maxBytes {

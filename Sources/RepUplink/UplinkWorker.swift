@@ -187,7 +187,7 @@ final class UplinkWorker {
 
     private func openJournal() {
         do {
-            let opened = try EventJournal(path: journalPath, station: settings.station)
+            let opened = try EventJournal(path: journalPath, station: settings.station, handsOutIDs: false)
             let acked = try opened.ackedID(broker: settings.brokerURL)
             journal = opened
             window = InflightWindow(acked: acked)

@@ -17,25 +17,37 @@ enum FootprintBenchmark {
         }
         let output = root + "/.build/repd-bench-footprint.json"
         let seconds = quick ? 2 : 5
+        unlink(output)
+        // The paths as arguments of the shell script ($1…), not spliced into it.
         guard let child = Child(
             "/usr/bin/umockdev-wrapper",
-            ["/bin/sh", "-c", "/usr/bin/python3 \(script) \(repd) --runs 1 --clients 10 --seconds \(seconds) > \(output)"],
+            ["/bin/sh", "-c", "/usr/bin/python3 \"$1\" \"$2\" --runs 1 --clients 10 --seconds \(seconds) > \"$3\"", "sh",
+             script, repd, output],
             log: "/dev/null")
-        else { return [] }
+        else { return failed("cannot start \(script)") }
         child.wait()
-        guard let text = readWholeFile(output), let json = try? JSONParser.parse(text) else { return [] }
+        guard let text = readWholeFile(output), let json = try? JSONParser.parse(text) else {
+            return failed("\(script) printed no result for \(repd)")
+        }
+        guard json["all_ran"]?.bool == true else { return failed("\(repd) did not run") }
         func median(_ key: String) -> Double {
             if case .number(let d)? = json[key]?["median"] { return d }
             return .nan
         }
         let binary: Double = if case .number(let d)? = json["binary_bytes"] { d / 1_000_000 } else { .nan }
-        let ran = json["all_ran"]?.bool == true
-        let context = "\(repd) (\(format(binary, decimals: 1)) MB), a sensor at 100 Hz and 10 clients\(ran ? "" : "; repd DID NOT RUN")"
+        let context = "\(repd) (\(format(binary, decimals: 1)) MB), a sensor at 100 Hz and 10 clients"
         return [
             Figure(key: "footprint_rss_mb", value: median("rss_mib"), unit: "MiB", goal: "≤ 12", note: context),
             Figure(key: "footprint_private_dirty_mb", value: median("private_dirty_mib"), unit: "MiB", goal: "≤ 3", note: "the same run: memory only this process holds and wrote"),
             Figure(key: "footprint_pss_mb", value: median("pss_mib"), unit: "MiB", goal: "", note: "the same run: shared pages divided among the processes that map them"),
         ]
+    }
+
+    /// The figures of a run that measured nothing: not a number, with the reason.
+    private static func failed(_ reason: String) -> [Figure] {
+        ["footprint_rss_mb", "footprint_private_dirty_mb", "footprint_pss_mb"].map {
+            Figure(key: $0, value: .nan, unit: "MiB", goal: "", note: "not measured: \(reason)")
+        }
     }
 
     private static func readWholeFile(_ path: String) -> String? {

@@ -46,4 +46,16 @@ struct QualityRingTests {
         let result = analyzer.measure(start: repStart, end: repEnd, period: 2, fixedStart: false)
         #expect(result != nil, "the rep's samples are still held after the ring grew")
     }
+
+    @Test("a ring that grows after it wrapped (a gap in the samples) holds only what it held: no empty slots count as samples")
+    func growsAfterWrapping() {
+        var analyzer = RepQualityAnalyzer(placement: .bar, method: .magnitude, minimumVelocityRate: 40)
+        // 20 s at 100 Hz, then the sensor is away for 50 s, then 45 s more: at 4096 samples the oldest is 91 s
+        // old (the ring wraps without growing); at 6096 the sample about to go is 41 s old and the ring grows.
+        for i in 0..<2000 { analyzer.record(MotionSample(timestamp: Double(i) / 100, ax: 0, ay: 0, az: 1)) }
+        for i in 0..<4500 { analyzer.record(MotionSample(timestamp: 70 + Double(i) / 100, ax: 0, ay: 0, az: 1)) }
+        #expect(analyzer.capacity == 1 << 13)
+        #expect(analyzer.oldestTimestamp == 70, "the first 2000 samples were overwritten before the ring grew")
+        #expect(analyzer.measure(start: 5, end: 7, period: 2, fixedStart: false) == nil)
+    }
 }

@@ -92,6 +92,49 @@ struct EventJournalTests {
         idle.close()
     }
 
+    @Test("a boot id that cannot be read (a ProcSubset=pid sandbox) counts as another boot: after an unclean end ids go on after the reservation")
+    func unknownBootIsAnotherBoot() throws {
+        let path = scratchDirectory() + "/events.db"
+        let before = try EventJournal(path: path, station: "a", bootID: "unknown", idBlock: 10)
+        for n in 1...3 { _ = try before.append(type: "rep", json: "{}", wall: Double(n)) }
+        let onDisk = try powerCutCopy(of: path)
+        let after = try EventJournal(path: onDisk, station: "a", bootID: "unknown", idBlock: 10)
+        #expect(after.skippedIDs?.to == 10)
+        #expect(try after.append(type: "rep", json: "{}", wall: 4) == 11)
+        before.close()
+    }
+
+    @Test("a reading connection (the uplink's) neither marks the file closed nor hands out ids")
+    func readingConnection() throws {
+        let path = scratchDirectory() + "/events.db"
+        let recorder = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 10)
+        for n in 1...3 { _ = try recorder.append(type: "rep", json: "{}", wall: Double(n)) }
+        do {
+            let reader = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 10, handsOutIDs: false)
+            #expect(try reader.events(after: 0, limit: 10).count == 3)
+            #expect(throws: JournalError.self) { try reader.append(type: "rep", json: "{}", wall: 9) }
+            reader.close()
+        }
+        // The recorder is still open (its block reserved up to 10): a power cut now must still skip the block.
+        let onDisk = try powerCutCopy(of: path)
+        let after = try EventJournal(path: onDisk, station: "a", bootID: "boot-2", idBlock: 10)
+        #expect(after.skippedIDs?.to == 10, "the reader's close did not mark the file closed")
+        recorder.close()
+    }
+
+    @Test("max_events keeps that many events also when ids have gaps")
+    func retentionWithGaps() throws {
+        let path = scratchDirectory() + "/events.db"
+        let first = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 100)
+        for n in 1...5 { _ = try first.append(type: "rep", json: "{}", wall: Double(n)) }
+        let copy = try powerCutCopy(of: path)  // an unclean end, then another boot: ids go on after 100
+        first.close()
+        let second = try EventJournal(path: copy, station: "a", bootID: "boot-2", idBlock: 100)
+        for n in 6...10 { _ = try second.append(type: "rep", json: "{}", wall: Double(n)) }
+        #expect(try second.prune(olderThan: nil, maxRows: 7) == 3)
+        #expect(try second.events(after: 0, limit: 100).map(\.id) == [4, 5, 101, 102, 103, 104, 105])
+    }
+
     @Test("the boot id is the kernel's")
     func bootID() throws {
         let id = EventJournal.currentBootID()
