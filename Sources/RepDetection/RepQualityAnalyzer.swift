@@ -350,19 +350,8 @@ struct RepQualityAnalyzer {
     /// Integrates the vertical acceleration from sample `a` (at rest) to `b` into the scratch velocity and position,
     /// and removes the acceleration error c₀ + c₁τ that brings both back to zero at `b`.
     private mutating func integrate(from a: Int, to b: Int) {
-        vScratch.removeAll(keepingCapacity: true)
-        pScratch.removeAll(keepingCapacity: true)
-        vScratch.append(0)
-        pScratch.append(0)
-        var v = 0.0, p = 0.0
-        for i in (a + 1)...b {
-            let dt = tScratch[i] - tScratch[i - 1]
-            let vNext = v + 0.5 * (aScratch[i] + aScratch[i - 1]) * dt
-            p += 0.5 * (v + vNext) * dt
-            v = vNext
-            vScratch.append(v)
-            pScratch.append(p)
-        }
+        Self.trapezoid(t: tScratch, a: aScratch, from: a, to: b, velocity: &vScratch, position: &pScratch)
+        let v = vScratch[vScratch.count - 1], p = pScratch[pScratch.count - 1]
         let t0 = tScratch[a]
         let T = tScratch[b] - t0
         let c0 = -2 * v / T + 6 * p / (T * T)
@@ -377,20 +366,28 @@ struct RepQualityAnalyzer {
     /// Integrates the vertical acceleration from sample `a` (taken at rest) to `b` into the uncorrected scratch
     /// velocity and position (index 0 is sample `a`).
     private mutating func integrateUncorrected(from a: Int, to b: Int) {
-        uScratch.removeAll(keepingCapacity: true)
-        qScratch.removeAll(keepingCapacity: true)
-        uScratch.append(0)
-        qScratch.append(0)
+        Self.trapezoid(t: tScratch, a: aScratch, from: a, to: b, velocity: &uScratch, position: &qScratch)
+    }
+
+    /// The trapezoid rule from sample `a` (velocity and position 0) to `b`: `velocity` and `position` are replaced by
+    /// one value per sample, index 0 being sample `a` (only that one when `b` ≤ `a`).
+    private static func trapezoid(
+        t: [Double], a acceleration: [Double], from a: Int, to b: Int, velocity: inout [Double],
+        position: inout [Double]
+    ) {
+        velocity.removeAll(keepingCapacity: true)
+        position.removeAll(keepingCapacity: true)
+        velocity.append(0)
+        position.append(0)
+        guard b > a else { return }
         var v = 0.0, p = 0.0
-        if b > a {
-            for i in (a + 1)...b {
-                let dt = tScratch[i] - tScratch[i - 1]
-                let vNext = v + 0.5 * (aScratch[i] + aScratch[i - 1]) * dt
-                p += 0.5 * (v + vNext) * dt
-                v = vNext
-                uScratch.append(v)
-                qScratch.append(p)
-            }
+        for i in (a + 1)...b {
+            let dt = t[i] - t[i - 1]
+            let vNext = v + 0.5 * (acceleration[i] + acceleration[i - 1]) * dt
+            p += 0.5 * (v + vNext) * dt
+            v = vNext
+            velocity.append(v)
+            position.append(p)
         }
     }
 
