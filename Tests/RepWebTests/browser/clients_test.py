@@ -24,31 +24,7 @@ import socket
 import subprocess
 import sys
 import time
-
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
-        print("FAIL: " + message, file=sys.stderr, flush=True)
-    return condition
-
-
-def wait_for(condition, timeout, step=0.05):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(step)
-    return condition()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from checks import FAILURES, check, free_port, port_open, wait_for
 
 
 def memory_kib(pid):
@@ -286,14 +262,6 @@ def connectable(path):
         with socket.socket(socket.AF_UNIX) as s:
             s.connect(path)
         return True
-    except OSError:
-        return False
-
-
-def port_open(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
     except OSError:
         return False
 

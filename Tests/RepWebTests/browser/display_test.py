@@ -31,33 +31,10 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from checks import FAILURES, check, free_port, port_open, wait_for
 
 SETS = [4, 8]          # reps per set in the generated workout
 SPEED = 5.0            # replay speed: a 2.2 s rep every 0.44 s
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
-        print("FAIL: " + message, file=sys.stderr, flush=True)
-    return condition
-
-
-def wait_for(condition, timeout, step=0.05):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(step)
-    return condition()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Subscriber(threading.Thread):
@@ -455,14 +432,6 @@ def two_stations(driver, run, args, summary):
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
-
-
-def port_open(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
 
 
 if __name__ == "__main__":

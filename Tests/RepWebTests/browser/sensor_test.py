@@ -11,6 +11,7 @@ Usage: sensor_test.py --bin DIR --out DIR --device DEVICE.umockdev
 Prints a JSON summary on its last line; exits non-zero with the reason when a check fails.
 """
 import argparse
+import functools
 import json
 import os
 import selectors
@@ -23,40 +24,12 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+import checks
+from checks import FAILURES, check, free_port, port_open
 
-FAILURES = []
+wait_for = functools.partial(checks.wait_for, step=0.02)  # the banner's timing is measured to 20 ms
+
 HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "umockdev_station.py")
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
-        print("FAIL: " + message, file=sys.stderr, flush=True)
-    return condition
-
-
-def wait_for(condition, timeout, step=0.02):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(step)
-    return condition()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_open(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
 
 
 class Station:
