@@ -15,14 +15,7 @@ enum CPUBenchmark {
             return [Figure(key: "cpu_pct_at_1600hz", value: .nan, unit: "% of a core", goal: "", note: "umockdev-wrapper or \(script) missing")]
         }
         let output = root + "/.build/repd-bench-cpu.json"
-        guard let child = Child("/usr/bin/umockdev-wrapper", ["/bin/sh", "-c", "/usr/bin/python3 \(script) \(device) \(repd) \(quick ? 4 : 10) > \(output)"],
-                                log: "/dev/null")
-        else { return [] }
-        child.wait()
-        guard let file = fopen(output, "r") else { return [] }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 4096)
-        guard fgets(&line, 4096, file) != nil, let json = try? JSONParser.parse(String(cString: line)) else { return [] }
+        guard let json = umockdevScriptJSON(script, [device, repd, quick ? "4" : "10"], output: output) else { return [] }
         func number(_ value: JSONValue?) -> Double {
             if case .number(let d)? = value { return d }
             return .nan

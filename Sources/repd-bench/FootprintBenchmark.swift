@@ -16,17 +16,8 @@ enum FootprintBenchmark {
             return [Figure(key: "footprint_rss_mb", value: .nan, unit: "MiB", goal: "≤ 12", note: "umockdev-wrapper or \(script) missing")]
         }
         let output = root + "/.build/repd-bench-footprint.json"
-        let seconds = quick ? 2 : 5
-        unlink(output)
-        // The paths as arguments of the shell script ($1…), not spliced into it.
-        guard let child = Child(
-            "/usr/bin/umockdev-wrapper",
-            ["/bin/sh", "-c", "/usr/bin/python3 \"$1\" \"$2\" --runs 1 --clients 10 --seconds \(seconds) > \"$3\"", "sh",
-             script, repd, output],
-            log: "/dev/null")
-        else { return failed("cannot start \(script)") }
-        child.wait()
-        guard let text = readWholeFile(output), let json = try? JSONParser.parse(text) else {
+        let arguments = [repd, "--runs", "1", "--clients", "10", "--seconds", quick ? "2" : "5"]
+        guard let json = umockdevScriptJSON(script, arguments, output: output) else {
             return failed("\(script) printed no result for \(repd)")
         }
         guard json["all_ran"]?.bool == true else { return failed("\(repd) did not run") }
@@ -48,18 +39,5 @@ enum FootprintBenchmark {
         ["footprint_rss_mb", "footprint_private_dirty_mb", "footprint_pss_mb"].map {
             Figure(key: $0, value: .nan, unit: "MiB", goal: "", note: "not measured: \(reason)")
         }
-    }
-
-    private static func readWholeFile(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n <= 0 { break }
-            bytes += chunk[..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

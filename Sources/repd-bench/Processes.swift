@@ -1,3 +1,4 @@
+import RepProtocol
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -60,3 +61,25 @@ func raiseFileLimit() {
 func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
 func sleepSeconds(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
+
+/// Runs `python3 SCRIPT ARGUMENTS…` under `umockdev-wrapper` (the emulated sensors' preload), its standard output
+/// into `output`, and returns that output parsed as one JSON value; nil when the script could not start or printed no
+/// JSON. The arguments reach the script as they are (never spliced into a shell line).
+func umockdevScriptJSON(_ script: String, _ arguments: [String], output: String) -> JSONValue? {
+    unlink(output)
+    guard let child = Child(
+        "/usr/bin/umockdev-wrapper", ["/bin/sh", "-c", "out=$1; shift; /usr/bin/python3 \"$@\" > \"$out\"", "sh", output, script] + arguments,
+        log: "/dev/null")
+    else { return nil }
+    _ = child.wait()
+    guard let file = fopen(output, "r") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, file)
+        if n <= 0 { break }
+        bytes += chunk[..<n]
+    }
+    return try? JSONParser.parse(String(decoding: bytes, as: UTF8.self))
+}
