@@ -48,6 +48,12 @@ public struct RepDetector: Sendable {
     public private(set) var match: Double?
     /// The walking likeness after the last grid point, when judged (see `maximumWalkingLikeness`).
     public private(set) var walkingLikeness: Double?
+    /// The exercise gate's probability that the periodic motion is exercise (0…1), measured every fourth grid point
+    /// while the gate is on and the motion is periodic; nil otherwise. A set starts only while it is at least
+    /// `minimumExerciseLikelihood`.
+    public private(set) var exerciseLikelihood: Double?
+    /// The features the gate judged last (for plots, traces and `scripts/train-gate`).
+    public private(set) var gateFeatures: ExerciseGateFeatures?
     /// Grid points produced so far (25 per second of samples); plots sample the diagnostics when it changes.
     public var gridPoints: Int { grid.next }
 
@@ -88,6 +94,16 @@ public struct RepDetector: Sendable {
     /// Seconds after a walking-like moment during which no set starts.
     static let walkingHoldOff = 3.0
     private var runStart = 0
+    /// The gate's probability smoothed over about a second of judgements (0 while the motion is not periodic).
+    private var gateAverage = 0.0
+    /// The gate's probabilities summed over the set's judgements, and how many: a set whose motion the gate judged
+    /// not to be exercise on average is dismissed at its end.
+    private var setGateSum = 0.0
+    private var setGateCount = 0
+    /// The smoothed probability below which a set stops counting live (gait took over).
+    static let gateVeto = 0.2
+    /// A set whose judgements average below this is dismissed at its end.
+    static let gateDismissal = 0.5
 
     // The set.
     private var open = false
@@ -237,6 +253,23 @@ public struct RepDetector: Sendable {
         walkingLikeness = k > 0 && clarity >= c.minimumPeriodicity
             ? Self.larger(walking(at: i, lag: k, window: window), walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow), halfStride: true))
             : nil
+        // The exercise gate, every fourth point (160 ms) while the motion is periodic.
+        if c.minimumExerciseLikelihood == 0 || k == 0 || clarity < c.minimumPeriodicity {
+            // The gate is off (it costs nothing then), or the motion is not periodic.
+            exerciseLikelihood = nil
+            gateFeatures = nil
+        } else if i & 3 == 0 || exerciseLikelihood == nil {
+            gateFeatures = ExerciseGateFeatures.measure(grid, endingAt: i, lag: k, periodicity: clarity)
+            exerciseLikelihood = gateFeatures.map { c.exerciseGate.probability(of: $0) }
+            if let p = exerciseLikelihood {
+                gateAverage += 0.2 * (p - gateAverage)
+                if open {
+                    setGateSum += p
+                    setGateCount += 1
+                }
+            }
+        }
+        if exerciseLikelihood == nil, i & 3 == 0 { gateAverage -= 0.2 * gateAverage }
         if let likeness = walkingLikeness, likeness >= c.maximumWalkingLikeness {
             clarity = 0
             lastWalking = i
@@ -251,7 +284,8 @@ public struct RepDetector: Sendable {
         }
         // Walking comes and goes as the arm's swing varies: no set starts within a few seconds of a walking moment.
         let afterWalking = Double(i - lastWalking) * Self.spacing <= Self.walkingHoldOff
-        let steady = k > 0 && !afterWalking && clarity >= c.minimumPeriodicity
+        let exercise = c.minimumExerciseLikelihood == 0 || (exerciseLikelihood ?? 0) >= c.minimumExerciseLikelihood
+        let steady = k > 0 && !afterWalking && exercise && clarity >= c.minimumPeriodicity
             && rms(endingAt: i, window: window) >= c.minimumAmplitude
         if steady, runLag > 0, max(Double(k), runLag) / min(Double(k), runLag) <= c.periodTolerance {
             runLag = 0.8 * runLag + 0.2 * Double(k)
@@ -270,6 +304,8 @@ public struct RepDetector: Sendable {
         let c = configuration
         var current = template.match(grid, endingAt: i)
         if walking { current = 0 }
+        // Gait (or other motion the gate refuses) took over: no live reps while it lasts.
+        if c.minimumExerciseLikelihood > 0, exerciseLikelihood != nil, gateAverage < Self.gateVeto { current = 0 }
         match = current
         let j = i - 1
         let last = reps.last ?? setStart
@@ -340,6 +376,8 @@ public struct RepDetector: Sendable {
         lastMeasure = nil
         fastestVelocity = nil
         liveQualities.removeAll(keepingCapacity: true)
+        setGateSum = 0
+        setGateCount = 0
         let first = cycles.first ?? i
         events.append(
             .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
@@ -414,6 +452,10 @@ public struct RepDetector: Sendable {
     private mutating func endSet(streamEnded: Bool = false, into events: inout [WorkoutEvent]) {
         let c = configuration
         var final = liveCount
+        // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
+        // it is dismissed, and its live reps are taken back.
+        let dismissed = c.minimumExerciseLikelihood > 0 && setGateCount >= 4
+            && setGateSum / Double(setGateCount) < Self.gateDismissal
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),
@@ -470,6 +512,13 @@ public struct RepDetector: Sendable {
             }
             final = count
         }
+        // A live count whose reps came at a steady pace is right within a rep: the recount may add a missed rep or
+        // drop an edge piece, not undo half of it (a template averaged over asymmetric reps can match worse than
+        // the live one that followed them).
+        if final != liveCount, liveCount >= 3, Self.steadyIntervals(reps) {
+            final = min(max(final, liveCount - 1), liveCount + 1)
+        }
+        if dismissed { final = 0 }
         totalReps += final - liveCount
         previousSetEnd = reps.last ?? setStart
         let lastTime = time(reps.last ?? setStart)
@@ -694,6 +743,17 @@ public struct RepDetector: Sendable {
             if multiple >= 2, abs(Double(lag) / Double(k) - multiple) < 0.2 * multiple { return false }
         }
         return true
+    }
+
+    /// Whether every interval between consecutive reps is within 0.75–1.33 times their median.
+    static func steadyIntervals(_ reps: [Int]) -> Bool {
+        guard reps.count >= 3 else { return false }
+        var intervals: [Int] = []
+        intervals.reserveCapacity(reps.count - 1)
+        for (a, b) in zip(reps, reps.dropFirst()) { intervals.append(b - a) }
+        intervals.sort()
+        let median = Double(intervals[intervals.count / 2])
+        return Double(intervals[0]) >= 0.75 * median && Double(intervals[intervals.count - 1]) <= 1.33 * median
     }
 
     private static func larger(_ a: Double?, _ b: Double?) -> Double? {

@@ -51,6 +51,15 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     public var walkingMaximumRMS: Double = 1.0
     /// The walking check needs at least this share of the motion along gravity (default 0.1).
     public var minimumVerticalShare: Double = 0.1
+    /// The exercise gate: a shallow decision tree that tells how likely periodic motion is exercise rather than gait or everyday
+    /// movement, from features of the last few periods (`ExerciseGateFeatures`; default the model trained by
+    /// `scripts/train-gate`, docs/DETECTOR.md). Not a configuration key.
+    public var exerciseGate: ExerciseGateModel = .trained
+    /// A set starts only while the gate's probability is at least this; 0 turns the gate off. Default 0 (off): the
+    /// trained gate refuses 96 % of held-out walking, jogging and stairs, but also generated sine reps, slow
+    /// physiotherapy tempos and a tenth of held-out clean sets (docs/DETECTOR.md, "The exercise gate"). Not a
+    /// configuration key yet; `repctl eval --minimum-exercise-likelihood 0.5` measures it.
+    public var minimumExerciseLikelihood: Double = 0
     /// A set ends after this much time without a rep (default 8 s).
     public var restToEndSet: Double = 8
     /// A gap in the samples up to this long is bridged (default 4 s); a longer one restarts the tracker (the set
@@ -118,6 +127,12 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         try positive(walkingMaximumRMS, "walkingMaximumRMS")
         guard minimumVerticalShare.isFinite, minimumVerticalShare >= 0, minimumVerticalShare < 1 else {
             throw .init(key: "minimumVerticalShare", value: minimumVerticalShare, allowed: "a number from 0 to 1 (exclusive)")
+        }
+        guard exerciseGate.isValid else {
+            throw .init(key: "exerciseGate", value: .nan, allowed: "a tree whose nodes each ask one of the \(ExerciseGateFeatures.count) features")
+        }
+        guard minimumExerciseLikelihood.isFinite, minimumExerciseLikelihood >= 0, minimumExerciseLikelihood < 1 else {
+            throw .init(key: "minimumExerciseLikelihood", value: minimumExerciseLikelihood, allowed: "a number from 0 to 1 (exclusive)")
         }
         guard restToEndSet.isFinite, restToEndSet >= maximumRepPeriod, restToEndSet <= 3600 else {
             throw .init(key: "restToEndSet", value: restToEndSet, allowed: "a number ≥ maximumRepPeriod, at most 3600")

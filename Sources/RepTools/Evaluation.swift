@@ -42,6 +42,30 @@ public struct SetResult: Sendable, Equatable {
     public var counted: Int?
     /// Why the set could not be evaluated.
     public var failure: String?
+    /// The recording's length, seconds (first to last sample; 0 when it could not be read).
+    public var duration: Double = 0
+}
+
+/// How often recordings without exercise (true count 0) count something.
+public struct FalseCountStatistics: Sendable, Equatable {
+    /// Recordings in the group.
+    public var count: Int
+    /// Percent of them that count 0.
+    public var zeroPercent: Double
+    /// Reps counted in them per hour of recording.
+    public var falseRepsPerHour: Double
+
+    /// Statistics over (counted, seconds) pairs of recordings whose true count is 0.
+    public init(_ results: [(counted: Int, seconds: Double)]) {
+        count = results.count
+        zeroPercent = 100 * Double(results.filter { $0.counted == 0 }.count) / Double(max(1, results.count))
+        let hours = results.reduce(0) { $0 + $1.seconds } / 3600
+        falseRepsPerHour = hours > 0 ? Double(results.reduce(0) { $0 + $1.counted }) / hours : 0
+    }
+
+    var json: JSONWriter.Value {
+        .object([("n", .integer(count)), ("zero_pct", .number(zeroPercent)), ("false_reps_per_hour", .number(falseRepsPerHour))])
+    }
 }
 
 /// The result of evaluating a manifest.
@@ -61,6 +85,23 @@ public struct EvaluationReport: Sendable {
     /// Statistics per folder (the first component of each file's path).
     public var byFolder: [(String, ErrorStatistics)] {
         grouped { entry in entry.file.split(separator: "/").count > 1 ? String(entry.file.split(separator: "/")[0]) : "." }
+    }
+
+    /// For the exercises whose every recording has a true count of 0 (walking, sitting…): per exercise, the share
+    /// counting 0 and the false reps per hour; the last entry, "all", pools them.
+    public var falseCounts: [(String, FalseCountStatistics)] {
+        var groups: [String: [(counted: Int, seconds: Double)]] = [:]
+        var exercises: Set<String> = []
+        for result in results { exercises.insert(result.entry.exercise) }
+        for result in results where result.entry.trueReps > 0 { exercises.remove(result.entry.exercise) }
+        for result in results where exercises.contains(result.entry.exercise) {
+            guard let counted = result.counted else { continue }
+            groups[result.entry.exercise, default: []].append((counted, result.duration))
+        }
+        guard !groups.isEmpty else { return [] }
+        var out = groups.keys.sorted().map { ($0, FalseCountStatistics(groups[$0]!)) }
+        out.append(("all", FalseCountStatistics(groups.values.flatMap { $0 })))
+        return out
     }
 
     private func grouped(by key: (ManifestEntry) -> String) -> [(String, ErrorStatistics)] {
@@ -88,6 +129,7 @@ public struct EvaluationReport: Sendable {
             ("overall", overall.json),
             ("by_exercise", .object(byExercise.map { ($0.0, $0.1.json) })),
             ("by_folder", .object(byFolder.map { ($0.0, $0.1.json) })),
+            ("no_exercise", .object(falseCounts.map { ($0.0, $0.1.json) })),
             ("sets", .array(sets)),
         ]).text
     }
@@ -110,6 +152,16 @@ public struct EvaluationReport: Sendable {
         lines.append("")
         for (name, stats) in byFolder { lines.append(row(name + "/", stats)) }
         lines.append(row("overall", overall))
+        if !falseCounts.isEmpty {
+            lines.append("")
+            lines.append([pad("no exercise (true 0)", 20), pad("n", 4, right: true), pad("count 0", 8, right: true),
+                          pad("false reps/h", 13, right: true)].joined(separator: "  "))
+            for (name, stats) in falseCounts {
+                lines.append([pad(name, 20), pad(String(stats.count), 4, right: true),
+                              pad(format(stats.zeroPercent, decimals: 0) + " %", 8, right: true),
+                              pad(format(stats.falseRepsPerHour, decimals: 0), 13, right: true)].joined(separator: "  "))
+            }
+        }
         for failure in failures {
             lines.append("FAILED \(failure.entry.file): \(failure.failure ?? "unknown error")")
         }
@@ -150,7 +202,8 @@ public enum Evaluator {
             do {
                 let samples = try FixtureFileReader.read(path: path)
                 let counted = countReps(in: samples, batchSize: batchSize, configuration: configuration)
-                results.append(SetResult(entry: entry, counted: counted, failure: nil))
+                let seconds = (samples.last?.timestamp ?? 0) - (samples.first?.timestamp ?? 0)
+                results.append(SetResult(entry: entry, counted: counted, failure: nil, duration: seconds))
             } catch {
                 results.append(SetResult(entry: entry, counted: nil, failure: error.description))
             }

@@ -42,8 +42,14 @@ struct Evaluate: ParsableCommand {
               {"overall":{"n":..,"mae":..,"bias":..,"exact_pct":..,"within1_pct":..},
                "by_exercise":{NAME:{same keys}}, "by_folder":{FOLDER:{same keys}},
                "sets":[{"file":..,"exercise":..,"true_reps":..,"counted":..}]}
+            Exercises whose every recording has a true count of 0 (walking, sitting…) are also reported as the \
+            share of recordings counting 0 and the false reps per hour ("no_exercise" in --json).
             A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, \
             and makes the exit code 1; the other sets are still evaluated.
+
+            For scripts/train-gate: --features FILE also writes every moment the exercise gate judged, with its \
+            features, as CSV; --gate FILE uses another gate model (four lines: means, scales, weights, bias); \
+            --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off).
 
             Examples:
               repctl eval ../shared/datasets/reps/manifest.csv --json
@@ -62,8 +68,20 @@ struct Evaluate: ParsableCommand {
     @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
     var config: String?
 
+    @Option(help: "Also write the exercise gate's features at every moment it judged, as CSV (for scripts/train-gate).")
+    var features: String?
+
+    @Option(help: "An exercise gate model file (lines: means, scales, weights, bias) instead of the built-in one.")
+    var gate: String?
+
+    @Option(help: "The exercise gate's threshold, 0 to 1 (0 turns the gate off; default: the configuration's).")
+    var minimumExerciseLikelihood: Double?
+
     func validate() throws {
         guard batch >= 1 else { throw ValidationError("--batch must be at least 1.") }
+        if let x = minimumExerciseLikelihood, !(x >= 0 && x < 1) {
+            throw ValidationError("--minimum-exercise-likelihood must be from 0 to 1 (exclusive).")
+        }
     }
 
     func run() throws {
@@ -78,8 +96,27 @@ struct Evaluate: ParsableCommand {
             throw ExitCode(2)
         }
         let root = manifest.contains("/") ? String(manifest[..<manifest.lastIndex(of: "/")!]) : "."
-        let detector = try loadDetectorConfiguration(config)
+        var detector = try loadDetectorConfiguration(config)
+        if let gate {
+            do { detector.exerciseGate = try GateModelFile.parse(try TextFile.read(gate), file: gate) } catch {
+                printError("repctl: \(gate): \(error)")
+                throw ExitCode(2)
+            }
+        }
+        if let minimumExerciseLikelihood { detector.minimumExerciseLikelihood = minimumExerciseLikelihood }
         let report = Evaluator.evaluate(entries, root: root, batchSize: batch, configuration: detector)
+        if let features {
+            var lines = [GateFeatureExport.header]
+            for entry in entries {
+                let path = entry.file.hasPrefix("/") ? entry.file : root + "/" + entry.file
+                guard let samples = try? FixtureFileReader.read(path: path) else { continue }
+                lines += GateFeatureExport.rows(entry: entry, samples: samples, configuration: detector)
+            }
+            do { try TextFile.write(lines.joined(separator: "\n") + "\n", to: features) } catch {
+                printError("repctl: \(features): \(error)")
+                throw ExitCode(1)
+            }
+        }
         print(json ? report.json : report.table)
         for failure in report.failures where json {
             printError("repctl: \(failure.entry.file): \(failure.failure ?? "failed")")

@@ -39,22 +39,24 @@ struct WalkingTests {
         }
     }
 
-    @Test("a slow walk whose bounce outweighs a small arm swing counts no reps either (without the check it counts)")
+    @Test("a slow walk whose bounce outweighs a small arm swing counts no reps either (without the walking check and the gate it counts)")
     func stepLockedWalk() {
         for up in Self.ups {
             let samples = Self.walk(stride: 0.8, swing: 10, bounce: 0.3, up: up).samples()
             #expect(repCount(samples) == 0, "up \(up)")
             var off = RepDetectorConfiguration()
             off.maximumWalkingLikeness = 2
+            off.minimumExerciseLikelihood = 0
             #expect(repCount(samples, configuration: off) > 10, "up \(up)")
         }
     }
 
-    @Test("without the walking check the same walk counts a rep per stride (what the check is for)")
+    @Test("without the walking check and the exercise gate the same walk counts a rep per stride (what they are for)")
     func walkingCheckMatters() throws {
         let samples = Self.walk(stride: 0.95, swing: 20, bounce: 0.25, up: .z).samples()
         var off = RepDetectorConfiguration()
         off.maximumWalkingLikeness = 2
+        off.minimumExerciseLikelihood = 0
         // 30 s at 0.95 strides/s, ramping up and down over a second each: about 28 strides.
         let counted = repCount(samples, configuration: off)
         #expect((20...30).contains(counted), "counted \(counted)")

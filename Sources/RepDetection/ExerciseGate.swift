@@ -1,0 +1,248 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(ucrt)
+import ucrt
+#endif
+
+/// What the exercise gate measures of the periodic motion at one moment: the last `max(2 periods, 3 s)` of motion on
+/// the detector's grid, at the tracked period. Every feature is rotation-invariant (it uses the 3-D motion, or its
+/// parts along and across gravity) and does not depend on the sensor's rate (it is measured on the 25 Hz grid).
+/// docs/DETECTOR.md ("The exercise gate") says what each one tells about gait and exercise.
+public struct ExerciseGateFeatures: Sendable, Equatable {
+    /// The names, in the order of `values` (the training script's CSV columns and the model's weights).
+    public static let names = [
+        "log_period", "log_period_sq", "log_rms", "periodicity", "vertical_share", "vertical_half", "across_half",
+        "vertical_full", "across_full", "log_sharpness", "log_vertical_sharpness", "steadiness", "pause_share",
+        "step_rhythm", "vertical_step_rhythm", "step_period",
+    ]
+    /// How many features there are.
+    public static let count = 16
+
+    /// ln of the tracked period, s.
+    public var logPeriod = 0.0
+    /// ln of the motion's RMS over the window, g.
+    public var logRMS = 0.0
+    /// The tracker's periodicity at the period (−1…1).
+    public var periodicity = 0.0
+    /// The share of the motion's energy along gravity (0…1).
+    public var verticalShare = 0.0
+    /// Correlation of the motion along gravity with itself half a period earlier (−1…1): a stride's steps repeat.
+    public var verticalHalf = 0.0
+    /// The same for the motion across gravity: the arm's swing reverses every half stride.
+    public var acrossHalf = 0.0
+    /// Correlation of the motion along gravity with itself one period earlier.
+    public var verticalFull = 0.0
+    /// The same across gravity.
+    public var acrossFull = 0.0
+    /// ln of how much faster the motion changes than a sine at the period would (RMS of the point-to-point change
+    /// over RMS, times period / 2π): sharp impacts and harmonics raise it.
+    public var logSharpness = 0.0
+    /// The same for the motion along gravity alone (heel strikes).
+    public var logVerticalSharpness = 0.0
+    /// The smaller over the larger of the energies of the last two periods (0…1): reps keep their size, fidgeting
+    /// waxes and wanes.
+    public var steadiness = 0.0
+    /// The share of the window where the motion's energy is below a tenth of its mean: reps pause at their ends,
+    /// gait never stops.
+    public var pauseShare = 0.0
+    /// A step's rhythm, whatever period the tracker picked: over the last 3 s, the most prominent peak of the 3-D
+    /// motion's autocorrelation at lags of a step (0.24–0.72 s, 83–250 steps a minute), above the lowest value at
+    /// a shorter lag (0 when it only falls: slow motion).
+    public var stepRhythm = 0.0
+    /// The same for the motion along gravity alone: the bounce of each step.
+    public var verticalStepRhythm = 0.0
+    /// The lag of `stepRhythm`'s peak, s (0 when there is none).
+    public var stepPeriod = 0.0
+
+    /// The features as numbers, in the order of `names`.
+    public var values: [Double] {
+        [
+            logPeriod, logPeriod * logPeriod, logRMS, periodicity, verticalShare, verticalHalf, acrossHalf,
+            verticalFull, acrossFull, logSharpness, logVerticalSharpness, steadiness, pauseShare,
+            stepRhythm, verticalStepRhythm, stepPeriod,
+        ]
+    }
+
+    /// Feature `n` in the order of `names` (no allocation).
+    public subscript(_ n: Int) -> Double {
+        switch n {
+        case 0: logPeriod
+        case 1: logPeriod * logPeriod
+        case 2: logRMS
+        case 3: periodicity
+        case 4: verticalShare
+        case 5: verticalHalf
+        case 6: acrossHalf
+        case 7: verticalFull
+        case 8: acrossFull
+        case 9: logSharpness
+        case 10: logVerticalSharpness
+        case 11: steadiness
+        case 12: pauseShare
+        case 13: stepRhythm
+        case 14: verticalStepRhythm
+        default: stepPeriod
+        }
+    }
+
+    /// Measures the features of the motion ending at grid index `i`, at a period of `lag` points; nil when the grid
+    /// does not hold enough of it (the window plus one period before it).
+    static func measure(_ grid: MotionGrid, endingAt i: Int, lag: Int, periodicity: Double) -> ExerciseGateFeatures? {
+        guard lag >= 2 else { return nil }
+        let window = max(2 * lag, 75)
+        let first = i - window + 1
+        guard first - lag >= grid.oldest, i < grid.next else { return nil }
+        let half = max(1, lag / 2)
+        var vv = 0.0, hh = 0.0
+        var vHalf = 0.0, vHalfOld = 0.0, hHalf = 0.0, hHalfOld = 0.0
+        var vFull = 0.0, vFullOld = 0.0, hFull = 0.0, hFullOld = 0.0
+        var change = 0.0, verticalChange = 0.0
+        var recent = 0.0, before = 0.0
+        for j in first...i {
+            let a = grid.slot(j), b = grid.slot(j - half), c = grid.slot(j - lag), p = grid.slot(j - 1)
+            let v = grid.vertical[a], x = grid.hx[a], y = grid.hy[a], z = grid.hz[a]
+            let h2 = x * x + y * y + z * z
+            vv += v * v
+            hh += h2
+            let vb = grid.vertical[b], xb = grid.hx[b], yb = grid.hy[b], zb = grid.hz[b]
+            vHalf += v * vb
+            vHalfOld += vb * vb
+            hHalf += x * xb + y * yb + z * zb
+            hHalfOld += xb * xb + yb * yb + zb * zb
+            let vc = grid.vertical[c], xc = grid.hx[c], yc = grid.hy[c], zc = grid.hz[c]
+            vFull += v * vc
+            vFullOld += vc * vc
+            hFull += x * xc + y * yc + z * zc
+            hFullOld += xc * xc + yc * yc + zc * zc
+            let dv = v - grid.vertical[p], dx = x - grid.hx[p], dy = y - grid.hy[p], dz = z - grid.hz[p]
+            verticalChange += dv * dv
+            change += dv * dv + dx * dx + dy * dy + dz * dz
+            if j > i - lag { recent += v * v + h2 } else if j > i - 2 * lag { before += v * v + h2 }
+        }
+        let total = vv + hh
+        guard total > 1e-12 else { return nil }
+        let mean = total / Double(window)
+        var paused = 0
+        for j in first...i where grid.energy[grid.slot(j)] < 0.1 * mean { paused += 1 }
+        func correlation(_ product: Double, _ a: Double, _ b: Double) -> Double {
+            product / max((a * b).squareRoot(), 1e-12)
+        }
+        let sine = Double(lag) / (2 * Double.pi)
+        var f = ExerciseGateFeatures()
+        f.logPeriod = log(Double(lag) * MotionGrid.spacing)
+        f.logRMS = 0.5 * log(mean)
+        f.periodicity = periodicity
+        f.verticalShare = vv / total
+        f.verticalHalf = correlation(vHalf, vv, vHalfOld)
+        f.acrossHalf = correlation(hHalf, hh, hHalfOld)
+        f.verticalFull = correlation(vFull, vv, vFullOld)
+        f.acrossFull = correlation(hFull, hh, hFullOld)
+        f.logSharpness = log(max((change / total).squareRoot() * sine, 1e-3))
+        f.logVerticalSharpness = log(max((verticalChange / max(vv, 1e-12)).squareRoot() * sine, 1e-3))
+        f.steadiness = max(recent, before) > 0 ? min(recent, before) / max(recent, before) : 0
+        f.pauseShare = Double(paused) / Double(window)
+        (f.stepRhythm, f.stepPeriod) = stepRhythm(grid, endingAt: i, vertical: false)
+        f.verticalStepRhythm = stepRhythm(grid, endingAt: i, vertical: true).prominence
+        return f
+    }
+}
+
+extension ExerciseGateFeatures {
+    /// Step lags: 6–18 grid points (0.24–0.72 s).
+    static let stepLags = 6...18
+    /// The window of the step rhythm: 3 s.
+    static let stepWindow = 75
+
+    /// The most prominent autocorrelation peak at a step's lag over the last `stepWindow` points, and its lag in s.
+    static func stepRhythm(_ grid: MotionGrid, endingAt i: Int, vertical: Bool) -> (prominence: Double, period: Double) {
+        let first = i - stepWindow + 1
+        guard first - stepLags.upperBound >= grid.oldest else { return (0, 0) }
+        var lowest = 1.0, best = 0.0, bestLag = 0
+        var previous = 1.0
+        for lag in 1...stepLags.upperBound {
+            var product = 0.0, now = 0.0, then = 0.0
+            for j in first...i {
+                let a = grid.slot(j), b = grid.slot(j - lag)
+                if vertical {
+                    let v = grid.vertical[a], w = grid.vertical[b]
+                    product += v * w
+                    now += v * v
+                    then += w * w
+                } else {
+                    product += grid.x[a] * grid.x[b] + grid.y[a] * grid.y[b] + grid.z[a] * grid.z[b]
+                    now += grid.energy[a]
+                    then += grid.energy[b]
+                }
+            }
+            let r = product / max((now * then).squareRoot(), 1e-12)
+            if lag >= stepLags.lowerBound, r > previous || lag == stepLags.lowerBound {
+                // A peak (or still rising): its height above the lowest value before it.
+                if r - lowest > best {
+                    best = r - lowest
+                    bestLag = lag
+                }
+            }
+            lowest = min(lowest, r)
+            previous = r
+        }
+        return (best, Double(bestLag) * MotionGrid.spacing)
+    }
+}
+
+/// A shallow decision tree over `ExerciseGateFeatures`: the probability that periodic motion is exercise. Node n
+/// asks whether feature `feature[n]` is at most `threshold[n]` and goes on to `left[n]` if so, else to `right[n]`; a
+/// leaf (`feature[n]` < 0) answers `probability[n]`, the share of exercise among the training moments that reached
+/// it (each recording weighing the same, the two classes weighing the same). `trained` is the tree that
+/// `scripts/train-gate` fitted (its numbers and output are in docs/gate-training.txt).
+public struct ExerciseGateModel: Sendable, Equatable {
+    /// The feature each node asks about (index into `ExerciseGateFeatures.names`), −1 at a leaf.
+    public var feature: [Int]
+    /// The node's threshold.
+    public var threshold: [Double]
+    /// The node to go to when the feature is at most the threshold.
+    public var left: [Int]
+    /// The node to go to otherwise.
+    public var right: [Int]
+    /// A leaf's probability of exercise.
+    public var probability: [Double]
+
+    /// A tree; see `isValid`.
+    public init(feature: [Int], threshold: [Double], left: [Int], right: [Int], probability: [Double]) {
+        self.feature = feature
+        self.threshold = threshold
+        self.left = left
+        self.right = right
+        self.probability = probability
+    }
+
+    /// Checks the tree's shape: equal lengths, children after their parent (no loops), known features, finite
+    /// numbers, probabilities from 0 to 1.
+    public var isValid: Bool {
+        let n = feature.count
+        guard n > 0, n <= 1024, threshold.count == n, left.count == n, right.count == n, probability.count == n else {
+            return false
+        }
+        for node in 0..<n where feature[node] >= 0 {
+            guard feature[node] < ExerciseGateFeatures.count, threshold[node].isFinite,
+                left[node] > node, left[node] < n, right[node] > node, right[node] < n
+            else { return false }
+        }
+        return probability.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 }
+    }
+
+    /// A tree of one leaf that lets everything through: what the detector counts without a gate.
+    public static let open = ExerciseGateModel(feature: [-1], threshold: [0], left: [0], right: [0], probability: [1])
+
+    /// The probability of exercise for `features`.
+    public func probability(of features: ExerciseGateFeatures) -> Double {
+        var node = 0
+        while feature[node] >= 0 {
+            node = features[feature[node]] <= threshold[node] ? left[node] : right[node]
+        }
+        return probability[node]
+    }
+}

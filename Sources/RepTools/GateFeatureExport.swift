@@ -1,0 +1,77 @@
+import MotionCore
+import MotionFixtures
+import PlainText
+import RepDetection
+import RepProtocol
+
+/// The exercise gate's training material: every moment the gate judged in every recording of a manifest, with the
+/// recording's labels (`scripts/train-gate` reads it; `repctl eval --features FILE`).
+public enum GateFeatureExport {
+    /// The CSV header: the recording, then the moment (its time, whether a set was open, the gate's probability),
+    /// then the features in `ExerciseGateFeatures.names` order.
+    public static var header: String {
+        (["file", "exercise", "participant", "true_reps", "t", "in_set", "likelihood"] + ExerciseGateFeatures.names)
+            .joined(separator: ",")
+    }
+
+    /// The rows of one recording: one per gate judgement (every fourth grid point while the motion is periodic).
+    public static func rows(
+        entry: ManifestEntry, samples: [MotionSample], configuration: RepDetectorConfiguration
+    ) -> [String] {
+        // The gate measures only while it is on: with it off, an open gate (that lets everything through, so the
+        // detector counts as without one) measures the same features.
+        var configuration = configuration
+        if configuration.minimumExerciseLikelihood == 0 {
+            configuration.exerciseGate = .open
+            configuration.minimumExerciseLikelihood = 0.5
+        }
+        var detector = RepDetector(configuration: configuration)
+        var events: [WorkoutEvent] = []
+        var rows: [String] = []
+        var last: ExerciseGateFeatures?
+        let prefix = "\(entry.file),\(entry.exercise),\(entry.participant),\(entry.trueReps),"
+        for sample in samples {
+            let before = detector.gridPoints
+            detector.process(sample, into: &events)
+            guard detector.gridPoints != before, let features = detector.gateFeatures, features != last else { continue }
+            last = features
+            var cells = [format(sample.timestamp, decimals: 2), detector.inSet ? "1" : "0",
+                         format(detector.exerciseLikelihood ?? 0, decimals: 4)]
+            cells += features.values.map { format($0, decimals: 5) }
+            rows.append(prefix + cells.joined(separator: ","))
+        }
+        return rows
+    }
+}
+
+/// Reads a gate model written by `scripts/train-gate`: five lines `feature …`, `threshold …`, `left …`, `right …`,
+/// `probability …`, numbers separated by spaces, one per node (for cross-validation: `repctl eval --gate FILE`).
+public enum GateModelFile {
+    /// Parses the text; errors name the line.
+    public static func parse(_ text: String, file: String) throws(ManifestError) -> ExerciseGateModel {
+        var values: [String: [Double]] = [:]
+        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let words = line.split(separator: " ")
+            guard let key = words.first, !key.hasPrefix("#") else { continue }
+            var numbers: [Double] = []
+            for word in words.dropFirst() {
+                guard let number = parseDecimal(word) else {
+                    throw ManifestError(file: file, line: offset + 1, reason: "'\(word)' is not a number")
+                }
+                numbers.append(number)
+            }
+            values[String(key)] = numbers
+        }
+        for key in ["feature", "threshold", "left", "right", "probability"] where values[key] == nil {
+            throw ManifestError(file: file, line: 0, reason: "the line '\(key) …' is missing")
+        }
+        let model = ExerciseGateModel(
+            feature: values["feature"]!.map { Int($0) }, threshold: values["threshold"]!,
+            left: values["left"]!.map { Int($0) }, right: values["right"]!.map { Int($0) },
+            probability: values["probability"]!)
+        guard model.isValid else {
+            throw ManifestError(file: file, line: 0, reason: "not a valid tree (lengths, children, features or probabilities)")
+        }
+        return model
+    }
+}

@@ -1,0 +1,206 @@
+import MotionCore
+import MotionSimulation
+import RepDetection
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Generated motion for the exercise gate: gait and fidgeting count nothing, sets count exactly.
+enum GeneratedMotion {
+    /// A unit vector perpendicular to `up`.
+    static func across(_ up: Vector3) -> Vector3 {
+        let u = up.normalized
+        let helper = abs(u.x) < 0.9 ? Vector3.x : Vector3.y
+        let d = helper + u * -helper.dot(u)
+        return d.normalized
+    }
+
+    /// Walks, jogs and stair climbs (`WalkingGenerator`) at a cadence, arm swing, bounce and heel strike.
+    static func gait(
+        strides: Double, swing: Double, bounce: Double, heel: Double, up: Vector3, seconds: Double = 60,
+        rate: Double = 50, seed: UInt64 = 3
+    ) -> [MotionSample] {
+        var walk = WalkingGenerator()
+        walk.strideFrequency = strides
+        walk.swingDegrees = swing
+        walk.bounce = bounce
+        walk.heelStrike = heel
+        walk.upDirection = up
+        walk.walkSeconds = seconds
+        walk.leadSeconds = 2
+        walk.sampleRate = rate
+        walk.seed = seed
+        return walk.samples()
+    }
+
+    /// Slow fidgeting: `amplitude` g at 0.3 Hz, its size modulated at 0.07 Hz, across gravity, with white noise.
+    static func fidget(amplitude: Double, seconds: Double, start: Double, up: Vector3, rate: Double, seed: UInt64)
+        -> [MotionSample]
+    {
+        var random = SeededGenerator(seed: seed)
+        let u = up.normalized, d = across(up)
+        return SignalGenerator.samples(duration: seconds, sampleRate: rate, start: start) { t in
+            let size = amplitude * (0.55 + 0.45 * sin(2 * .pi * 0.07 * (t - start)))
+            let a = u + d * (size * sin(2 * .pi * 0.3 * (t - start)))
+            return Vector3(
+                a.x + random.nextGaussian(standardDeviation: 0.005), a.y + random.nextGaussian(standardDeviation: 0.005),
+                a.z + random.nextGaussian(standardDeviation: 0.005))
+        }.map { MotionSample(timestamp: $0.timestamp, ax: $0.ax, ay: $0.ay, az: $0.az) }
+    }
+
+    /// One acceleration cycle of an asymmetric rep at phase `p` (0…1): a slow eccentric (the first `eccentric` of
+    /// the period) and a fast concentric; each half is a full sine of acceleration (start and end at rest), the
+    /// concentric's `ratio` times as large, so each half moves and stops.
+    static func asymmetricRep(_ p: Double, eccentric: Double, ratio: Double) -> Double {
+        if p < eccentric { return -sin(2 * .pi * p / eccentric) }
+        return ratio * sin(2 * .pi * (p - eccentric) / (1 - eccentric))
+    }
+
+    /// `count` asymmetric reps of `period` s and `amplitude` g (along a sensor tilted 25° from gravity), from
+    /// `start`, with white noise of `noise` g.
+    static func asymmetricSet(
+        count: Int, period: Double, amplitude: Double, start: Double, up: Vector3, rate: Double, noise: Double,
+        seed: UInt64
+    ) -> [MotionSample] {
+        var random = SeededGenerator(seed: seed)
+        let u = up.normalized
+        let direction = (u * cos(25 * .pi / 180) + across(up) * sin(25 * .pi / 180)).normalized
+        return SignalGenerator.samples(duration: Double(count) * period, sampleRate: rate, start: start) { t in
+            let p = ((t - start) / period).truncatingRemainder(dividingBy: 1)
+            let a = u + direction * (amplitude * asymmetricRep(p, eccentric: 0.6, ratio: 1.6))
+            return MotionSample(
+                timestamp: t, ax: a.x + random.nextGaussian(standardDeviation: noise),
+                ay: a.y + random.nextGaussian(standardDeviation: noise), az: a.z + random.nextGaussian(standardDeviation: noise))
+        }
+    }
+
+    /// Stillness with white noise, in any orientation.
+    static func still(seconds: Double, start: Double, up: Vector3, rate: Double, seed: UInt64) -> [MotionSample] {
+        var random = SeededGenerator(seed: seed)
+        let u = up.normalized
+        return SignalGenerator.samples(duration: seconds, sampleRate: rate, start: start) { t in
+            MotionSample(
+                timestamp: t, ax: u.x + random.nextGaussian(standardDeviation: 0.004),
+                ay: u.y + random.nextGaussian(standardDeviation: 0.004), az: u.z + random.nextGaussian(standardDeviation: 0.004))
+        }
+    }
+
+    /// `samples` moved to start right after `after` (1/rate later).
+    static func shifted(_ samples: [MotionSample], after: [MotionSample], rate: Double) -> [MotionSample] {
+        guard let first = samples.first else { return [] }
+        let offset = (after.last.map { $0.timestamp + 1 / rate } ?? 0) - first.timestamp
+        return samples.map { MotionSample(timestamp: $0.timestamp + offset, ax: $0.ax, ay: $0.ay, az: $0.az) }
+    }
+}
+
+/// The per-set final and live counts.
+func setCounts(_ events: [WorkoutEvent]) -> [(final: Int, live: Int)] {
+    events.compactMap { if case .setEnded(let s) = $0 { (s.repCount, s.liveRepCount ?? s.repCount) } else { nil } }
+}
+
+/// The gate is off by default (`minimumExerciseLikelihood` 0: it also refuses generated sine reps and slow
+/// physiotherapy tempos, docs/DETECTOR.md); these tests turn it on at 0.5 and show what it does.
+@Suite("The exercise gate (turned on)")
+struct ExerciseGateTests {
+    static let ups: [Vector3] = [.z, Vector3(0.3, -1, 0.5), Vector3(1, 0.2, -0.4)]
+    static let gated: RepDetectorConfiguration = {
+        var c = RepDetectorConfiguration()
+        c.minimumExerciseLikelihood = 0.5
+        return c
+    }()
+
+    @Test(
+        "walks at 0.8–1.1 strides/s count nothing, whatever the wrist's orientation and the heel strike",
+        arguments: [0.8, 0.95, 1.1], [0.2, 0.6, 1.0])
+    func walksCountNothing(strides: Double, heel: Double) {
+        for up in Self.ups {
+            let samples = GeneratedMotion.gait(strides: strides, swing: 20, bounce: 0.2, heel: heel, up: up)
+            let events = detect(samples, configuration: Self.gated)
+            #expect(reps(events).isEmpty, "\(strides) strides/s, heel \(heel) g, up \(up): \(reps(events).count) live reps")
+        }
+    }
+
+    @Test(
+        "generated jogs at 1.3–1.6 strides/s still count: a known issue (real jogs of 25 people count 0 in 96 %)",
+        arguments: [1.3, 1.6], [0.6, 1.2])
+    func jogsCountNothing(strides: Double, heel: Double) {
+        var counted: [Int] = []
+        for up in Self.ups {
+            let samples = GeneratedMotion.gait(strides: strides, swing: 40, bounce: 0.6, heel: heel, up: up)
+            counted.append(repCount(samples, configuration: Self.gated))
+        }
+        withKnownIssue("the tree was trained on real wrists; WalkingGenerator's jog is outside what it saw") {
+            #expect(counted.allSatisfy { $0 == 0 }, "\(strides) strides/s, heel \(heel) g: \(counted)")
+        }
+    }
+
+    @Test(
+        "stair climbs (slow strides, a strong bounce, a small swing) count nothing",
+        arguments: [0.7, 0.85], [0.3, 0.8])
+    func stairsCountNothing(strides: Double, heel: Double) {
+        for up in Self.ups {
+            let samples = GeneratedMotion.gait(strides: strides, swing: 10, bounce: 0.35, heel: heel, up: up)
+            #expect(repCount(samples, configuration: Self.gated) == 0, "\(strides) strides/s, heel \(heel) g, up \(up)")
+        }
+    }
+
+    @Test("a minute of slow fidgeting (0.04 g at 0.3 Hz, waxing and waning at 0.07 Hz) counts nothing")
+    func fidgetingCountsNothing() {
+        for (n, up) in Self.ups.enumerated() {
+            let samples = GeneratedMotion.fidget(amplitude: 0.04, seconds: 60, start: 0, up: up, rate: 50, seed: UInt64(n + 1))
+            #expect(repCount(samples, configuration: Self.gated) == 0, "up \(up)")
+        }
+    }
+
+    @Test("slow asymmetric sets between fidgeting rests count exactly, the final count equal to the live one")
+    func slowAsymmetricSets() {
+        for (n, up) in Self.ups.enumerated() {
+            let rate = 50.0
+            var samples = GeneratedMotion.still(seconds: 3, start: 0, up: up, rate: rate, seed: 1)
+            for set in 0..<3 {
+                let reps = GeneratedMotion.asymmetricSet(
+                    count: 12, period: 3, amplitude: 0.18, start: 0, up: up, rate: rate, noise: 0.02,
+                    seed: UInt64(10 * n + set))
+                samples += GeneratedMotion.shifted(reps, after: samples, rate: rate)
+                let rest = GeneratedMotion.fidget(amplitude: 0.04, seconds: 20, start: 0, up: up, rate: rate, seed: UInt64(set + 7))
+                samples += GeneratedMotion.shifted(rest, after: samples, rate: rate)
+            }
+            let counts = setCounts(detect(samples, configuration: Self.gated))
+            #expect(counts.map(\.final) == [12, 12, 12], "up \(up): \(counts)")
+            #expect(counts.allSatisfy { $0.final == $0.live }, "up \(up): \(counts)")
+        }
+    }
+
+    @Test("the gate's decision and features are there for plots while the motion is periodic, and only then")
+    func gateDiagnostics() {
+        let samples = sineSet(repCount: 10, frequency: 0.5, amplitude: 0.3)
+        var detector = RepDetector(configuration: Self.gated)
+        var events: [WorkoutEvent] = []
+        var judged = 0, still = 0
+        for sample in samples {
+            detector.process(sample, into: &events)
+            if let p = detector.exerciseLikelihood {
+                judged += 1
+                #expect((0...1).contains(p))
+                #expect(detector.gateFeatures != nil)
+            } else if sample.timestamp < 1.5 {
+                still += 1
+            }
+        }
+        #expect(judged > 100 && still > 0, "judged \(judged), still \(still)")
+    }
+
+    @Test("a gate model that is not a tree is refused by the configuration's validation")
+    func invalidModelIsRefused() {
+        var c = RepDetectorConfiguration()
+        c.exerciseGate = ExerciseGateModel(feature: [0], threshold: [0], left: [0], right: [0], probability: [0.5])
+        #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
+        c.exerciseGate = .trained
+        #expect(c.exerciseGate.isValid)
+        #expect(throws: Never.self) { try c.validate() }
+    }
+}
