@@ -472,7 +472,7 @@ private struct TableReader {
             ("minimum_amplitude_g", \.minimumAmplitude), ("maximum_walking_likeness", \.maximumWalkingLikeness),
             ("walking_period_low_s", \.walkingPeriodLow), ("walking_period_high_s", \.walkingPeriodHigh),
             ("minimum_vertical_share", \.minimumVerticalShare), ("walking_maximum_rms_g", \.walkingMaximumRMS), ("rest_to_end_set_s", \.restToEndSet),
-            ("gap_to_reset_s", \.gapToReset),
+            ("gap_to_reset_s", \.gapToReset), ("minimum_exercise_likelihood", \.minimumExerciseLikelihood),
         ]
         try checkKeys(t, keys.map(\.0) + ["placement"])
         for (key, path) in keys {

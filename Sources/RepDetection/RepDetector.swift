@@ -100,6 +100,9 @@ public struct RepDetector: Sendable {
     /// not to be exercise on average is dismissed at its end.
     private var setGateSum = 0.0
     private var setGateCount = 0
+    /// The same over the current run of steady periodicity, before a set starts.
+    private var runGateSum = 0.0
+    private var runGateCount = 0
     /// The smoothed probability below which a set stops counting live (gait took over).
     static let gateVeto = 0.2
     /// A set whose judgements average below this is dismissed at its end.
@@ -284,18 +287,29 @@ public struct RepDetector: Sendable {
         }
         // Walking comes and goes as the arm's swing varies: no set starts within a few seconds of a walking moment.
         let afterWalking = Double(i - lastWalking) * Self.spacing <= Self.walkingHoldOff
-        let exercise = c.minimumExerciseLikelihood == 0 || (exerciseLikelihood ?? 0) >= c.minimumExerciseLikelihood
-        let steady = k > 0 && !afterWalking && exercise && clarity >= c.minimumPeriodicity
+        let steady = k > 0 && !afterWalking && clarity >= c.minimumPeriodicity
             && rms(endingAt: i, window: window) >= c.minimumAmplitude
         if steady, runLag > 0, max(Double(k), runLag) / min(Double(k), runLag) <= c.periodTolerance {
             runLag = 0.8 * runLag + 0.2 * Double(k)
         } else if steady {
             runLag = Double(k)
             runStart = i
+            runGateSum = 0
+            runGateCount = 0
         } else {
             runLag = 0
         }
-        if runLag > 0, i >= retryAt, Double(i - runStart) * Self.spacing >= max(c.startHold, 0.5 * runLag * Self.spacing) {
+        // The gate judges the whole run of steady periodicity (its judgements flicker from one to the next): a set
+        // starts only when their mean reaches the threshold.
+        if runLag > 0, let p = exerciseLikelihood, i & 3 == 0 {
+            runGateSum += p
+            runGateCount += 1
+        }
+        let exercise = c.minimumExerciseLikelihood == 0
+            || (runGateCount > 0 && runGateSum / Double(runGateCount) >= c.minimumExerciseLikelihood)
+        if runLag > 0, exercise, i >= retryAt,
+            Double(i - runStart) * Self.spacing >= max(c.startHold, 0.5 * runLag * Self.spacing)
+        {
             startSet(at: i, window: window, into: &events)
         }
     }

@@ -57,8 +57,8 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     public var exerciseGate: ExerciseGateModel = .trained
     /// A set starts only while the gate's probability is at least this; 0 turns the gate off. Default 0 (off): the
     /// trained gate refuses 96 % of held-out walking, jogging and stairs, but also generated sine reps, slow
-    /// physiotherapy tempos and a tenth of held-out clean sets (docs/DETECTOR.md, "The exercise gate"). Not a
-    /// configuration key yet; `repctl eval --minimum-exercise-likelihood 0.5` measures it.
+    /// physiotherapy tempos and a tenth of held-out clean sets (docs/DETECTOR.md, "The exercise gate"). Configuration
+    /// key `minimum_exercise_likelihood`; `repctl eval --minimum-exercise-likelihood 0.5` measures it.
     public var minimumExerciseLikelihood: Double = 0
     /// A set ends after this much time without a rep (default 8 s).
     public var restToEndSet: Double = 8
