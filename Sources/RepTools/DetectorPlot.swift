@@ -16,14 +16,16 @@ public enum DetectorPlot {
         var detector = RepDetector(configuration: configuration)
         var events: [WorkoutEvent] = []
         // Per grid point: time, period (s), periodicity, match (nan outside sets), walking-like.
-        var trace: [(t: Double, period: Double, periodicity: Double, match: Double, walking: Bool)] = []
+        var trace: [(t: Double, period: Double, periodicity: Double, match: Double, walking: Bool, exercise: Double)] = []
         trace.reserveCapacity(samples.count / 2)
         for sample in samples {
             let before = detector.gridPoints
             detector.process(sample, into: &events)
             if detector.gridPoints != before {
                 let walking = (detector.walkingLikeness ?? -9) >= configuration.maximumWalkingLikeness
-                trace.append((sample.timestamp, detector.period, detector.periodicity, detector.match ?? .nan, walking))
+                trace.append((
+                    sample.timestamp, detector.period, detector.periodicity, detector.match ?? .nan, walking,
+                    detector.exerciseLikelihood ?? .nan))
             }
         }
         detector.finish(into: &events)
@@ -91,12 +93,27 @@ public enum DetectorPlot {
         let top2 = top + panel + gap
         let range = (-1.0, 1.0)
         let maxPeriod = configuration.maximumRepPeriod
-        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "periodicity (black), match in a set (purple), thresholds (dashed); period (orange, 0–\(format(maxPeriod, decimals: 0)) s); | matched cycles; grey: walking")
+        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "periodicity (black), match in a set (purple), thresholds (dashed); period (orange, 0–\(format(maxPeriod, decimals: 0)) s); | matched cycles; grey: walking\(configuration.minimumExerciseLikelihood > 0 ? "; exercise gate 0–1 (green)" : "")")
         for (value, color) in [(configuration.minimumPeriodicity, "#555555"), (configuration.minimumMatch, "#9467bd")] {
             svg += polyline([(t0, value), (t1, value)], color: color, x: x, top: top2, height: panel, range: range, dashed: true)
         }
         svg += polyline(trace.map { ($0.t, 2 * $0.period / maxPeriod - 1) }, color: "#ff7f0e", x: x, top: top2, height: panel, range: range)
         svg += polyline(trace.map { ($0.t, $0.periodicity) }, color: "#000000", x: x, top: top2, height: panel, range: range)
+        // The exercise gate (when on): its probability, 0–1 drawn over −1…1, where it judged; its threshold dashed.
+        if configuration.minimumExerciseLikelihood > 0 {
+            let threshold = 2 * configuration.minimumExerciseLikelihood - 1
+            svg += polyline([(t0, threshold), (t1, threshold)], color: "#2ca02c", x: x, top: top2, height: panel, range: range, dashed: true)
+            var judged: [(Double, Double)] = []
+            for point in trace {
+                if point.exercise.isNaN {
+                    if !judged.isEmpty { svg += polyline(judged, color: "#2ca02c", x: x, top: top2, height: panel, range: range) }
+                    judged.removeAll()
+                } else {
+                    judged.append((point.t, 2 * point.exercise - 1))
+                }
+            }
+            if !judged.isEmpty { svg += polyline(judged, color: "#2ca02c", x: x, top: top2, height: panel, range: range) }
+        }
         var inSet: [(Double, Double)] = []
         for point in trace {
             if point.match.isNaN {
@@ -125,7 +142,8 @@ public enum DetectorPlot {
     public static func traceCSV(samples: [MotionSample], configuration: RepDetectorConfiguration = .init()) -> String {
         var detector = RepDetector(configuration: configuration)
         var events: [WorkoutEvent] = []
-        var out = "t,period_s,periodicity,match,walking,likeness\n"
+        var out = "t,period_s,periodicity,match,walking,likeness,exercise,"
+        out += ExerciseGateFeatures.names.map { "gate_" + $0 }.joined(separator: ",") + "\n"
         for sample in samples {
             let before = detector.gridPoints
             let seen = events.count
@@ -136,6 +154,11 @@ public enum DetectorPlot {
                 out += "\(format(detector.periodicity, decimals: 3)),\(detector.match.map { format($0, decimals: 3) } ?? ""),"
                 out += walking ? "1," : "0,"
                 out += detector.walkingLikeness.map { format($0, decimals: 2) } ?? ""
+                out += "," + (detector.exerciseLikelihood.map { format($0, decimals: 3) } ?? "")
+                let features = detector.gateFeatures
+                for n in 0..<ExerciseGateFeatures.count {
+                    out += "," + (features.map { format($0[n], decimals: 4) } ?? "")
+                }
                 out += "\n"
             }
             for event in events[seen...] { out += "# \(event)\n" }

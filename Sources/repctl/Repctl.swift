@@ -151,15 +151,25 @@ struct Plot: ParsableCommand {
     @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
     var config: String?
 
-    @Option(help: "Also write the detector's view as CSV: period, periodicity and match at every grid point, and the events.")
+    @Option(help: "Also write the detector's view as CSV: period, periodicity, match, walking, the exercise gate's probability and features at every grid point, and the events.")
     var trace: String?
 
     @Option(help: "Where the sensor sat: bar (velocities and range of motion), wrist or arm (tempo only); default: the configuration's.")
     var placement: SensorPlacement?
 
+    @Option(help: "The exercise gate's threshold, 0 to 1 (0 turns it off; default: the configuration's). When on, the plot draws its probability.")
+    var minimumExerciseLikelihood: Double?
+
+    func validate() throws {
+        if let x = minimumExerciseLikelihood, !(x >= 0 && x < 1) {
+            throw ValidationError("--minimum-exercise-likelihood must be from 0 to 1 (exclusive).")
+        }
+    }
+
     func run() throws {
         var detector = try loadDetectorConfiguration(config)
         if let placement { detector.placement = placement }
+        if let minimumExerciseLikelihood { detector.minimumExerciseLikelihood = minimumExerciseLikelihood }
         let samples: [MotionSample]
         do { samples = try FixtureFileReader.read(path: file) } catch {
             printError("repctl: \(error)")
