@@ -172,6 +172,16 @@ struct ExerciseGateTests {
             let counts = setCounts(detect(samples, configuration: Self.gated))
             #expect(counts.map(\.final) == [12, 12, 12], "up \(up): \(counts)")
             #expect(counts.allSatisfy { $0.final == $0.live }, "up \(up): \(counts)")
+            // With the gate off (the default), the sets count exactly too, final equal to live (the set-end recount
+            // keeps a steady live count); the fidgeting rests are another matter (below).
+            let all = setCounts(detect(samples))
+            let off = all.filter { $0.live >= 8 }
+            print("slow asymmetric sets, gate off, up \(up): \(all)")
+            #expect(off.map(\.final) == [12, 12, 12], "gate off, up \(up): \(off)")
+            #expect(off.allSatisfy { $0.final == $0.live }, "gate off, up \(up): \(off)")
+            withKnownIssue("with the gate off, each fidgeting rest counts a set of 1-2 reps") {
+                #expect(all.count == 3, "gate off, up \(up): \(all)")
+            }
         }
     }
 
