@@ -233,12 +233,6 @@ final class EventRecorder: @unchecked Sendable {
         return bytes.isEmpty ? "repd" : String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// The journal file the configuration's `auto` stands for: `$STATE_DIRECTORY/events.db` (systemd's
     /// `StateDirectory=`, the first when there are several), else `$XDG_STATE_HOME/repd/events.db`, else
     /// `~/.local/state/repd/events.db`. Creates the folder in the last two cases.

@@ -207,7 +207,7 @@ final class UplinkWorker {
         let mark = window.watermark
         guard mark > persisted else { return }
         do {
-            try journal.setAckedID(mark, broker: settings.brokerURL, wall: wall())
+            try journal.setAckedID(mark, broker: settings.brokerURL, wall: wallClock())
             persisted = mark
             journalRecovered()
         } catch {
@@ -264,7 +264,7 @@ final class UplinkWorker {
         var members: [(String, JSONWriter.Value)] = [
             ("state", .string(kind == .online ? "online" : "offline")), ("station", .string(settings.station)),
         ]
-        if kind != .will { members.append(("wall", .number(wall()))) }
+        if kind != .will { members.append(("wall", .number(wallClock()))) }
         if kind == .online {
             members += [
                 ("client_id", .string(settings.clientID)), ("version", .string(settings.softwareVersion)),
@@ -324,13 +324,6 @@ final class UplinkWorker {
         guard let journal, let next = try? journal.events(after: window.lastSent, limit: 1) else { return false }
         return !next.isEmpty
     }
-}
-
-/// The Unix time now.
-func wall() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Seconds as "0.5", "2", "60".
