@@ -72,16 +72,13 @@ final class UplinkWorker {
     /// Waits up to `timeoutMilliseconds` for the socket or the wake eventfd, then lets libmosquitto read, write
     /// and keep the connection alive, and handles what happened.
     private func service(timeoutMilliseconds: Int) {
-        var fds = [pollfd(fd: shared.wake, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: shared.wake.fd, events: Int16(POLLIN), revents: 0)]
         if let connection, connection.socket >= 0 {
             let events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
             fds.append(pollfd(fd: connection.socket, events: events, revents: 0))
         }
         let ready = poll(&fds, nfds_t(fds.count), Int32(timeoutMilliseconds))
-        if ready > 0, fds[0].revents & Int16(POLLIN) != 0 {
-            var count: UInt64 = 0
-            _ = withUnsafeMutableBytes(of: &count) { read(shared.wake, $0.baseAddress, 8) }
-        }
+        if ready > 0, fds[0].revents & Int16(POLLIN) != 0 { shared.wake.reset() }
         guard let connection else { return }
         do throws(UplinkError) {
             if fds.count > 1, fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { try connection.read() }

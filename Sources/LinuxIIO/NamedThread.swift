@@ -4,9 +4,10 @@ import CLinuxShims
 import Glibc
 #endif
 
-/// A dedicated POSIX thread (not a Task: it blocks in poll() and must never wait behind other work).
-/// Joined exactly once, by whoever owns it.
-final class ReaderThread: Sendable {
+/// A dedicated, named POSIX thread (not a Task: it blocks in poll() and must never wait behind other work): the
+/// IIO reader and the uplink each run on one. The name (at most 15 bytes, `pthread_setname_np`) shows in
+/// `top -H` and `/proc/PID/task/TID/comm`. Joined exactly once, by whoever owns it.
+public final class NamedThread: Sendable {
     private let thread: pthread_t?
 
     private final class Context {
@@ -18,15 +19,18 @@ final class ReaderThread: Sendable {
         }
     }
 
-    init(name: String, _ body: @escaping @Sendable () -> Void) {
+    /// Starts `body` on a new thread called `name`; `started` says whether `pthread_create` succeeded.
+    public init(name: String, _ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Context(name: String(name.prefix(15)), body: body)).toOpaque()
         var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { raw in
-            let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
-            _ = repd_set_thread_name(context.name)
-            context.body()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &handle, nil,
+            { raw in
+                let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
+                _ = repd_set_thread_name(context.name)
+                context.body()
+                return nil
+            }, context)
         if result == 0 {
             thread = handle
         } else {
@@ -35,28 +39,12 @@ final class ReaderThread: Sendable {
         }
     }
 
+    /// Whether the thread was created.
+    public var started: Bool { thread != nil }
+
     /// Waits for the thread to end. Call once.
-    func join() {
+    public func join() {
         if let thread { pthread_join(thread, nil) }
-    }
-}
-
-/// An eventfd used to stop a thread blocked in poll().
-final class StopSignal: Sendable {
-    let fd: Int32
-
-    init() { fd = repd_eventfd() }
-
-    deinit { close(fd) }
-
-    func fire() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { write(fd, $0.baseAddress, 8) }
-    }
-
-    var fired: Bool {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&pfd, 1, 0) > 0
     }
 }
 
