@@ -247,8 +247,12 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         ]
         while true {
             for index in fds.indices { fds[index].revents = 0 }
-            let ready = poll(&fds, 3, 250)
-            if ready < 0, errno != EINTR { return .lost("poll failed: \(String(cString: strerror(errno)))") }
+            let ready: Int32
+            switch retryingInterrupts({ poll(&fds, 3, 250) }) {
+            case .success(let count): ready = count
+            case .wouldBlock: ready = 0
+            case .failure(let error): return .lost("poll failed: \(error)")
+            }
             if fds[1].revents != 0 { return .stopped }
             if fds[2].revents != 0, let monitor {
                 if monitor.drain().contains(where: { $0.action == "remove" && $0.syspath == found.syspath }) {

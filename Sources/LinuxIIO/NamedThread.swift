@@ -58,13 +58,10 @@ enum ReadResult {
 
 @inline(__always)
 func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
-    while true {
-        let n = read(fd, buffer.baseAddress, buffer.count)
-        if n > 0 { return .bytes(n) }
-        if n == 0 { return .endOfFile }
-        let code = errno
-        if code == EINTR { continue }
-        if code == EAGAIN || code == EWOULDBLOCK { return .wouldBlock }
-        return .failed(code)
+    switch retryingInterrupts({ read(fd, buffer.baseAddress, buffer.count) }) {
+    case .success(0): .endOfFile
+    case .success(let n): .bytes(n)
+    case .wouldBlock: .wouldBlock
+    case .failure(let error): .failed(error.rawValue)
     }
 }

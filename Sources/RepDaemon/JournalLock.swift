@@ -1,3 +1,5 @@
+import LinuxIIO
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -30,13 +32,14 @@ final class JournalLock: Sendable {
             self.fd = -1
             return
         }
-        var result: Int32
-        repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
-        if result != 0 {
-            let busy = errno == EWOULDBLOCK
+        switch retryingInterrupts({ flock(fd, LOCK_EX | LOCK_NB) }) {
+        case .success: break
+        case .wouldBlock:
             Glibc.close(fd)
-            if busy { throw JournalInUse(path: path) }
+            throw JournalInUse(path: path)
+        case .failure:
             // Another failure (a file system without flock): go on unlocked, as before locks existed.
+            Glibc.close(fd)
             self.fd = -1
             return
         }

@@ -1,3 +1,4 @@
+import LinuxIIO
 import Logging
 import RepJournal
 import RepProtocol
@@ -77,8 +78,9 @@ final class UplinkWorker {
             let events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
             fds.append(pollfd(fd: connection.socket, events: events, revents: 0))
         }
-        let ready = poll(&fds, nfds_t(fds.count), Int32(timeoutMilliseconds))
-        if ready > 0, fds[0].revents & Int16(POLLIN) != 0 { shared.wake.reset() }
+        // EINTR is retried (with the whole timeout again); a failure leaves every revents 0, like a timeout.
+        let polled = retryingInterrupts { poll(&fds, nfds_t(fds.count), Int32(timeoutMilliseconds)) }
+        if case .success(let ready) = polled, ready > 0, fds[0].revents & Int16(POLLIN) != 0 { shared.wake.reset() }
         guard let connection else { return }
         do throws(UplinkError) {
             if fds.count > 1, fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { try connection.read() }
