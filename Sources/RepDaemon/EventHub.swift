@@ -28,6 +28,8 @@ final class EventHub: Sendable {
 
     let eventLoop: EventLoop
     private let clients: NIOLoopBoundBox<[ObjectIdentifier: Client]>
+    /// Set when `closeAll` said `bye`: replay pages and history replies still on their way are not sent after it.
+    private let closing: NIOLoopBoundBox<Bool>
     private let count = Atomic<Int>(0)
     private let samplesSubscribers = Atomic<Int>(0)
     private let nextID = Atomic<Int>(1)
@@ -45,6 +47,7 @@ final class EventHub: Sendable {
     ) {
         self.eventLoop = eventLoop
         clients = .makeBoxSendingValue([:], eventLoop: eventLoop)
+        closing = .makeBoxSendingValue(false, eventLoop: eventLoop)
         self.logger = logger
         self.journal = journal
         self.journalFailure = journalFailure
@@ -153,7 +156,9 @@ final class EventHub: Sendable {
             try journal.events(after: cursor, limit: pageSize)
         } deliver: { result, handedOver in
             let key = ObjectIdentifier(channel)
-            guard channel.isActive, var client = self.clients.value[key] else { return promise.succeed() }
+            guard channel.isActive, !self.closing.value, var client = self.clients.value[key] else {
+                return promise.succeed()
+            }
             let page: [JournalEntry]
             switch result {
             case .success(let entries): page = entries
@@ -266,7 +271,7 @@ final class EventHub: Sendable {
         journal.read(on: eventLoop) { journal throws(JournalError) in
             (try journal.events(matching: query), try journal.newestID)
         } deliver: { result, _ in
-            guard channel.isActive, self.clients.value[ObjectIdentifier(channel)] != nil else {
+            guard channel.isActive, !self.closing.value, self.clients.value[ObjectIdentifier(channel)] != nil else {
                 return promise.succeed()
             }
             switch result {
@@ -300,6 +305,7 @@ final class EventHub: Sendable {
     /// what it left unread is dropped: shutdown never waits on a client.
     func closeAll(reason: String, grace: TimeAmount) -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
+            self.closing.value = true
             let line = ServerMessage.bye(reason: reason)
             let clients = Array(self.clients.value.values)
             let closing = clients.map { client -> EventLoopFuture<Void> in
