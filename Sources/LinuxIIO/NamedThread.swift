@@ -46,6 +46,11 @@ public final class NamedThread: Sendable {
     public func join() {
         if let thread { pthread_join(thread, nil) }
     }
+
+    /// Names the calling thread (at most 15 bytes), for a thread someone else created (the journal's).
+    public static func nameCurrent(_ name: String) {
+        _ = repd_set_thread_name(String(name.prefix(15)))
+    }
 }
 
 /// `read()` with EINTR retried in one place; EAGAIN comes back as `.wouldBlock`, not as an error.

@@ -106,6 +106,7 @@ final class EventRecorder: @unchecked Sendable {
         self.logger = logger
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
+        thread.submit { _ in NamedThread.nameCurrent("repd-journal") }  // as top -H shows it
     }
 
     /// Journals an event (`body`: its line) on the journal's thread and then calls `publish` there with the line to
