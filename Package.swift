@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "RepUplink",
             dependencies: [
-                "CMosquitto", "CLinuxShims", "RepJournal", "RepProtocol", "PlainText",
+                "CMosquitto", "CLinuxShims", "LinuxIIO", "RepJournal", "RepProtocol", "PlainText",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -7,9 +7,6 @@ import Glibc
 /// monotonic clock for repd, repctl and repd-bench.
 public func monotonicNow() -> Double { seconds(CLOCK_MONOTONIC) }
 
-/// CLOCK_REALTIME: the Unix time now, in seconds (the `wall` field of events).
-public func wallClock() -> Double { seconds(CLOCK_REALTIME) }
-
 private func seconds(_ clock: clockid_t) -> Double {
     var now = timespec()
     clock_gettime(clock, &now)

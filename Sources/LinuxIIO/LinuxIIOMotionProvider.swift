@@ -65,7 +65,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     public let sampleOutlet = MotionSampleOutlet()
 
     private let stateSubject = CurrentValueSubject<MotionProviderState, Never>(.idle)
-    private let control = Mutex<(thread: ReaderThread?, stop: StopSignal?)>((nil, nil))
+    private let control = Mutex<(thread: NamedThread?, stop: WakeSignal?)>((nil, nil))
     private let records = Atomic<Int>(0)
     private let discarded = Atomic<Int>(0)
     private let reconnectCount = Atomic<Int>(0)
@@ -102,9 +102,9 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     public func start() {
         control.withLock { c in
             guard c.thread == nil else { return }
-            let stop = StopSignal()
+            let stop = WakeSignal()
             c.stop = stop
-            c.thread = ReaderThread(name: "repd-iio") { [self] in self.run(stop: stop) }
+            c.thread = NamedThread(name: "repd-iio") { [self] in self.run(stop: stop) }
         }
     }
 
@@ -130,7 +130,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         case refused(String)
     }
 
-    private func run(stop: StopSignal) {
+    private func run(stop: WakeSignal) {
         let monitor = UdevMonitor()
         var lost = false
         var reportedMissing = false
@@ -204,7 +204,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     }
 
     /// Waits up to `seconds`, or less when udev reports an added IIO device; true when stopped.
-    private func wait(_ stop: StopSignal, monitor: UdevMonitor?, seconds: Double) -> Bool {
+    private func wait(_ stop: WakeSignal, monitor: UdevMonitor?, seconds: Double) -> Bool {
         guard let monitor else { return wait(stop, seconds: seconds) }
         var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: monitor.fd, events: Int16(POLLIN), revents: 0)]
         _ = poll(&fds, 2, Int32(seconds * 1000))
@@ -213,12 +213,12 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     }
 
     /// Waits up to `seconds`; true when stopped.
-    private func wait(_ stop: StopSignal, seconds: Double) -> Bool {
+    private func wait(_ stop: WakeSignal, seconds: Double) -> Bool {
         var pfd = pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)
         return poll(&pfd, 1, Int32(seconds * 1000)) > 0
     }
 
-    private func runBuffered(_ found: IIODevice, stop: StopSignal, monitor: UdevMonitor?, back: Bool) throws(IIOError) -> Outcome {
+    private func runBuffered(_ found: IIODevice, stop: WakeSignal, monitor: UdevMonitor?, back: Bool) throws(IIOError) -> Outcome {
         let session = IIOCaptureSession(device: found)
         defer { report(session.restore(), of: found) }
         try session.configure(rate: options.rate, trigger: options.trigger, latency: options.latency, hrtimer: options.hrtimerTrigger)
@@ -247,8 +247,12 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         ]
         while true {
             for index in fds.indices { fds[index].revents = 0 }
-            let ready = poll(&fds, 3, 250)
-            if ready < 0, errno != EINTR { return .lost("poll failed: \(String(cString: strerror(errno)))") }
+            let ready: Int32
+            switch retryingInterrupts({ poll(&fds, 3, 250) }) {
+            case .success(let count): ready = count
+            case .wouldBlock: ready = 0
+            case .failure(let error): return .lost("poll failed: \(error)")
+            }
             if fds[1].revents != 0 { return .stopped }
             if fds[2].revents != 0, let monitor {
                 if monitor.drain().contains(where: { $0.action == "remove" && $0.syspath == found.syspath }) {
@@ -325,7 +329,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         stateSubject.send(back ? .sensorBack : .running)
     }
 
-    private func runPolling(_ found: IIODevice, stop: StopSignal, reason: String) throws(IIOError) -> Outcome {
+    private func runPolling(_ found: IIODevice, stop: WakeSignal, reason: String) throws(IIOError) -> Outcome {
         guard found.hasRawAccel else {
             throw IIOError(.unsupported, path: found.syspath, "no in_accel_x/y/z_raw to poll (\(reason))")
         }

@@ -19,10 +19,11 @@ public enum Sysfs {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = Glibc.read(fd, &buffer, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw error(path, verb: "cannot read")
+            let n: Int
+            switch retryingInterrupts({ Glibc.read(fd, &buffer, buffer.count) }) {
+            case .success(let count): n = count
+            case .wouldBlock: throw error(path, verb: "cannot read", code: EAGAIN)
+            case .failure(let failure): throw error(path, verb: "cannot read", code: failure.rawValue)
             }
             if n == 0 { break }
             bytes.append(contentsOf: buffer[..<n])
@@ -43,13 +44,15 @@ public enum Sysfs {
         guard fd >= 0 else { throw error(path, verb: "cannot write '\(value)' to") }
         defer { close(fd) }
         let bytes = Array((value + "\n").utf8)
-        var n: Int
-        repeat { n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } } while n < 0 && errno == EINTR
-        guard n == bytes.count else { throw error(path, verb: "cannot write '\(value)' to") }
+        let written = retryingInterrupts { bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+        switch written {
+        case .success(let n) where n == bytes.count: return
+        case .success, .wouldBlock: throw error(path, verb: "cannot write '\(value)' to", code: EIO)
+        case .failure(let failure): throw error(path, verb: "cannot write '\(value)' to", code: failure.rawValue)
+        }
     }
 
-    static func error(_ path: String, verb: String) -> IIOError {
-        let code = errno
+    static func error(_ path: String, verb: String, code: Int32 = errno) -> IIOError {
         switch code {
         case EACCES, EPERM: return IIOError(.permissionDenied, path: path, "\(verb) it: \(permissionHint)")
         case ENOENT: return IIOError(.notFound, path: path, "\(verb) it: it does not exist")

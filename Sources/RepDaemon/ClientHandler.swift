@@ -3,11 +3,15 @@ import NIOCore
 import RepProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One client connection: splits input into lines (at most 4 KiB each), answers commands, and registers the
 /// client with the hub for events.
+///
+/// Commands are answered one at a time, in order: while a replay or a `history` reply is under way (read from the
+/// journal's thread, sent as the client reads), later lines wait and the socket is not read, so a client that sends
+/// faster than it reads holds at most what one read brought.
 final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
 
@@ -19,6 +23,8 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pending = ByteBuffer()
     private var id = 0
     private var accepted = false
+    /// A replay or `history` reply is under way: later lines wait in `pending`.
+    private var busy = false
 
     init(hub: EventHub, state: DaemonState, control: PipelineControl, options: ServerOptions, logger: Logger) {
         self.hub = hub
@@ -44,12 +50,16 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             if !handler.options.admits(credentials) {
                 if let credentials {
                     handler.logger.warning(
-                        "refusing a client: uid \(credentials.uid) gid \(credentials.gid) (pid \(credentials.pid)) is not in socket.allowed_uids/allowed_gids")
-                    handler.hub.send(ServerMessage.error("permission denied: uid \(credentials.uid) is not allowed"), to: channel)
+                        "refusing a client: uid \(credentials.uid) gid \(credentials.gid) (pid \(credentials.pid)) is not in socket.allowed_uids/allowed_gids"
+                    )
+                    handler.hub.send(
+                        ServerMessage.error("permission denied: uid \(credentials.uid) is not allowed"), to: channel)
                 } else {
                     handler.logger.warning(
-                        "refusing a client: its credentials (SO_PEERCRED) cannot be read and socket.allowed_uids/allowed_gids are set")
-                    handler.hub.send(ServerMessage.error("permission denied: your credentials cannot be checked"), to: channel)
+                        "refusing a client: its credentials (SO_PEERCRED) cannot be read and socket.allowed_uids/allowed_gids are set"
+                    )
+                    handler.hub.send(
+                        ServerMessage.error("permission denied: your credentials cannot be checked"), to: channel)
                 }
                 channel.close(promise: nil)
                 return
@@ -57,7 +67,9 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             handler.id = handler.hub.add(channel)
             handler.accepted = true
             if let credentials {
-                handler.logger.info("client \(handler.id) connected: pid \(credentials.pid) uid \(credentials.uid) gid \(credentials.gid)")
+                handler.logger.info(
+                    "client \(handler.id) connected: pid \(credentials.pid) uid \(credentials.uid) gid \(credentials.gid)"
+                )
             } else {
                 handler.logger.info("client \(handler.id) connected")
             }
@@ -80,23 +92,55 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var incoming = unwrapInboundIn(data)
         pending.writeBuffer(&incoming)
-        while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+        handlePendingLines(context: context)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        hub.writabilityChanged(context.channel)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Answers the complete lines received, in order, until one starts a replay or a `history` reply; then stops
+    /// reading the socket until that is done.
+    private func handlePendingLines(context: ChannelHandlerContext) {
+        while !busy, context.channel.isActive,
+            let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n"))
+        {
             let length = newline - pending.readerIndex
             // A line too long is refused whole, whether its newline came in the same read or not yet.
             guard length <= ClientCommand.maximumLineLength else { return refuseLongLine(context: context) }
             let line = pending.readBytes(length: length)!
             pending.moveReaderIndex(forwardBy: 1)
             guard accepted else { continue }
-            handle(line: line, context: context)
+            if let answered = handle(line: line, context: context) {
+                busy = true
+                _ = context.channel.setOption(ChannelOptions.autoRead, value: false)
+                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                answered.whenComplete { _ in
+                    let (handler, context) = loopBound.value
+                    handler.busy = false
+                    guard context.channel.isActive else { return }
+                    _ = context.channel.setOption(ChannelOptions.autoRead, value: true)
+                    handler.handlePendingLines(context: context)
+                }
+            }
         }
-        guard pending.readableBytes <= ClientCommand.maximumLineLength else { return refuseLongLine(context: context) }
-        pending.discardReadBytes()
+        // What follows the last newline is a line still coming: it too is held to the limit.
+        let lastNewline =
+            pending.readableBytesView.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? pending.readerIndex
+        guard pending.writerIndex - lastNewline <= ClientCommand.maximumLineLength else {
+            return refuseLongLine(context: context)
+        }
+        if !busy { pending.discardReadBytes() }
     }
 
     /// Replies `error` and closes the connection; the rest of what the client sent is ignored.
     private func refuseLongLine(context: ChannelHandlerContext) {
-        logger.warning("client \(id) sent a line longer than \(ClientCommand.maximumLineLength) bytes; disconnecting it")
-        hub.send(ServerMessage.error("line longer than \(ClientCommand.maximumLineLength) bytes; closing"), to: context.channel)
+        logger.warning(
+            "client \(id) sent a line longer than \(ClientCommand.maximumLineLength) bytes; disconnecting it")
+        hub.send(
+            ServerMessage.error("line longer than \(ClientCommand.maximumLineLength) bytes; closing"),
+            to: context.channel)
         pending.clear()
         context.close(promise: nil)
     }
@@ -106,14 +150,16 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    private func handle(line: [UInt8], context: ChannelHandlerContext) {
+    /// Answers one command; returns a future when the answer goes on after this call (a replay, a `history` reply),
+    /// which completes when it is done.
+    private func handle(line: [UInt8], context: ChannelHandlerContext) -> EventLoopFuture<Void>? {
         let command: ClientCommand
         do {
             command = try ClientCommand.parse(line: line)
         } catch {
             logger.notice("client \(id) sent a bad line: \(error.reason)")
             hub.send(ServerMessage.error(error.reason), to: context.channel)
-            return
+            return nil
         }
         switch command {
         case .status:
@@ -125,7 +171,7 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             hub.send(ServerMessage.subscribed(kinds, since: since), to: context.channel)
             if let since {
                 logger.info("client \(id) asked for the events after id \(since)")
-                hub.replay(context.channel, since: since, kinds: kinds)
+                return hub.replay(context.channel, since: since, kinds: kinds)
             }
         case .reset:
             control.requestReset()
@@ -134,8 +180,9 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .ping:
             hub.send(ServerMessage.pong(), to: context.channel)
         case .history(let request):
-            hub.answerHistory(request, to: context.channel)
+            return hub.answerHistory(request, to: context.channel)
         }
+        return nil
     }
 
     /// `struct ucred` (pid, uid, gid: three 32-bit fields), which the Glibc module does not export.

@@ -11,7 +11,7 @@ import RepProtocol
 import ServiceLifecycle
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Builds repd's services from a configuration and runs them under one `ServiceGroup` until SIGTERM or SIGINT.
@@ -34,16 +34,19 @@ public enum Daemon {
     }
 
     /// Runs the daemon; returns after a graceful shutdown, throws when it cannot start.
-    public static func run(configuration: DaemonConfiguration, options: Options = .init(), logger: Logger) async throws {
+    public static func run(configuration: DaemonConfiguration, options: Options = .init(), logger: Logger) async throws
+    {
         let notifier = SystemdNotifier()
         let activated = try SocketActivation.takeListeningSocket()
         let socketPath = configuration.socketPath.isEmpty ? DefaultSocketPath.forDaemon() : configuration.socketPath
+        // A second repd stops here, before it opens (and writes to) the journal the first one uses.
+        if activated == nil { try SocketServerService.refuseIfServed(socketPath) }
 
         let source = try makeSensor(configuration, logger: logger)
         let provider = source.provider
         let sensor = source.info
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let (journal, journalFailure) = openJournal(configuration, logger: logger)
+        let (journal, journalFailure) = try openJournal(configuration, logger: logger)
         defer { journal?.close() }
         let uplink = UplinkService.make(configuration, journal: journal, logger: logger)
         let state = DaemonState(
@@ -52,17 +55,16 @@ public enum Daemon {
         let hub = EventHub(
             eventLoop: eventLoop, logger: logger, journal: journal, journalFailure: journalFailure,
             onJournaled: { uplink?.notify() })
-        // Retention also runs every hour, so an idle station ages its events out. The delete runs on a task, not on
-        // the event loop, but holds the journal's lock while it runs (an hour's aged-out events: a short delete).
+        // Retention also runs every hour, so an idle station ages its events out (on the journal's thread).
         let retention = journal.map { journal in
-            eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1)) { _ in
-                Task.detached { journal.prune() }
-            }
+            eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1)) { _ in journal.prune() }
         }
         defer { retention?.cancel() }
         let doorbell = Doorbell()
         let control = PipelineControl(doorbell: doorbell)
-        let readiness = Readiness(notifier: notifier) { options.onReady(activated != nil ? "(socket passed by systemd)" : socketPath) }
+        let readiness = Readiness(notifier: notifier) {
+            options.onReady(activated != nil ? "(socket passed by systemd)" : socketPath)
+        }
 
         let ends = SPSCRing<MotionSample>.make(capacity: configuration.ringCapacity)
         let pump = SamplePump(producer: ends.producer, doorbell: doorbell, logger: logger)
@@ -88,14 +90,21 @@ public enum Daemon {
             .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "socket")
         ]
         if let uplink {
-            services.append(.init(service: UplinkService(uplink: uplink), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "uplink"))
+            services.append(
+                .init(
+                    service: UplinkService(uplink: uplink), successTerminationBehavior: .gracefullyShutdownGroup,
+                    serviceName: "uplink"))
         }
         let group = ServiceGroup(
             configuration: .init(
                 services: services + [
 
-                    .init(service: pipeline, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "pipeline"),
-                    .init(service: sensorService, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "sensor"),
+                    .init(
+                        service: pipeline, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "pipeline"
+                    ),
+                    .init(
+                        service: sensorService, successTerminationBehavior: .gracefullyShutdownGroup,
+                        serviceName: "sensor"),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
@@ -106,10 +115,10 @@ public enum Daemon {
 
     /// The event journal the configuration asks for: nil when `journal.path` is empty, or (logged, and with what
     /// `status` says about it) when it cannot be opened; repd counts and serves either way, without ids, until it is
-    /// restarted with a file it can open.
+    /// restarted with a file it can open. Throws `JournalInUse` when another repd holds the file's lock.
     static func openJournal(
         _ configuration: DaemonConfiguration, logger: Logger
-    ) -> (EventRecorder?, ServerMessage.JournalStatus?) {
+    ) throws(JournalInUse) -> (EventRecorder?, ServerMessage.JournalStatus?) {
         let path: String
         switch configuration.journalPath {
         case "":
@@ -124,9 +133,11 @@ public enum Daemon {
             path = resolved
         default: path = configuration.journalPath
         }
+        let fileLock = try JournalLock(path: path)
         do {
             let recorder = try EventRecorder.open(
-                path: path, synchronous: configuration.journalSynchronous == .full ? .full : .normal,
+                path: path, fileLock: fileLock,
+                synchronous: configuration.journalSynchronous == .full ? .full : .normal,
                 maxAgeDays: configuration.journalMaxAgeDays, maxEvents: configuration.journalMaxEvents,
                 maxSizeMB: configuration.journalMaxSizeMB, station: configuration.journalStation, logger: logger)
             return (recorder, nil)
@@ -134,7 +145,8 @@ public enum Daemon {
             logger.error(
                 "journal: cannot open \(path): \(error.message); counting goes on, events go out without ids until repd is restarted with a file it can open"
             )
-            let reason = "cannot open: \(error.message) (SQLite code \(error.code)); restart repd once the file is fixed"
+            let reason =
+                "cannot open: \(error.message) (SQLite code \(error.code)); restart repd once the file is fixed"
             return (nil, ServerMessage.JournalStatus(path: path, newestID: 0, writing: false, error: reason))
         }
     }
@@ -155,19 +167,26 @@ public enum Daemon {
         case .demo:
             let samples = WorkoutGenerator.demo.generate().samples
             let provider = FixtureMotionProvider(
-                samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed, loop: configuration.loop)
+                samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed,
+                loop: configuration.loop)
             return Sensor(provider: provider, info: .init(kind: "demo", name: "demo workout", rateHz: rate(samples)))
         case .fixture:
             guard !configuration.fixturePath.isEmpty else {
-                throw ConfigError(file: "configuration", line: 0, key: "fixture.path", reason: "the fixture provider needs a file (--fixture FILE.csv)")
+                throw ConfigError(
+                    file: "configuration", line: 0, key: "fixture.path",
+                    reason: "the fixture provider needs a file (--fixture FILE.csv)")
             }
             let samples: [MotionSample]
             do { samples = try FixtureFileReader.read(path: configuration.fixturePath) } catch {
-                throw ConfigError(file: "configuration", line: 0, key: "fixture.path", reason: "cannot replay it: \(error)")
+                throw ConfigError(
+                    file: "configuration", line: 0, key: "fixture.path", reason: "cannot replay it: \(error)")
             }
             let provider = FixtureMotionProvider(
-                samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed, loop: configuration.loop)
-            return Sensor(provider: provider, info: .init(kind: "fixture", name: configuration.fixturePath, rateHz: rate(samples)))
+                samples: samples, batchSize: batchSize(samples), speedMultiplier: configuration.speed,
+                loop: configuration.loop)
+            return Sensor(
+                provider: provider, info: .init(kind: "fixture", name: configuration.fixturePath, rateHz: rate(samples))
+            )
         case .iio:
             var options = LinuxIIOMotionProvider.Options()
             options.device = configuration.device

@@ -1,61 +1,85 @@
 import LinuxIIO
 import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import RepJournal
 import RepProtocol
-import NIOConcurrencyHelpers
+import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The daemon's side of the event journal: journals each `set_start`, `rep`, `set_end` and `sensor` event before it
-/// is published, and reads them back for a client's replay (`subscribe since=ID`).
+/// is published, and reads them back for a client's replay (`subscribe since=ID`) and for `history`.
 ///
-/// One lock holds the journal. An event's append and the hand-over of its line to the hub's event loop happen under
-/// it, so lines reach the loop in id order whichever thread (pipeline, sensor) published them; a replay, which runs
-/// on that loop, therefore sees every event whose line is not yet fanned out, and the hub skips those by id.
+/// **One thread owns the file.** Every SQLite call — appends, replay pages, history, retention, close — runs on the
+/// journal's own thread (a one-thread `NIOThreadPool`), one at a time, in the order submitted. Nothing else waits for
+/// the disk: the detector and the sensor hand an event over and go on; the event loop hands a read over and gets its
+/// answer back as a task.
+///
+/// **Order and the seam.** After each append the thread hands the event's line to the hub's event loop
+/// (`EventLoop.execute`, first in first out). A read's answer goes back to the loop the same way, so when a replay
+/// page arrives there, every event appended before the read (up to `handedOver`) has already been fanned out: the
+/// hub can join a replaying client to the live stream right after the page, with no gap and no duplicate.
 ///
 /// When the journal cannot be written (disk full, file damaged) the event still goes out, without an id: counting
 /// never waits on the disk. That is logged once when it starts (at most once a minute) and once when it ends.
-///
-/// The lock is a pthread mutex (`NIOLock`), not `Synchronization.Mutex`: on Linux the latter hands a contended lock
-/// over in the kernel (a priority-inheriting futex), which ThreadSanitizer cannot see, so it reported the journal's
-/// state, whose lock is held across SQLite writes and so often contended, as raced.
 final class EventRecorder: @unchecked Sendable {
     /// The station written with every event and sent as `station` (the host name).
     let station: String
     /// The database file.
     let path: String
-    private let lock = NIOLock()
-    /// Only touched under `lock` (through `locked`).
-    private var lockedState: State
+    /// The journal's thread: the only one that touches `journal` and `appendedSincePrune`.
+    private let thread: NIOThreadPool
+    /// Only touched on `thread` (that is why the type is `@unchecked Sendable`).
+    private var journal: EventJournal?
+    /// Only touched on `thread`.
+    private var appendedSincePrune = 0
+    /// Only touched on `thread`: the newest id whose line was handed to the event loop.
+    private var handedOverID: Int64 = 0
+    /// The newest id handed out (what `hello` and `status` say), readable from any thread without the disk.
+    private let newest: Synchronization.Atomic<Int64>
+    /// Whether appends fail, and why; a short lock, never held across SQLite.
+    private let health = NIOLockedValueBox(Health())
+    /// The lock on the file that keeps a second repd out (see `JournalLock`).
+    private let fileLock: JournalLock
     private let maxAge: Double?
     private let maxEvents: Int?
     private let maxBytes: Int64?
     private let logger: Logger
 
-    private struct State {
-        var journal: EventJournal?
+    private struct Health {
         var failing = false
         var lastError: String?
         /// When (wall clock) the last append error was logged: a disk that is nearly full lets an append through
         /// now and then, and the error is not logged again within a minute of the last.
         var errorLogged: Double = -.infinity
-        var appendedSincePrune = 0
     }
 
-    /// Opens the journal; throws (with the file and SQLite's reason) when it cannot be opened.
+    /// Opens the journal, whose lock the caller took (`fileLock`, released here when opening fails, else at
+    /// `close()`); throws (with the file and SQLite's reason) when it cannot be opened.
     static func open(
-        path: String, synchronous: EventJournal.Synchronous, maxAgeDays: Double, maxEvents: Int, maxSizeMB: Int = 0,
-        station: String = "", logger: Logger
+        path: String, fileLock: JournalLock, synchronous: EventJournal.Synchronous, maxAgeDays: Double,
+        maxEvents: Int, maxSizeMB: Int = 0, station: String = "", logger: Logger
     ) throws(JournalError) -> EventRecorder {
         let station = station.isEmpty ? stationName(hostName()) : station
-        let journal = try EventJournal(path: path, station: station, synchronous: synchronous)
+        let journal: EventJournal
+        do { journal = try EventJournal(path: path, station: station, synchronous: synchronous) } catch {
+            fileLock.release()
+            throw error
+        }
+        let newest: Int64
+        do { newest = try journal.newestID } catch {
+            journal.close()
+            fileLock.release()
+            throw error
+        }
         let recorder = EventRecorder(
-            journal: journal, path: path, station: station, maxAge: maxAgeDays > 0 ? maxAgeDays * 86_400 : nil,
-            maxEvents: maxEvents > 0 ? maxEvents : nil, maxBytes: maxSizeMB > 0 ? Int64(maxSizeMB) << 20 : nil,
-            logger: logger)
-        let newest = recorder.newestID ?? 0
+            journal: journal, newest: newest, fileLock: fileLock, path: path, station: station,
+            maxAge: maxAgeDays > 0 ? maxAgeDays * 86_400 : nil, maxEvents: maxEvents > 0 ? maxEvents : nil,
+            maxBytes: maxSizeMB > 0 ? Int64(maxSizeMB) << 20 : nil, logger: logger)
         logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
         if let skipped = journal.skippedIDs {
             logger.warning(
@@ -67,133 +91,147 @@ final class EventRecorder: @unchecked Sendable {
     }
 
     private init(
-        journal: EventJournal, path: String, station: String, maxAge: Double?, maxEvents: Int?, maxBytes: Int64?,
-        logger: Logger
+        journal: EventJournal, newest: Int64, fileLock: JournalLock, path: String, station: String, maxAge: Double?,
+        maxEvents: Int?, maxBytes: Int64?, logger: Logger
     ) {
-        lockedState = State(journal: journal)
+        self.journal = journal
+        self.newest = Synchronization.Atomic(newest)
+        handedOverID = newest
+        self.fileLock = fileLock
         self.path = path
         self.station = station
         self.maxAge = maxAge
         self.maxEvents = maxEvents
         self.maxBytes = maxBytes
         self.logger = logger
+        thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        thread.submit { _ in NamedThread.nameCurrent("repd-journal") }  // as top -H shows it
     }
 
-    /// Journals an event (`body`: its line) and calls `publish` with the line to send, with `id` and `station` when
-    /// it was journaled, and the id; `publish` runs under the journal's lock and must not block.
-    func record(type: String, body: String, wall: Double, publish: (String, Int64?) -> Void) {
-        locked { state in
-            guard let journal = state.journal else { return publish(body, nil) }
+    /// Journals an event (`body`: its line) on the journal's thread and then calls `publish` there with the line to
+    /// send (with `id` and `station` when it was journaled) and the id. Returns at once: the caller never waits for
+    /// the disk. `publish` must not block (it hands the line to the event loop).
+    func record(type: String, body: String, wall: Double, publish: @escaping @Sendable (String, Int64?) -> Void) {
+        thread.submit { [self] state in
+            guard state == .active, let journal else { return publish(body, nil) }
             let id: Int64
-            do {
+            do throws(JournalError) {
                 id = try journal.append(type: type, json: String(body.dropLast()), wall: wall)
             } catch {
-                state.lastError = "\(error)"
-                if !state.failing {
-                    let now = wallClock()
-                    if now - state.errorLogged >= 60 {
-                        logger.error("\(error); events go out without ids until it can be written again")
-                        state.errorLogged = now
-                    } else {
-                        logger.debug("\(error) (again)")
-                    }
-                    state.failing = true
-                }
+                noteFailure(error)
                 return publish(body, nil)
             }
-            if state.failing {
-                logger.notice("journal: \(path) is written again (event id \(id))")
-                state.failing = false
-                state.lastError = nil
-            }
+            newest.store(id, ordering: .relaxed)
+            noteSuccess(id)
             publish(ServerMessage.journaled(body, id: id, station: station), id)
-            state.appendedSincePrune += 1
+            handedOverID = id
+            appendedSincePrune += 1
+            if appendedSincePrune >= 1000 { pruneOnThread() }
         }
-        if locked({ $0.appendedSincePrune >= 1000 }) { prune() }
+    }
+
+    /// Runs `body` with the journal on the journal's thread, after everything submitted before it, and hands its
+    /// result to `eventLoop` (`deliver` runs there) together with the newest id whose line was handed to that loop
+    /// before the read: every such line reaches the loop before `deliver` runs.
+    func read<T: Sendable>(
+        on eventLoop: EventLoop, _ body: @escaping @Sendable (EventJournal) throws(JournalError) -> T,
+        deliver: @escaping @Sendable (Result<T, JournalError>, _ handedOver: Int64) -> Void
+    ) {
+        thread.submit { [self] state in
+            let result: Result<T, JournalError>
+            if state == .active, let journal {
+                do throws(JournalError) { result = .success(try body(journal)) } catch { result = .failure(error) }
+            } else {
+                result = .failure(
+                    JournalError(path: path, operation: "query", code: 21, message: "the journal is closed"))
+            }
+            let handedOver = handedOverID
+            eventLoop.execute { deliver(result, handedOver) }
+        }
+    }
+
+    private func noteFailure(_ error: JournalError) {
+        health.withLockedValue { health in
+            health.lastError = "\(error)"
+            guard !health.failing else { return }
+            let now = wallClock()
+            if now - health.errorLogged >= 60 {
+                logger.error("\(error); events go out without ids until it can be written again")
+                health.errorLogged = now
+            } else {
+                logger.debug("\(error) (again)")
+            }
+            health.failing = true
+        }
+    }
+
+    private func noteSuccess(_ id: Int64) {
+        health.withLockedValue { health in
+            guard health.failing else { return }
+            logger.notice("journal: \(path) is written again (event id \(id))")
+            health.failing = false
+            health.lastError = nil
+        }
     }
 
     /// The journal's part of a `status` reply.
     var status: ServerMessage.JournalStatus {
-        let (failing, lastError) = locked { ($0.failing, $0.lastError) }
+        let (failing, lastError) = health.withLockedValue { ($0.failing, $0.lastError) }
         return ServerMessage.JournalStatus(path: path, newestID: newestID ?? 0, writing: !failing, error: lastError)
     }
 
-    /// The id of the newest journaled event (nil when it cannot be read).
-    var newestID: Int64? {
-        locked { state in
-            do { return try state.journal?.newestID } catch {
-                logger.warning("\(error)")
-                return nil
-            }
-        }
-    }
+    /// The id of the newest journaled event (as of the last append; no disk access).
+    var newestID: Int64? { newest.load(ordering: .relaxed) }
 
-    /// Journaled events after `id`, oldest first, at most `limit`; throws when they cannot be read.
-    func events(after id: Int64, limit: Int) throws(JournalError) -> [JournalEntry] {
-        try locked { state throws(JournalError) in
-            guard let journal = state.journal else {
-                throw JournalError(path: path, operation: "query", code: 21, message: "the journal is closed")
-            }
-            return try journal.events(after: id, limit: limit)
-        }
-    }
-
-    /// The journaled events `query` selects; throws when they cannot be read.
-    func events(matching query: JournalQuery) throws(JournalError) -> [JournalEntry] {
-        try locked { state throws(JournalError) in
-            guard let journal = state.journal else {
-                throw JournalError(path: path, operation: "query", code: 21, message: "the journal is closed")
-            }
-            return try journal.events(matching: query)
-        }
-    }
-
-    /// Applies retention (`journal.max_age_days`, `journal.max_events`, `journal.max_size_mb`): at start, every 1000
-    /// events, and every hour (the daemon's timer, so an idle station ages its events out too).
+    /// Applies retention (`journal.max_age_days`, `journal.max_events`, `journal.max_size_mb`) on the journal's
+    /// thread: at start, every 1000 events, and every hour (the daemon's timer, so an idle station ages its events
+    /// out too).
     func prune() {
-        locked { state in
-            state.appendedSincePrune = 0
-            guard let journal = state.journal, maxAge != nil || maxEvents != nil || maxBytes != nil else { return }
-            do {
-                let deleted = try journal.prune(
-                    olderThan: maxAge.map { wallClock() - $0 }, maxRows: maxEvents, maxBytes: maxBytes)
-                if deleted > 0 { logger.debug("journal: retention deleted \(deleted) events") }
-            } catch {
-                logger.warning("\(error)")
-            }
+        thread.submit { [self] state in
+            guard state == .active else { return }
+            pruneOnThread()
         }
     }
 
-    /// Runs `body` on the state under the lock.
-    private func locked<T, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&lockedState)
+    private func pruneOnThread() {
+        appendedSincePrune = 0
+        guard let journal, maxAge != nil || maxEvents != nil || maxBytes != nil else { return }
+        do {
+            let deleted = try journal.prune(
+                olderThan: maxAge.map { wallClock() - $0 }, maxRows: maxEvents, maxBytes: maxBytes)
+            if deleted > 0 { logger.debug("journal: retention deleted \(deleted) events") }
+        } catch {
+            logger.warning("\(error)")
+        }
     }
 
-    /// Closes the file (at shutdown).
+    /// Closes the file (at shutdown), after every append and read submitted before, stops the thread and releases
+    /// the lock. Later appends go out without ids.
     func close() {
-        locked { state in
-            state.journal?.close()
-            state.journal = nil
+        let closed = ConditionLock(value: false)
+        thread.submit { [self] _ in
+            journal?.close()
+            journal = nil
+            closed.lock()
+            closed.unlock(withValue: true)
         }
+        closed.lock(whenValue: true)
+        closed.unlock()
+        try? thread.syncShutdownGracefully()
+        fileLock.release()
     }
 
     /// The host name as a station name: characters other than letters, digits, `.`, `_`, `-` become `_` (the
     /// station is an MQTT topic level).
     static func stationName(_ host: String) -> String {
         let bytes = host.utf8.prefix(64).map { byte -> UInt8 in
-            let ok = (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
+            let ok =
+                (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
             return ok ? byte : UInt8(ascii: "_")
         }
         return bytes.isEmpty ? "repd" : String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The journal file the configuration's `auto` stands for: `$STATE_DIRECTORY/events.db` (systemd's

@@ -29,6 +29,3 @@ struct ServerOptions: Sendable {
 
     let ownUID: UInt32
 }
-
-/// The daemon's version, in `hello` and `status`.
-public let repdVersion = "0.1.0"

@@ -5,7 +5,7 @@ import RepProtocol
 import ServiceLifecycle
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why the socket could not be served.
@@ -46,7 +46,8 @@ final class SocketServerService: Service {
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .childChannelOption(
                 ChannelOptions.writeBufferWaterMark,
-                value: .init(low: options.queueLimitBytes / 2, high: options.queueLimitBytes))
+                value: .init(low: options.queueLimitBytes / 2, high: options.queueLimitBytes)
+            )
             .childChannelInitializer { [hub, state, control, options, logger] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
@@ -61,7 +62,8 @@ final class SocketServerService: Service {
         } else {
             try prepareSocketPath()
             do {
-                channel = try await bootstrap.bind(unixDomainSocketPath: options.path, cleanupExistingSocketFile: false).get()
+                channel = try await bootstrap.bind(unixDomainSocketPath: options.path, cleanupExistingSocketFile: false)
+                    .get()
             } catch {
                 throw SocketError(description: "cannot listen on \(options.path): \(error)")
             }
@@ -86,18 +88,17 @@ final class SocketServerService: Service {
         let isPrivate = folder == options.privateFolder
         if !folder.isEmpty, access(folder, F_OK) != 0 {
             guard mkdir(folder, isPrivate ? 0o700 : 0o755) == 0 || errno == EEXIST else {
-                throw SocketError(description: "cannot create the socket folder \(folder): \(String(cString: strerror(errno)))")
+                throw SocketError(
+                    description: "cannot create the socket folder \(folder): \(String(cString: strerror(errno)))")
             }
         }
         if isPrivate { try checkPrivate(folder) }
         guard access(options.path, F_OK) == 0 else { return }
-        if Self.someoneListens(on: options.path) {
-            throw SocketError(
-                description: "another repd is already serving \(options.path); stop it first, or give this one --socket PATH")
-        }
+        try Self.refuseIfServed(options.path)
         logger.notice("removing a stale socket file at \(options.path) (nobody listens on it)")
         guard unlink(options.path) == 0 else {
-            throw SocketError(description: "cannot remove the stale socket \(options.path): \(String(cString: strerror(errno)))")
+            throw SocketError(
+                description: "cannot remove the stale socket \(options.path): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -106,18 +107,23 @@ final class SocketServerService: Service {
     private func checkPrivate(_ folder: String) throws {
         var info = stat()
         guard lstat(folder, &info) == 0 else {
-            throw SocketError(description: "cannot inspect the socket folder \(folder): \(String(cString: strerror(errno)))")
+            throw SocketError(
+                description: "cannot inspect the socket folder \(folder): \(String(cString: strerror(errno)))")
         }
         let fix = "remove it, or give repd --socket PATH"
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw SocketError(description: "the socket folder \(folder) is not a directory (a symbolic link?); \(fix)")
         }
         guard info.st_uid == getuid() else {
-            throw SocketError(description: "the socket folder \(folder) belongs to uid \(info.st_uid), not to repd's uid \(getuid()); \(fix)")
+            throw SocketError(
+                description:
+                    "the socket folder \(folder) belongs to uid \(info.st_uid), not to repd's uid \(getuid()); \(fix)")
         }
         guard info.st_mode & 0o077 == 0 else {
             throw SocketError(
-                description: "the socket folder \(folder) has mode \(String(info.st_mode & 0o7777, radix: 8)); it must be 700 (only its owner); \(fix)")
+                description:
+                    "the socket folder \(folder) has mode \(String(info.st_mode & 0o7777, radix: 8)); it must be 700 (only its owner); \(fix)"
+            )
         }
     }
 
@@ -128,11 +134,24 @@ final class SocketServerService: Service {
             }
             guard chown(options.path, uid_t(bitPattern: -1), group.pointee.gr_gid) == 0 else {
                 throw SocketError(
-                    description: "cannot give \(options.path) to group '\(options.group)': \(String(cString: strerror(errno)))")
+                    description:
+                        "cannot give \(options.path) to group '\(options.group)': \(String(cString: strerror(errno)))")
             }
         }
         guard chmod(options.path, mode_t(options.mode)) == 0 else {
-            throw SocketError(description: "cannot set mode \(String(options.mode, radix: 8)) on \(options.path): \(String(cString: strerror(errno)))")
+            throw SocketError(
+                description:
+                    "cannot set mode \(String(options.mode, radix: 8)) on \(options.path): \(String(cString: strerror(errno)))"
+            )
+        }
+    }
+
+    /// Throws when a process accepts connections on the socket at `path` (another repd): the daemon checks this
+    /// before it opens the journal, and again before it binds.
+    static func refuseIfServed(_ path: String) throws(SocketError) {
+        if someoneListens(on: path) {
+            throw SocketError(
+                description: "another repd is already serving \(path); stop it first, or give this one --socket PATH")
         }
     }
 

@@ -1,4 +1,4 @@
-import CLinuxShims
+import LinuxIIO
 import Logging
 import RepJournal
 import Synchronization
@@ -23,7 +23,7 @@ public final class Uplink: Sendable {
     private let journalPath: String
     private let logger: Logger
     private let shared: Shared
-    private let thread = Locked<pthread_t?>(nil)
+    private let thread = Locked<NamedThread?>(nil)
     private let finished: AsyncStream<Void>
     private let finish: AsyncStream<Void>.Continuation
 
@@ -31,17 +31,12 @@ public final class Uplink: Sendable {
     final class Shared: Sendable {
         let status: Locked<UplinkStatus>
         let stopping = Atomic<Bool>(false)
-        /// An eventfd: written to wake the thread (new events, stop).
-        let wake: Int32 = repd_eventfd()
+        /// Fired to wake the thread (new events, stop).
+        let wake = WakeSignal()
 
         init(broker: String) { status = Locked(UplinkStatus(state: .connecting, broker: broker)) }
 
-        deinit { close(wake) }
-
-        func ring() {
-            var one: UInt64 = 1
-            _ = withUnsafeBytes(of: &one) { Glibc.write(wake, $0.baseAddress, 8) }
-        }
+        func ring() { wake.fire() }
     }
 
     /// An uplink for `settings`, reading the journal at `journalPath`; `start()` starts it.
@@ -56,20 +51,14 @@ public final class Uplink: Sendable {
     /// Starts the uplink's thread.
     public func start() {
         let worker = WorkerStart(settings: settings, journalPath: journalPath, logger: logger, shared: shared, finish: finish)
-        let context = Unmanaged.passRetained(worker).toOpaque()
-        var handle = pthread_t()
-        let rc = pthread_create(&handle, nil, { raw in
-            let start = Unmanaged<WorkerStart>.fromOpaque(raw!).takeRetainedValue()
-            _ = repd_set_thread_name("repd-uplink")
-            UplinkWorker(settings: start.settings, journalPath: start.journalPath, logger: start.logger, shared: start.shared).run()
-            start.finish.finish()
-            return nil
-        }, context)
-        if rc == 0 {
-            thread.withLock { $0 = handle }
+        let started = NamedThread(name: "repd-uplink") {
+            UplinkWorker(settings: worker.settings, journalPath: worker.journalPath, logger: worker.logger, shared: worker.shared).run()
+            worker.finish.finish()
+        }
+        if started.started {
+            thread.withLock { $0 = started }
         } else {
-            Unmanaged<WorkerStart>.fromOpaque(context).release()
-            logger.error("uplink: cannot start its thread: \(String(cString: strerror(rc)))")
+            logger.error("uplink: cannot start its thread (pthread_create failed)")
             shared.status.withLock {
                 $0.state = .error
                 $0.lastError = "cannot start its thread"
@@ -87,13 +76,13 @@ public final class Uplink: Sendable {
         shared.stopping.store(true, ordering: .releasing)
         shared.ring()
         for await _ in finished {}
-        if let handle = thread.withLock({ $0.take() }) { pthread_join(handle, nil) }
+        thread.withLock { $0.take() }?.join()
     }
 
     /// A snapshot for `status`.
     public var status: UplinkStatus { shared.status.withLock { $0 } }
 
-    /// What the new thread needs (handed over once, through pthread_create's argument).
+    /// What the new thread needs (handed over once).
     private final class WorkerStart: Sendable {
         let settings: UplinkSettings
         let journalPath: String

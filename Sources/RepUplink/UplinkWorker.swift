@@ -1,3 +1,4 @@
+import LinuxIIO
 import Logging
 import RepJournal
 import RepProtocol
@@ -72,16 +73,14 @@ final class UplinkWorker {
     /// Waits up to `timeoutMilliseconds` for the socket or the wake eventfd, then lets libmosquitto read, write
     /// and keep the connection alive, and handles what happened.
     private func service(timeoutMilliseconds: Int) {
-        var fds = [pollfd(fd: shared.wake, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: shared.wake.fd, events: Int16(POLLIN), revents: 0)]
         if let connection, connection.socket >= 0 {
             let events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
             fds.append(pollfd(fd: connection.socket, events: events, revents: 0))
         }
-        let ready = poll(&fds, nfds_t(fds.count), Int32(timeoutMilliseconds))
-        if ready > 0, fds[0].revents & Int16(POLLIN) != 0 {
-            var count: UInt64 = 0
-            _ = withUnsafeMutableBytes(of: &count) { read(shared.wake, $0.baseAddress, 8) }
-        }
+        // EINTR is retried (with the whole timeout again); a failure leaves every revents 0, like a timeout.
+        let polled = retryingInterrupts { poll(&fds, nfds_t(fds.count), Int32(timeoutMilliseconds)) }
+        if case .success(let ready) = polled, ready > 0, fds[0].revents & Int16(POLLIN) != 0 { shared.wake.reset() }
         guard let connection else { return }
         do throws(UplinkError) {
             if fds.count > 1, fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { try connection.read() }
@@ -207,7 +206,7 @@ final class UplinkWorker {
         let mark = window.watermark
         guard mark > persisted else { return }
         do {
-            try journal.setAckedID(mark, broker: settings.brokerURL, wall: wall())
+            try journal.setAckedID(mark, broker: settings.brokerURL, wall: wallClock())
             persisted = mark
             journalRecovered()
         } catch {
@@ -264,7 +263,7 @@ final class UplinkWorker {
         var members: [(String, JSONWriter.Value)] = [
             ("state", .string(kind == .online ? "online" : "offline")), ("station", .string(settings.station)),
         ]
-        if kind != .will { members.append(("wall", .number(wall()))) }
+        if kind != .will { members.append(("wall", .number(wallClock()))) }
         if kind == .online {
             members += [
                 ("client_id", .string(settings.clientID)), ("version", .string(settings.softwareVersion)),
@@ -324,13 +323,6 @@ final class UplinkWorker {
         guard let journal, let next = try? journal.events(after: window.lastSent, limit: 1) else { return false }
         return !next.isEmpty
     }
-}
-
-/// The Unix time now.
-func wall() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Seconds as "0.5", "2", "60".

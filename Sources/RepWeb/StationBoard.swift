@@ -14,7 +14,7 @@ public actor StationBoard {
         precondition(!stations.isEmpty, "at least one station")
         self.stations = stations
         self.hub = hub
-        self.started = WallClock.now()
+        self.started = wallClock()
     }
 
     /// The stations' states now.
@@ -49,8 +49,8 @@ public actor StationBoard {
     public func status() -> String {
         JSONWriter.Value.object([
             ("service", .string("repd-web")),
-            ("version", .string(RepdWebVersion.current)),
-            ("uptime_s", .number(((WallClock.now() - started) * 1000).rounded() / 1000)),
+            ("version", .string(repdVersion)),
+            ("uptime_s", .number(((wallClock() - started) * 1000).rounded() / 1000)),
             ("browsers", .integer(hub.count)),
             ("browsers_dropped", .integer(hub.droppedCount)),
             ("stations", .array(stations.enumerated().map { index, state in withIndex(state.json, index) })),

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import RepConfiguration
+import RepProtocol
 import ServiceLifecycle
 
 /// Everything repd-web runs: a link per station, the browsers' event streams and the HTTP server, under one
@@ -27,7 +28,7 @@ public enum WebService {
         stations: [Station], listen: ListenAddress, queueLimit: Int, stallTimeout: Duration, logger: Logger
     ) async throws {
         let hub = EventStreamHub(queueLimit: queueLimit, stallTimeout: stallTimeout, logger: logger)
-        let host = hostName()
+        let host = hostName().isEmpty ? "station" : hostName()
         var names: Set<String> = []
         let states = stations.map { station in
             var state = StationState(socketPath: station.socketPath, label: station.label, defaultName: host)

@@ -72,9 +72,7 @@ struct History: ParsableCommand {
 
     func run() throws {
         setvbuf(stdout, nil, _IOLBF, 0)
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let wallNow = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        let wallNow = wallClock()
         var request = HistoryRequest(
             after: since ?? 0, before: before, from: from.flatMap { Self.time($0, now: wallNow) },
             to: to.flatMap { Self.time($0, now: wallNow) },

@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The version of repd, repctl and repd-web (`hello`'s and `status`'s `version`; the uplink's `software_version`).
+public let repdVersion = "0.1.0"
+
+/// The Unix time now, in seconds, fractional (`CLOCK_REALTIME`): the `wall` field of events, and every other wall
+/// time repd, repctl, repd-web and the uplink take. The one wall clock (sample times use the monotonic clock).
+public func wallClock() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// The host's name (`gethostname(2)`), "" when it cannot be read: the default station name of repd's events and
+/// of repd-web's page.
+public func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
