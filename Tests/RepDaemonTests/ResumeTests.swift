@@ -263,9 +263,10 @@ struct ResumeTests {
         var load = [Double](repeating: 0, count: 1)
         let quiet = getloadavg(&load, 1) == 1 && load[0] < 1.5
         if quiet, base.count >= 10, during.count >= 5 {
-            // Below a millisecond the difference is the scheduler's, not repd's.
+            // Within 2× of the same run without the replay, or 10 ms: measured on this 2-core VM, the p99 over 40-50
+            // reps moved between 1.9 and 7.9 ms from run to run whatever the replay did (the scheduler's, not repd's).
             #expect(
-                duringP99 <= max(2 * baseP99, 0.001),
+                duringP99 <= max(2 * baseP99, 0.010),
                 "live latency p99 during the replay: \(duringP99) s vs \(baseP99) s")
         } else {
             print(
