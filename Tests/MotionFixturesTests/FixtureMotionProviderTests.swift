@@ -78,6 +78,8 @@ struct FixtureMotionProviderTests {
         }
         provider.start()
         #expect(await waitUntil { stopped.withLock { $0 } })
+        // The recorder may get the batch that made the stopper stop after the stopper did: wait for it.
+        #expect(await waitUntil { recorder.samples.count == provider.deliveredCount })
         let atStop = recorder.samples.count
         #expect(atStop == 10)
         #expect(provider.deliveredCount == atStop)
