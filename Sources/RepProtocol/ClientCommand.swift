@@ -43,6 +43,20 @@ extension ClientCommand {
     /// The longest line a client may send, in bytes (without the newline).
     public static let maximumLineLength = 4096
 
+    /// The words form, as a client sends it and `parse(line:)` reads it back (without the newline): `status`,
+    /// `subscribe rep,set since=42`, `history after=41 limit=50 rep`, `reset`, `ping`.
+    public var line: String {
+        switch self {
+        case .status: "status"
+        case .reset: "reset"
+        case .ping: "ping"
+        case .history(let request): request.line
+        case .subscribe(let kinds, let since):
+            "subscribe " + EventKind.allCases.filter(kinds.contains).map(\.rawValue).joined(separator: ",")
+                + (since.map { " since=\($0)" } ?? "")
+        }
+    }
+
     /// Parses one line: a JSON object `{"cmd":"status"}`, `{"cmd":"subscribe","events":["rep","set"]}`,
     /// `{"cmd":"subscribe","since":42}`, `{"cmd":"reset"}`, `{"cmd":"ping"}`, or the same as plain words (`status`,
     /// `subscribe rep,set`, `subscribe since=42`, `reset`, `ping`) for people typing into `socat`. A `subscribe`

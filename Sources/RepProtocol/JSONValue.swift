@@ -58,6 +58,10 @@ public struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// The top-level member whose array elements' byte ranges are kept (`parse(_:keepingElementsOf:)`).
+    private var keptMember: String?
+    private var keeping = false
+    private var keptRanges: [Range<Int>] = []
 
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -73,6 +77,22 @@ public struct JSONParser {
 
     /// Parses a string's UTF-8.
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue { try parse(Array(text.utf8)) }
+
+    /// Parses one JSON object like `parse(_:)`, and also returns the text of each element of its member `key` when
+    /// that is an array, exactly as written (member order and number forms kept): `history`'s events as repd sent
+    /// them.
+    public static func parse(
+        _ text: some Collection<UInt8>, keepingElementsOf key: String
+    ) throws(JSONParseError) -> (value: JSONValue, elements: [String]) {
+        var parser = JSONParser(Array(text))
+        parser.keptMember = key
+        parser.skipSpace()
+        let value = try parser.value(depth: 0)
+        parser.skipSpace()
+        guard parser.index == parser.bytes.count else { throw parser.error("unexpected data after the value") }
+        let elements = parser.keptRanges.map { String(decoding: parser.bytes[$0], as: UTF8.self) }
+        return (value, elements)
+    }
 
     private func error(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
 
@@ -118,7 +138,11 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipSpace()
+            let keep = depth == 0 && key == keptMember
+            if keep { keptRanges.removeAll() }
+            keeping = keep
             members[key] = try value(depth: depth + 1)
+            keeping = false
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end in an object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -137,7 +161,12 @@ public struct JSONParser {
         }
         while true {
             skipSpace()
+            let start = index
+            let keep = keeping && depth == 1
+            keeping = false  // only this array's own elements
             items.append(try value(depth: depth + 1))
+            keeping = keep
+            if keep { keptRanges.append(start..<index) }
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end in an array") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
