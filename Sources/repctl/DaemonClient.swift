@@ -1,4 +1,6 @@
+import RepClient
 import RepProtocol
+import SystemPackage
 import Synchronization
 
 #if canImport(Glibc)
@@ -28,80 +30,49 @@ struct ClientError: Error, CustomStringConvertible {
     var transient: Bool
 }
 
-/// A blocking connection to repd's socket that reads JSON lines.
-final class DaemonConnection {
-    let path: String
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init(path: String) throws(ClientError) {
-        self.path = path
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ClientError(description: "cannot create a socket: \(String(cString: strerror(errno)))", transient: false) }
-        guard let result = withUnixSocketAddress(path, { connect(fd, $0, $1) }) else {
-            close(fd)
-            throw ClientError(description: "socket path too long: \(path)", transient: false)
-        }
-        if result != 0 {
-            let code = errno
-            close(fd)
-            switch code {
-            case EACCES, EPERM:
-                throw ClientError(
-                    description: "permission denied on \(path): join group 'repd' (sudo usermod -aG repd $USER, then log in again)",
-                    transient: false)
-            case ENOENT, ECONNREFUSED:
-                throw ClientError(
-                    description: "no repd is listening on \(path) (start it: sudo systemctl start repd, or repd --demo; or give --socket PATH)",
-                    transient: true)
-            default:
-                throw ClientError(description: "cannot connect to \(path): \(String(cString: strerror(code)))", transient: true)
-            }
-        }
-        self.fd = fd
-    }
-
-    deinit { close(fd) }
-
-    /// Sends one command line.
-    func send(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return }
-            sent += n
+/// Connects to repd's socket at `path`, with the failure in words a user can act on.
+func connectToDaemon(path: String) throws(ClientError) -> RepConnection {
+    do { return try RepConnection(path: path) } catch {
+        switch error.errno {
+        case .permissionDenied?, .notPermitted?:
+            throw ClientError(
+                description: "permission denied on \(path): join group 'repd' (sudo usermod -aG repd $USER, then log in again)",
+                transient: false)
+        case .noSuchFileOrDirectory?, .connectionRefused?:
+            throw ClientError(
+                description: "no repd is listening on \(path) (start it: sudo systemctl start repd, or repd --demo; or give --socket PATH)",
+                transient: true)
+        default: throw ClientError(description: error.description, transient: error.errno != nil && error.operation != .socket)
         }
     }
+}
 
+extension RepConnection {
+    /// What `next(timeout:)` gave, for a command-line client: lines that cannot be read are skipped.
     enum Next {
-        case message(String, JSONValue)
+        case message(ServerLine, text: String)
         case timeout
         case closed
     }
 
-    /// The next line, waiting at most `timeout` seconds (less if interrupted).
+    /// The next line repd sent, waiting at most `timeout` seconds (less if interrupted: Ctrl-C is looked at every
+    /// 0.2 s).
     func next(timeout: Double) -> Next {
         var waited = 0.0
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                if let value = try? JSONParser.parse(line) { return .message(line, value) }
-                continue
-            }
             if interrupted.load(ordering: .relaxed) || waited >= timeout { return .timeout }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let step = min(0.2, timeout - waited)
-            let ready = poll(&pfd, 1, Int32(step * 1000) + 1)
-            waited += step
-            if ready <= 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { return .closed }
-            buffer.append(contentsOf: chunk[..<n])
+            switch next(timeout: .milliseconds(Int64(step * 1000) + 1)) {
+            case .message(let message, let text): return .message(message, text: text)
+            case .malformed: continue
+            case .closed: return .closed
+            case .timeout: waited += step
+            }
         }
     }
+
+    /// Sends a command; a failure shows as the connection closing on the next read.
+    func sendCommand(_ command: ClientCommand) { try? send(command) }
 }
 
 /// The socket path option shared by the client commands.

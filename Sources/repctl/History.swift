@@ -1,4 +1,5 @@
 import ArgumentParser
+import RepClient
 import RepProtocol
 
 #if canImport(Glibc)
@@ -80,51 +81,48 @@ struct History: ParsableCommand {
         let bounded = since != nil || before != nil || from != nil || to != nil
         var wanted = last ?? (bounded ? Int.max : 20)
         request.latest = !bounded
-        let connection: DaemonConnection
-        do { connection = try DaemonConnection(path: socketPath(socket)) } catch {
+        let connection: RepConnection
+        do { connection = try connectToDaemon(path: socketPath(socket)) } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }
-        var pages: [[(value: JSONValue, text: String?)]] = []
+        var pages: [[(event: ServerEvent, text: String?)]] = []
         while wanted > 0 {
             request.limit = min(wanted, HistoryRequest.maximumLimit)
-            connection.send(request.line)
+            connection.sendCommand(.history(request))
             let reply = try Self.awaitReply(connection)
-            guard case .array(let parsed)? = reply.message["events"] else { break }
-            let raw = Self.eventTexts(inHistoryLine: reply.line)
-            let items = parsed.enumerated().map { (value: $1, text: raw.count == parsed.count ? raw[$0] : nil) }
+            let texts = reply.eventTexts
+            let items = reply.events.enumerated().map { (event: $1, text: texts.isEmpty ? nil : texts[$0]) }
             wanted -= items.count
-            let more = reply.message["more"]?.bool == true
             if request.latest {
                 // Newest first, page by page: each page goes before the one already fetched.
                 pages.insert(items, at: 0)
-                guard more, let first = items.first?.value["id"]?.double.flatMap({ Int64(exactly: $0) }) else { break }
+                guard reply.more, let first = items.first?.event.id else { break }
                 request.before = first
             } else {
                 for item in items { emit(item) }
-                guard more, let lastID = items.last?.value["id"]?.double.flatMap({ Int64(exactly: $0) }) else { break }
+                guard reply.more, let lastID = items.last?.event.id else { break }
                 request.after = lastID
             }
         }
         for page in pages { for item in page { emit(item) } }
     }
 
-    private func emit(_ event: (value: JSONValue, text: String?)) {
-        let item = event.value
+    private func emit(_ item: (event: ServerEvent, text: String?)) {
         if json {
-            if let text = event.text { print(text) }
-        } else if let text = Subscribe.describe(item) {
-            let id = item["id"]?.int.map { "#\($0) " } ?? ""
-            print("\(Self.localTime(item["wall"]?.double ?? 0))  \(id)\(text)")
+            if let text = item.text { print(text) }
+        } else {
+            let id = item.event.id.map { "#\($0) " } ?? ""
+            print("\(Self.localTime(item.event.wall))  \(id)\(Subscribe.describe(item.event))")
         }
     }
 
-    private static func awaitReply(_ connection: DaemonConnection) throws -> (line: String, message: JSONValue) {
+    private static func awaitReply(_ connection: RepConnection) throws -> ServerLine.History {
         while true {
             switch connection.next(timeout: 10) {
-            case .message(let line, let m) where m["type"]?.stringValue == "history": return (line, m)
-            case .message(_, let m) where m["type"]?.stringValue == "error":
-                printError("repctl: \(m["message"]?.stringValue ?? "error from repd")")
+            case .message(.history(let history), _): return history
+            case .message(.error(let message), _):
+                printError("repctl: \(message)")
                 throw ExitCode(1)
             case .message: continue
             case .timeout, .closed:
@@ -132,38 +130,6 @@ struct History: ParsableCommand {
                 throw ExitCode(1)
             }
         }
-    }
-
-    /// The text of each object in a `history` line's `events` array, as repd wrote it (field order kept).
-    static func eventTexts(inHistoryLine line: String) -> [String] {
-        let bytes = Array(line.utf8)
-        let marker = Array("\"events\":[".utf8)
-        guard let start = (0...max(0, bytes.count - marker.count)).first(where: { bytes[$0..<$0 + marker.count].elementsEqual(marker) })
-        else { return [] }
-        var texts: [String] = []
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var objectStart = 0
-        for index in (start + marker.count)..<bytes.count {
-            let byte = bytes[index]
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                if depth == 0 { objectStart = index }
-                depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if depth == 0 { return texts }  // the array's end
-                depth -= 1
-                if depth == 0 { texts.append(String(decoding: bytes[objectStart...index], as: UTF8.self)) }
-            default: break
-            }
-        }
-        return texts
     }
 
     /// `2026-11-24 11:32:05` in the local time zone.

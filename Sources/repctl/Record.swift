@@ -3,6 +3,7 @@ import LinuxIIO
 import Logging
 import MotionCore
 import MotionFixtures
+import RepClient
 import RepProtocol
 import Synchronization
 
@@ -84,37 +85,28 @@ struct Record: ParsableCommand {
     }
 
     private func recordFromDaemon(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String {
-        let connection: DaemonConnection
-        do { connection = try DaemonConnection(path: socketPath(socket)) } catch {
+        let connection: RepConnection
+        do { connection = try connectToDaemon(path: socketPath(socket)) } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }
-        connection.send("subscribe samples,rep")
+        connection.sendCommand(.subscribe([.samples, .rep]))
         let start = monotonicNow()
         while true {
             let elapsed = monotonicNow() - start
             if interrupted.load(ordering: .relaxed) { return "stopped (Ctrl-C)" }
             if elapsed >= limit { return "recorded \(format(limit, decimals: 1)) s" }
             switch connection.next(timeout: min(0.5, limit - elapsed)) {
-            case .message(_, let m):
-                switch m["type"]?.stringValue {
-                case "samples":
-                    guard case .array(let rows)? = m["samples"] else { break }
-                    var batch: [MotionSample] = []
-                    batch.reserveCapacity(rows.count)
-                    for row in rows {
-                        guard case .array(let v) = row, v.count == 4, let t = v[0].double, let ax = v[1].double,
-                            let ay = v[2].double, let az = v[3].double
-                        else { continue }
-                        batch.append(MotionSample(timestamp: t, ax: ax, ay: ay, az: az))
-                    }
+            case .message(let message, _):
+                switch message {
+                case .samples(let batch):
                     do { try writer.append(batch) } catch {
                         printError("repctl: \(error)")
                         throw ExitCode(1)
                     }
                     progress.samples(batch)
-                case "rep": progress.reps += 1
-                case "bye": return "repd stopped"
+                case .event(let event) where event.kind == .rep: progress.reps += 1
+                case .bye: return "repd stopped"
                 default: break
                 }
             case .timeout: break

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RepClient
 import RepProtocol
 
 struct Status: ParsableCommand {
@@ -13,16 +14,16 @@ struct Status: ParsableCommand {
     var json = false
 
     func run() throws {
-        let connection: DaemonConnection
-        do { connection = try DaemonConnection(path: socketPath(socket)) } catch {
+        let connection: RepConnection
+        do { connection = try connectToDaemon(path: socketPath(socket)) } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }
-        connection.send("status")
+        connection.sendCommand(.status)
         while true {
             switch connection.next(timeout: 5) {
-            case .message(let line, let m) where m["type"]?.stringValue == "status":
-                if json { print(line) } else { print(Self.describe(m)) }
+            case .message(.status(let status, let version), let line):
+                if json { print(line) } else { print(Self.describe(status, version: version)) }
                 return
             case .message: continue
             case .timeout, .closed:
@@ -32,39 +33,33 @@ struct Status: ParsableCommand {
         }
     }
 
-    static func describe(_ m: JSONValue) -> String {
-        let sensor = m["sensor"]
-        let ring = m["ring"]
+    static func describe(_ s: ServerMessage.Status, version: String) -> String {
         var reader = ""
-        if let iio = m["iio"] {
-            reader = "\niio      \(iio["records"]?.int ?? 0) records read, \(iio["reconnects"]?.int ?? 0) reconnections, "
-                + "\(iio["bytes_discarded"]?.int ?? 0) bytes of partial records dropped"
+        if let iio = s.iio {
+            reader = "\niio      \(iio.recordsRead) records read, \(iio.reconnects) reconnections, "
+                + "\(iio.bytesDiscarded) bytes of partial records dropped"
         }
         var journal = ""
-        if let j = m["journal"] {
-            journal = "\njournal  \(j["path"]?.stringValue ?? "?"), newest event id \(j["newest_id"]?.int ?? 0)"
-            if j["writing"]?.bool == false {
-                journal += ", NOT WRITING: \(j["error"]?.stringValue ?? "?") (events go out without ids)"
-            }
+        if let j = s.journal {
+            journal = "\njournal  \(j.path), newest event id \(j.newestID)"
+            if !j.writing { journal += ", NOT WRITING: \(j.error ?? "?") (events go out without ids)" }
         }
         var uplink = ""
-        if let u = m["uplink"] {
-            let state = u["state"]?.stringValue ?? "?"
-            uplink = "\nuplink   \(state)"
-            if state != "disabled" {
-                uplink += " \(u["broker"]?.stringValue ?? ""), acknowledged through id \(u["acked_id"]?.int ?? 0), "
-                    + "backlog \(u["backlog"]?.int ?? 0), in flight \(u["in_flight"]?.int ?? 0), "
-                    + "\(u["published"]?.int ?? 0) published, \(u["connections"]?.int ?? 0) connection"
-                    + (u["connections"]?.int == 1 ? "" : "s")
-                if let error = u["last_error"]?.stringValue { uplink += "\n         last error: \(error)" }
+        if let u = s.uplink {
+            uplink = "\nuplink   \(u.state)"
+            if u.state != "disabled" {
+                uplink += " \(u.broker ?? ""), acknowledged through id \(u.ackedID), "
+                    + "backlog \(u.backlog), in flight \(u.inFlight), "
+                    + "\(u.published) published, \(u.connections) connection" + (u.connections == 1 ? "" : "s")
+                if let error = u.lastError { uplink += "\n         last error: \(error)" }
             }
         }
         return """
-            repd \(m["version"]?.stringValue ?? "?"), up \(format(m["uptime_s"]?.double ?? 0, decimals: 0)) s
-            sensor   \(sensor?["kind"]?.stringValue ?? "?") \(sensor?["name"]?.stringValue ?? ""): \(m["sensor_state"]?.stringValue ?? "?"), \(format(sensor?["rate_hz"]?.double ?? 0, decimals: 1)) Hz, \(m["samples"]?.int ?? 0) samples
-            workout  \(m["reps"]?.int ?? 0) reps in \(m["sets"]?.int ?? 0) sets\(m["in_set"]?.bool == true ? " (a set is in progress)" : "")
-            clients  \(m["clients"]?.int ?? 0)
-            ring     capacity \(ring?["capacity"]?.int ?? 0), dropped \(ring?["dropped_batches"]?.int ?? 0) batches (\(ring?["dropped_samples"]?.int ?? 0) samples)\(reader)\(journal)\(uplink)
+            repd \(version), up \(format(s.uptime, decimals: 0)) s
+            sensor   \(s.sensor.kind) \(s.sensor.name): \(s.sensorState), \(format(s.sensor.rateHz, decimals: 1)) Hz, \(s.samples) samples
+            workout  \(s.reps) reps in \(s.sets) sets\(s.inSet ? " (a set is in progress)" : "")
+            clients  \(s.clients)
+            ring     capacity \(s.ringCapacity), dropped \(s.ringDroppedBatches) batches (\(s.ringDroppedSamples) samples)\(reader)\(journal)\(uplink)
             """
     }
 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import RepClient
+import RepDetection
 import RepProtocol
 
 #if canImport(Glibc)
@@ -47,9 +49,9 @@ struct Subscribe: ParsableCommand {
         var everConnected = false
         var resumeAfter = since  // the last id printed, once there is one
         while !interrupted.load(ordering: .relaxed) {
-            let connection: DaemonConnection
+            let connection: RepConnection
             do {
-                connection = try DaemonConnection(path: path)
+                connection = try connectToDaemon(path: path)
             } catch {
                 if !error.transient || !everConnected && !json {
                     printError("repctl: \(error)")
@@ -63,14 +65,14 @@ struct Subscribe: ParsableCommand {
             if everConnected { printError("repctl: reconnected to \(path)") }
             everConnected = true
             delay = 0.5
-            connection.send("subscribe \(events)" + (resumeAfter.map { " since=\($0)" } ?? ""))
+            connection.sendCommand(.subscribe(Self.kinds(events), since: resumeAfter))
             // Live events that come before `subscribed` are sent again, in order, by the replay that follows it.
             var replayPending = resumeAfter != nil
             loop: while true {
                 switch connection.next(timeout: 3600) {
-                case .message(let line, let message):
-                    if message["type"]?.stringValue == "subscribed" { replayPending = false }
-                    if let id = message["id"]?.double.flatMap({ Int64(exactly: $0) }) {
+                case .message(let message, let line):
+                    if case .subscribed = message { replayPending = false }
+                    if let id = message.eventID {
                         if replayPending { continue }
                         if let last = resumeAfter, id <= last { continue }  // never print an event twice
                         resumeAfter = id
@@ -92,46 +94,61 @@ struct Subscribe: ParsableCommand {
         }
     }
 
-    static func describe(_ m: JSONValue) -> String? {
-        switch m["type"]?.stringValue {
-        case "rep":
-            return "set \(m["set"]?.int ?? 0) · rep \(m["rep"]?.int ?? 0) · \(format(m["duration"]?.double ?? 0, decimals: 1)) s\(quality(m))  (total \(m["total"]?.int ?? 0))"
-        case "set_start": return "set \(m["set"]?.int ?? 0) started"
-        case "set_end":
-            let live = m["live_reps"]?.int.map { " (counted live: \($0); corrected after the set)" } ?? ""
-            var text = "set \(m["set"]?.int ?? 0) ended: \(m["reps"]?.int ?? 0) reps\(live)"
-            if let fastest = m["fastest_mean_velocity_m_s"]?.double, let loss = m["velocity_loss_pct"]?.double {
+    /// The event types of an `--events` list (already validated).
+    static func kinds(_ list: String) -> Set<EventKind> {
+        Set(list.split(separator: ",").compactMap { EventKind(rawValue: String($0)) })
+    }
+
+    /// A line in words ("set 2 · rep 7 · 1.9 s"); nil for lines not worth showing.
+    static func describe(_ message: ServerLine) -> String? {
+        switch message {
+        case .event(let event): describe(event)
+        case .hello(let hello): "connected to repd \(hello.version) (\(hello.sensor.kind): \(hello.sensor.name))"
+        case .bye(let reason): "repd is stopping (\(reason))"
+        case .samples(let samples): "\(samples.count) samples"
+        case .error(let message): "error from repd: \(message)"
+        case .status, .history, .subscribed, .reset, .pong, .unknown: nil
+        }
+    }
+
+    /// A set, rep or sensor event in words.
+    static func describe(_ event: ServerEvent) -> String {
+        switch event.body {
+        case .workout(.rep(let r)):
+            return "set \(r.setNumber) · rep \(r.repInSet) · \(format(r.duration, decimals: 1)) s\(quality(r.quality))  (total \(r.totalReps))"
+        case .workout(.setStarted(let s)): return "set \(s.setNumber) started"
+        case .workout(.setEnded(let s)):
+            let live = s.liveRepCount.map { " (counted live: \($0); corrected after the set)" } ?? ""
+            var text = "set \(s.setNumber) ended: \(s.repCount) reps\(live)"
+            if let fastest = s.quality?.fastestMeanVelocity, let loss = s.quality?.velocityLoss {
                 text += " · fastest \(format(fastest, decimals: 2)) m/s, velocity loss \(format(loss, decimals: 0)) %"
-            } else if let why = m["velocity_unavailable"]?.stringValue {
+            } else if let why = s.quality?.velocityUnavailable {
                 text += " · no velocity: \(why)"
             }
             return text
-        case "sensor":
-            let message = m["message"]?.stringValue.map { ": \($0)" } ?? ""
-            return "sensor \(m["state"]?.stringValue ?? "?")\(message)"
-        case "hello":
-            let sensor = m["sensor"]
-            return "connected to repd \(m["version"]?.stringValue ?? "?") (\(sensor?["kind"]?.stringValue ?? "?"): \(sensor?["name"]?.stringValue ?? "?"))"
-        case "bye": return "repd is stopping (\(m["reason"]?.stringValue ?? ""))"
-        case "samples": return "\((m["samples"].flatMap { if case .array(let a) = $0 { a.count } else { nil } }) ?? 0) samples"
-        case "error": return "error from repd: \(m["message"]?.stringValue ?? "")"
-        default: return nil
+        case .sensor(let state, _):
+            let message: String? =
+                switch state {
+                case .sensorLost(let reason), .polling(let reason): reason
+                case .failed(let error): error.message
+                default: nil
+                }
+            return "sensor \(ServerMessage.stateName(state))\(message.map { ": \($0)" } ?? "")"
         }
     }
 }
 
 extension Subscribe {
-    /// " · ecc 1.2 s · con 0.8 s · 0.61 m/s (peak 1.02) · ROM 0.52 m · loss 8 %" from a rep line's quality fields.
-    static func quality(_ m: JSONValue) -> String {
+    /// " · ecc 1.2 s · con 0.8 s · 0.61 m/s (peak 1.02) · ROM 0.52 m · loss 8 %" from a rep's quality.
+    static func quality(_ q: RepQuality?) -> String {
+        guard let q else { return "" }
         var text = ""
-        if let e = m["eccentric_s"]?.double { text += " · ecc \(format(e, decimals: 1)) s" }
-        if let c = m["concentric_s"]?.double { text += " · con \(format(c, decimals: 1)) s" }
-        if let v = m["mean_velocity_m_s"]?.double {
-            text += " · \(format(v, decimals: 2)) m/s"
-            if let p = m["peak_velocity_m_s"]?.double { text += " (peak \(format(p, decimals: 2)))" }
-            if let r = m["rom_m"]?.double { text += " · ROM \(format(r, decimals: 2)) m" }
-            if let l = m["velocity_loss_pct"]?.double { text += " · loss \(format(l, decimals: 0)) %" }
-        } else if let why = m["velocity_unavailable"]?.stringValue {
+        if let e = q.eccentric { text += " · ecc \(format(e, decimals: 1)) s" }
+        if let c = q.concentric { text += " · con \(format(c, decimals: 1)) s" }
+        if let v = q.velocity {
+            text += " · \(format(v.meanConcentric, decimals: 2)) m/s (peak \(format(v.peakConcentric, decimals: 2)))"
+            text += " · ROM \(format(v.rangeOfMotion, decimals: 2)) m · loss \(format(v.loss, decimals: 0)) %"
+        } else if let why = q.velocityUnavailable {
             text += " · no velocity: \(why)"
         }
         return text
