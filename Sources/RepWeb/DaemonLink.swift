@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import RepClient
 import RepProtocol
 import ServiceLifecycle
 
@@ -85,29 +86,33 @@ public struct DaemonLink: Service {
                 while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = pending.readSlice(length: newline - pending.readerIndex)!
                     pending.moveReaderIndex(forwardBy: 1)
-                    let message: JSONValue
-                    do { message = try JSONParser.parse(line.readableBytesView) } catch {
-                        logger.warning("ignoring a line from repd that is not JSON: \(error)")
+                    let json: JSONValue
+                    let message: ServerLine
+                    do {
+                        json = try JSONParser.parse(line.readableBytesView)
+                        message = try ServerLine.read(json)
+                    } catch {
+                        logger.warning("ignoring a line from repd that cannot be read: \(error)")
                         continue
                     }
-                    switch message["type"]?.stringValue {
-                    case "hello" where !subscribed:
-                        logger.info("connected to repd \(message["version"]?.stringValue ?? "?") on \(path)")
-                        let since = await resumePoint(newest: message["newest_id"]?.int.map(Int64.init))
-                        let command = "subscribe rep,set,sensor" + (since.map { " since=\($0)" } ?? "") + "\n"
+                    switch message {
+                    case .hello(let hello) where !subscribed:
+                        logger.info("connected to repd \(hello.version) on \(path)")
+                        let since = await resumePoint(newest: hello.newestID)
+                        let command = ClientCommand.subscribe([.rep, .set, .sensor], since: since).line + "\n"
                         try await outbound.write(ByteBuffer(string: command))
                         subscribed = true
                         replayPending = since != nil
-                    case "subscribed":
+                    case .subscribed:
                         replayPending = false
-                    case _ where replayPending && message["id"] != nil:
+                    case _ where replayPending && message.eventID != nil:
                         // Live before `subscribed`: the replay that follows it sends it again, in order.
                         continue
-                    case "error" where reportErrors || subscribed:
-                        logger.warning("repd says: \(message["message"]?.stringValue ?? "?")")
+                    case .error(let reason) where reportErrors || subscribed:
+                        logger.warning("repd says: \(reason)")
                     default: break
                     }
-                    messages.append(message)
+                    messages.append(json)
                 }
                 if !messages.isEmpty { await board.apply(messages, to: index) }
                 guard pending.readableBytes <= Self.maximumLine else {
