@@ -2,6 +2,7 @@ import Histogram
 import MotionCore
 import MotionFixtures
 import MotionSimulation
+import RepClient
 import RepProtocol
 
 #if canImport(Glibc)
@@ -93,29 +94,27 @@ enum DaemonBenchmark {
         let swarm = ClientSwarm()
         defer { swarm.closeAll() }
         // Client 0 measures latency: it also takes the samples, to learn when each sample was due.
-        swarm.connect(path: socket, send: "subscribe rep,set,samples")
+        swarm.connect(path: socket, send: .subscribe([.rep, .set, .samples]))
         for _ in 0..<clients { swarm.connect(path: socket) }
-        if stalled { swarm.connect(path: socket, receiveBuffer: 4096, send: "subscribe rep,set,sensor,samples") }
-        result.connected = swarm.fds.count - 1 - (stalled ? 1 : 0)
+        if stalled { swarm.connect(path: socket, receiveBuffer: 4096, send: .subscribe([.rep, .set, .sensor, .samples])) }
+        result.connected = swarm.connections.count - 1 - (stalled ? 1 : 0)
 
         var fanout = Histogram<UInt64>(highestTrackableValue: 60_000_000)  // µs
         var sampleDue: [(arrival: Double, t: Double)] = []
         var reps: [(arrival: Double, t: Double, repInSet: Int)] = []
-        let readers = 0..<(swarm.fds.count - (stalled ? 1 : 0))  // the stalled client is never read
+        let readers = 0..<(swarm.connections.count - (stalled ? 1 : 0))  // the stalled client is never read
         var firstT: Double?
-        swarm.pump(seconds: s.seconds, indices: readers) { index, line, arrival in
-            guard let message = try? JSONParser.parse(String(line)) else { return }
-            let type = message["type"]?.stringValue
-            if type == "rep", let wall = message["wall"].flatMap(number) {
-                _ = fanout.record(UInt64(max(0, (arrival - wall) * 1e6)))
-                if index == 0, let t = message["t"].flatMap(number), let rep = message["rep"].flatMap(number) {
-                    reps.append((arrival, t, Int(rep)))
-                }
-            } else if index == 0, type == "samples", case .array(let rows)? = message["samples"],
-                case .array(let last)? = rows.last, let t = last.first.flatMap(number)
-            {
-                if firstT == nil, case .array(let first)? = rows.first { firstT = first.first.flatMap(number) }
-                sampleDue.append((arrival, t))
+        swarm.pump(seconds: s.seconds, indices: readers) { index, message, arrival in
+            switch message {
+            case .event(let event):
+                guard case .workout(.rep(let rep)) = event.body else { break }
+                _ = fanout.record(UInt64(max(0, (arrival - event.wall) * 1e6)))
+                if index == 0 { reps.append((arrival, rep.timestamp, rep.repInSet)) }
+            case .samples(let batch) where index == 0:
+                guard let last = batch.last else { break }
+                if firstT == nil { firstT = batch.first?.timestamp }
+                sampleDue.append((arrival, last.timestamp))
+            default: break
             }
         }
         result.loadedRSS = daemon.residentMiB ?? .nan
@@ -139,10 +138,5 @@ enum DaemonBenchmark {
             result.latencyP99 = Double(latency.valueAtPercentile(99))
         }
         return result
-    }
-
-    private static func number(_ value: JSONValue) -> Double? {
-        if case .number(let d) = value { return d }
-        return nil
     }
 }
