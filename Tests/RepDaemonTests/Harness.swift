@@ -1,4 +1,5 @@
 import Foundation
+import RepClient
 import RepProtocol
 import Testing
 
@@ -124,48 +125,36 @@ func withUnixAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, sockle
     withUnixSocketAddress(path, body)!
 }
 
-/// A blocking Unix-socket client that reads JSON lines with deadlines.
+/// A blocking client of repd's socket for the tests (RepClient's `RepConnection`), reading lines with deadlines.
 final class LineClient {
-    let fd: Int32
-    private var buffer: [UInt8] = []
+    let connection: RepConnection
+    var fd: Int32 { connection.fileDescriptor.rawValue }
 
     init?(path: String) {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if withUnixAddress(path, { connect(fd, $0, $1) }) != 0 {
-            close(fd)
-            return nil
-        }
+        guard let connection = try? RepConnection(path: path) else { return nil }
+        self.connection = connection
     }
 
-    deinit { close(fd) }
+    /// Sends `text` as it is (a test may leave out the newline, or send bytes repd must refuse).
+    func send(_ text: String) { try? connection.send(raw: text) }
 
-    func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return }
-            sent += n
-        }
-    }
-
-    /// The next line as a JSON object, or nil at EOF or after `timeout` seconds.
+    /// The next line's text, or nil at EOF or after `timeout` seconds.
     func nextLine(timeout: Double = 10) -> String? {
+        switch connection.next(timeout: .milliseconds(Int64(max(0, timeout) * 1000))) {
+        case .message(_, let text), .malformed(_, let text): text
+        case .timeout, .closed: nil
+        }
+    }
+
+    /// The next line, read (lines that do not read are skipped), or nil at EOF or after `timeout` seconds.
+    func nextServerLine(timeout: Double = 10) -> ServerLine? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
+            switch connection.next(timeout: .milliseconds(Int64(max(0, deadline.timeIntervalSinceNow) * 1000))) {
+            case .message(let message, _): return message
+            case .malformed: continue
+            case .timeout, .closed: return nil
             }
-            let remaining = deadline.timeIntervalSinceNow
-            if remaining <= 0 { return nil }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, Int32(remaining * 1000) + 1) > 0 else { return nil }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { return nil }
-            buffer.append(contentsOf: chunk[..<n])
         }
     }
 

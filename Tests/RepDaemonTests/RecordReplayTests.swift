@@ -1,6 +1,8 @@
 import Foundation
 import MotionCore
 import MotionFixtures
+import RepClient
+import RepDetection
 import RepProtocol
 import Testing
 
@@ -9,11 +11,12 @@ import Glibc
 #endif
 
 /// Reads rep events from a daemon until `count` arrived or the timeout passed.
-func collectReps(_ client: LineClient, count: Int, timeout: Double = 30) -> [JSONValue] {
-    var reps: [JSONValue] = []
+func collectReps(_ client: LineClient, count: Int, timeout: Double = 30) -> [RepEvent] {
+    var reps: [RepEvent] = []
     let deadline = Date().addingTimeInterval(timeout)
-    while reps.count < count, Date() < deadline, let rep = client.next(type: "rep", timeout: max(0.1, deadline.timeIntervalSinceNow)) {
-        reps.append(rep)
+    while reps.count < count, Date() < deadline,
+        let message = client.nextServerLine(timeout: max(0.1, deadline.timeIntervalSinceNow)) {
+        if case .event(let event) = message, case .workout(.rep(let rep)) = event.body { reps.append(rep) }
     }
     return reps
 }
@@ -52,8 +55,8 @@ struct RecordReplayTests {
         // so its filters start from another sample and a rep may land one grid step away.
         let step = 0.04 + 1e-9
         for (a, b) in zip(live, replayed) {
-            #expect(a["total"]?.int == b["total"]?.int)
-            #expect(abs((a["t"]?.double ?? 0) - (b["t"]?.double ?? 1)) <= step, "same rep time within one grid step")
+            #expect(a.totalReps == b.totalReps)
+            #expect(abs(a.timestamp - b.timestamp) <= step, "same rep time within one grid step")
         }
         replay.signal(SIGTERM)
         #expect(replay.waitForExit() == 0, "\(String(replay.standardError.suffix(12000)))")
