@@ -1,5 +1,7 @@
 import Foundation
+import MotionCore
 import RepClient
+import RepDetection
 import RepProtocol
 import Testing
 
@@ -172,4 +174,30 @@ final class LineClient {
         }
         return nil
     }
+}
+
+extension LineClient {
+    /// Lines until `pick` gives a value for one (returned), skipping the others; nil on timeout/EOF.
+    func next<T>(timeout: Double = 10, _ pick: (ServerLine) -> T?) -> T? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while let message = nextServerLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
+            if let value = pick(message) { return value }
+        }
+        return nil
+    }
+}
+
+/// What the tests ask of a line, each nil when the line is something else.
+extension ServerLine {
+    var hello: Hello? { if case .hello(let hello) = self { hello } else { nil } }
+    var event: ServerEvent? { if case .event(let event) = self { event } else { nil } }
+    /// The event when it is a `rep`.
+    var repEvent: ServerEvent? { event.flatMap { $0.kind == .rep ? $0 : nil } }
+    var rep: RepEvent? { if case .workout(.rep(let rep))? = event?.body { rep } else { nil } }
+    var sensorState: MotionProviderState? { if case .sensor(let state, _)? = event?.body { state } else { nil } }
+    var status: ServerMessage.Status? { if case .status(let status, _) = self { status } else { nil } }
+    var history: History? { if case .history(let history) = self { history } else { nil } }
+    var errorMessage: String? { if case .error(let message) = self { message } else { nil } }
+    var isSubscribed: Bool { if case .subscribed = self { true } else { false } }
+    var isBye: Bool { if case .bye = self { true } else { false } }
 }

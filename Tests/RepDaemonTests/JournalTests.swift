@@ -1,4 +1,7 @@
 import Foundation
+import MotionCore
+import RepClient
+import RepDetection
 import RepJournal
 import RepProtocol
 import Testing
@@ -8,10 +11,10 @@ import Glibc
 #endif
 
 /// Messages until `stop` holds for one (included) or the connection ends; nil entries are never returned.
-private func collect(_ client: LineClient, timeout: Double = 30, until stop: (JSONValue) -> Bool) -> [JSONValue] {
-    var messages: [JSONValue] = []
+private func collect(_ client: LineClient, timeout: Double = 30, until stop: (ServerLine) -> Bool) -> [ServerLine] {
+    var messages: [ServerLine] = []
     let deadline = Date().addingTimeInterval(timeout)
-    while let message = client.nextMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
+    while let message = client.nextServerLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
         messages.append(message)
         if stop(message) { break }
     }
@@ -19,16 +22,12 @@ private func collect(_ client: LineClient, timeout: Double = 30, until stop: (JS
 }
 
 /// The ids of the journaled messages among `messages`, in the order received.
-private func ids(_ messages: [JSONValue]) -> [Int] { messages.compactMap { $0["id"]?.int } }
+private func ids(_ messages: [ServerLine]) -> [Int] { messages.compactMap { $0.eventID.map(Int.init) } }
 
 /// What came from the `subscribed` reply on: live events before it are sent again by a replay.
-private func fromSubscribed(_ messages: [JSONValue]) -> [JSONValue] {
-    Array(messages.drop { $0["type"]?.stringValue != "subscribed" })
+private func fromSubscribed(_ messages: [ServerLine]) -> [ServerLine] {
+    Array(messages.drop { !$0.isSubscribed })
 }
-
-private struct HistoryReplyError: Error {}
-
-private let journaledTypes: Set<String> = ["set_start", "rep", "set_end", "sensor"]
 
 @Suite("repd's event journal (#17)", .serialized)
 struct JournalTests {
@@ -45,24 +44,24 @@ struct JournalTests {
             ])
             #expect(daemonListens(socketPath))
             let client = try #require(LineClient(path: socketPath))
-            let hello = try #require(client.next(type: "hello"))
+            let hello = try #require(client.next { $0.hello })
             // The sensor's first events may come before the client: newest_id counts them, since=… replays them.
             let since = run == 0 ? 0 : firstRun.last ?? 0
-            #expect((hello["newest_id"]?.int ?? -1) >= since, "run \(run): \(hello)")
+            #expect((hello.newestID ?? -1) >= Int64(since), "run \(run): \(hello)")
             client.send("subscribe since=\(since)\n")
-            var messages = collect(client) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
+            var messages = collect(client) { $0.sensorState == .finished }
             daemon.signal(SIGTERM)
-            messages += collect(client) { $0["type"]?.stringValue == "bye" }
+            messages += collect(client) { $0.isBye }
             #expect(daemon.waitForExit() == 0)
             // Live events that came before `subscribed` are sent again by the replay: from `subscribed` on, every
             // journaled event after `since` comes once, in id order.
-            let reply = try #require(messages.firstIndex { $0["type"]?.stringValue == "subscribed" })
-            let journaled = messages[reply...].filter { journaledTypes.contains($0["type"]?.stringValue ?? "") }
-            #expect(journaled.allSatisfy { $0["id"]?.int != nil && $0["station"]?.stringValue != nil }, "\(journaled)")
-            let got = ids(Array(journaled))
+            let reply = try #require(messages.firstIndex { $0.isSubscribed })
+            let journaled = messages[reply...].compactMap(\.event)
+            #expect(journaled.allSatisfy { $0.id != nil && $0.station != nil }, "\(journaled)")
+            let got = journaled.compactMap { $0.id.map(Int.init) }
             #expect(got.count >= 11 + 4, "run \(run): reps, set starts and ends, sensor events: \(got)")
             #expect(got == Array((since + 1)..<(since + 1 + got.count)), "run \(run): no gap, no duplicate: \(got)")
-            #expect(journaled.filter { $0["type"]?.stringValue == "rep" }.count == 11, "run \(run)")
+            #expect(journaled.filter { $0.kind == .rep }.count == 11, "run \(run)")
             if run == 0 { firstRun = got }
         }
         let journal = try EventJournal(path: journalPath, station: "test")
@@ -85,12 +84,12 @@ struct JournalTests {
         // The observer sees everything from the first event on.
         let observer = try #require(LineClient(path: socketPath))
         observer.send("subscribe since=0\n")
-        var seen: [JSONValue] = []
+        var seen: [ServerLine] = []
         let leaving = try #require(LineClient(path: socketPath))
         leaving.send("subscribe since=0\n")
         var reps = 0
         let before = collect(leaving, timeout: 60) { message in
-            if message["type"]?.stringValue == "rep" { reps += 1 }
+            if message.rep != nil { reps += 1 }
             return reps == 3
         }
         let lastID = try #require(ids(fromSubscribed(before)).last)
@@ -101,17 +100,17 @@ struct JournalTests {
         #expect((ids(seen).last ?? 0) >= lastID + 10, "events happened while the client was away")
         let back = try #require(LineClient(path: socketPath))
         back.send("{\"cmd\":\"subscribe\",\"since\":\(lastID)}\n")
-        seen += collect(observer, timeout: 60) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
+        seen += collect(observer, timeout: 60) { $0.sensorState == .finished }
         daemon.signal(SIGTERM)
-        seen += collect(observer) { $0["type"]?.stringValue == "bye" }
-        let after = collect(back) { $0["type"]?.stringValue == "bye" }
+        seen += collect(observer) { $0.isBye }
+        let after = collect(back) { $0.isBye }
         #expect(daemon.waitForExit() == 0)
 
         let all = ids(fromSubscribed(seen))
         #expect(all == Array(1...max(1, all.count)), "the observer saw every id once, in order: \(all)")
         let resumed = ids(fromSubscribed(after))
         #expect(resumed == all.filter { $0 > lastID }, "resumed after \(lastID): \(resumed) vs \(all)")
-        #expect(fromSubscribed(after).filter { $0["type"]?.stringValue == "rep" }.count == 18 - 3)
+        #expect(fromSubscribed(after).filter { $0.rep != nil }.count == 18 - 3)
         #expect(daemon.standardError.contains("replayed"), "the replay is logged")
     }
 
@@ -128,20 +127,20 @@ struct JournalTests {
         let client = try #require(LineClient(path: socketPath))
         var reps = 0
         var seen = collect(client, timeout: 60) { message in
-            if message["type"]?.stringValue == "rep" { reps += 1 }
+            if message.rep != nil { reps += 1 }
             return reps == 2
         }
         #expect(reps == 2)
         client.send("subscribe since=0\n")
-        seen += collect(client, timeout: 60) { $0["type"]?.stringValue == "sensor" && $0["state"]?.stringValue == "finished" }
+        seen += collect(client, timeout: 60) { $0.sensorState == .finished }
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
-        let early = ids(Array(seen.prefix { $0["type"]?.stringValue != "subscribed" }))
+        let early = ids(Array(seen.prefix { !$0.isSubscribed }))
         let all = ids(fromSubscribed(seen))
         #expect(!early.isEmpty, "live events came before the client subscribed")
         #expect(all == Array(1...max(1, all.count)), "every id once, in order, from subscribed on: \(all)")
         #expect(Set(early).isSubset(of: all), "the replay sent the early ones again: \(early) vs \(all)")
-        #expect(fromSubscribed(seen).filter { $0["type"]?.stringValue == "rep" }.count == 11)
+        #expect(fromSubscribed(seen).filter { $0.rep != nil }.count == 11)
     }
 
     @Test("history answers by id, time and type, pages with more, and repctl history prints what the journal holds")
@@ -156,46 +155,47 @@ struct JournalTests {
         let client = try #require(LineClient(path: socketPath))
         client.send("subscribe sensor\n")
         var finished = false
-        while !finished, let sensor = client.next(type: "sensor", timeout: 60) {
-            finished = sensor["state"]?.stringValue == "finished"
+        while !finished, let state = client.next(timeout: 60, { $0.sensorState }) {
+            finished = state == .finished
         }
         #expect(finished)
-        func ask(_ line: String) throws -> (events: [JSONValue], message: JSONValue) {
+        func ask(_ line: String) throws -> ServerLine.History {
             client.send(line + "\n")
-            let reply = try #require(client.next(type: "history"))
-            guard case .array(let events)? = reply["events"] else { throw HistoryReplyError() }
-            return (events, reply)
+            return try #require(client.next { $0.history })
+        }
+        func repNumber(_ event: ServerEvent) -> Int? {
+            if case .workout(.rep(let rep)) = event.body { rep.repInSet } else { nil }
         }
         let everything = try ask("history limit=200")
-        let reps = everything.events.filter { $0["type"]?.stringValue == "rep" }
+        let reps = everything.events.filter { $0.kind == .rep }
         #expect(reps.count == 11)
-        #expect(everything.message["more"]?.bool == false)
-        let newest = try #require(everything.message["newest_id"]?.int)
-        #expect(everything.events.compactMap { $0["id"]?.int } == Array(1...newest))
+        #expect(everything.more == false)
+        let newest = try #require(everything.newestID)
+        #expect(everything.events.compactMap(\.id) == Array(1...newest))
         // Paging: five at a time after an id, with more until the end.
-        var paged: [Int] = []
-        var after = 0
+        var paged: [Int64] = []
+        var after: Int64 = 0
         while true {
             let page = try ask("history after=\(after) limit=5")
-            paged += page.events.compactMap { $0["id"]?.int }
-            guard page.message["more"]?.bool == true, let last = paged.last else { break }
+            paged += page.events.compactMap(\.id)
+            guard page.more, let last = paged.last else { break }
             after = last
         }
         #expect(paged == Array(1...newest))
         // By type, by time, the newest.
-        #expect(try ask("history rep").events.compactMap { $0["rep"]?.int } == Array(1...5) + Array(1...6))
-        let fifthRepWall = try #require(reps[4]["wall"]?.double)
+        #expect(try ask("history rep").events.compactMap(repNumber) == Array(1...5) + Array(1...6))
+        let fifthRepWall = reps[4].wall
         let fromFifth = try ask("history from=\(fifthRepWall) rep").events
-        #expect(fromFifth.first?["rep"]?.int == 5 && fromFifth.count == 7)
-        #expect(try ask("history latest limit=2 set").events.map { $0["type"]?.stringValue } == ["set_start", "set_end"])
+        #expect(fromFifth.first.flatMap(repNumber) == 5 && fromFifth.count == 7)
+        #expect(try ask("history latest limit=2 set").events.map(\.type) == ["set_start", "set_end"])
         client.send("history after=x\n")
-        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("after") == true)
+        #expect(client.next { $0.errorMessage }?.contains("after") == true)
 
         let printed = try DaemonProcess(
             executable: productsDirectory + "/repctl", arguments: ["history", "--socket", socketPath, "--since", "0", "--json"])
         #expect(printed.waitForExit() == 0)
         let lines = printed.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.compactMap { try? JSONParser.parse($0) }.compactMap { $0["id"]?.int } == Array(1...newest))
+        #expect(lines.compactMap { try? ServerLine.parse($0) }.compactMap(\.eventID) == Array(1...newest))
         #expect(lines.first?.hasPrefix("{\"type\":") == true, "lines keep repd's field order: \(lines.first ?? "")")
         let text = try DaemonProcess(
             executable: productsDirectory + "/repctl", arguments: ["history", "--socket", socketPath, "--last", "3", "--events", "set"])
@@ -226,15 +226,15 @@ struct JournalTests {
             ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
-        var reps: [JSONValue] = []
-        while reps.count < 24, let rep = client.next(type: "rep", timeout: 30) { reps.append(rep) }
+        var reps: [ServerEvent] = []
+        while reps.count < 24, let rep = client.next(timeout: 30, { $0.repEvent }) { reps.append(rep) }
         #expect(reps.count == 24, "counting goes on")
-        #expect(reps.first?["id"] != nil, "the first events were journaled")
-        #expect(reps.last?["id"] == nil, "later ones go out without ids")
+        #expect(reps.first?.id != nil, "the first events were journaled")
+        #expect(reps.last?.id == nil, "later ones go out without ids")
         client.send("status\n")
-        let status = try #require(client.next(type: "status"))
-        #expect(status["journal"]?["writing"]?.bool == false)
-        #expect(status["journal"]?["error"]?.stringValue?.contains("database or disk is full") == true)
+        let status = try #require(client.next { $0.status })
+        #expect(status.journal?.writing == false)
+        #expect(status.journal?.error?.contains("database or disk is full") == true)
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
         let errors = daemon.standardError.split(separator: "\n").filter { $0.contains("database or disk is full") }
@@ -253,16 +253,16 @@ struct JournalTests {
         ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
-        let rep = try #require(client.next(type: "rep", timeout: 30))
+        let rep = try #require(client.next(timeout: 30, { $0.repEvent }))
         daemon.signal(SIGKILL)
         _ = daemon.waitForExit()
-        let id = try #require(rep["id"]?.int)
+        let id = try #require(rep.id)
 
         let journal = try EventJournal(path: journalPath, station: "test")
-        let stored = try journal.events(after: Int64(id - 1), limit: 1)
-        #expect(stored.first?.id == Int64(id))
+        let stored = try journal.events(after: id - 1, limit: 1)
+        #expect(stored.first?.id == id)
         #expect(stored.first?.type == "rep")
-        #expect(try JSONParser.parse(stored.first?.json ?? "")["total"]?.int == rep["total"]?.int)
+        #expect(try ServerLine.parse(stored.first?.json ?? "").event?.body == rep.body)
         journal.close()
 
         unlink(socketPath)
@@ -271,10 +271,10 @@ struct JournalTests {
         ])
         #expect(daemonListens(socketPath))
         let again = try #require(LineClient(path: socketPath))
-        let hello = try #require(again.next(type: "hello"))
-        #expect((hello["newest_id"]?.int ?? 0) >= id)
-        let first = try #require(again.next(type: "rep", timeout: 30))
-        #expect((first["id"]?.int ?? 0) > id)
+        let hello = try #require(again.next { $0.hello })
+        #expect((hello.newestID ?? 0) >= id)
+        let first = try #require(again.next(timeout: 30, { $0.repEvent }))
+        #expect((first.id ?? 0) > id)
         next.signal(SIGTERM)
         #expect(next.waitForExit() == 0)
     }
@@ -297,19 +297,19 @@ struct JournalTests {
         ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
-        let hello = try #require(client.next(type: "hello"))
-        #expect(hello["newest_id"] == nil)
-        let rep = try #require(client.next(type: "rep", timeout: 30), "counting goes on")
-        #expect(rep["id"] == nil)
+        let hello = try #require(client.next { $0.hello })
+        #expect(hello.newestID == nil)
+        let rep = try #require(client.next(timeout: 30, { $0.repEvent }), "counting goes on")
+        #expect(rep.id == nil)
         client.send("subscribe since=0\n")
-        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("no event journal") == true)
-        #expect(client.next(type: "rep", timeout: 30) != nil, "and so does serving")
+        #expect(client.next { $0.errorMessage }?.contains("no event journal") == true)
+        #expect(client.next(timeout: 30, { $0.repEvent }) != nil, "and so does serving")
         let reason = kind == "corrupt" ? "file is not a database" : "unable to open database file"
         client.send("status\n")
-        let status = try #require(client.next(type: "status"))
-        #expect(status["journal"]?["path"]?.stringValue == journalPath)
-        #expect(status["journal"]?["writing"]?.bool == false)
-        #expect(status["journal"]?["error"]?.stringValue?.contains(reason) == true, "\(status)")
+        let status = try #require(client.next { $0.status })
+        #expect(status.journal?.path == journalPath)
+        #expect(status.journal?.writing == false)
+        #expect(status.journal?.error?.contains(reason) == true, "\(status)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
         #expect(
@@ -332,16 +332,16 @@ struct RepctlResumeTests {
         #expect(daemonListens(socketPath))
         let repctl = try DaemonProcess(
             executable: productsDirectory + "/repctl", arguments: ["subscribe", "--socket", socketPath, "--since", "0", "--json"])
-        func printed() -> [JSONValue] {
-            repctl.standardOutput.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+        func printed() -> [ServerLine] {
+            repctl.standardOutput.split(separator: "\n").compactMap { try? ServerLine.parse(String($0)) }
         }
-        #expect(eventually(timeout: 30) { printed().contains { $0["type"]?.stringValue == "rep" } })
+        #expect(eventually(timeout: 30) { printed().contains { $0.rep != nil } })
         first.signal(SIGTERM)
         #expect(first.waitForExit() == 0)
         let before = ids(printed())
         let second = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
-        #expect(eventually(timeout: 30) { printed().filter { $0["type"]?.stringValue == "rep" }.count >= 12 })
+        #expect(eventually(timeout: 30) { printed().filter { $0.rep != nil }.count >= 12 })
         second.signal(SIGTERM)
         #expect(second.waitForExit() == 0)
         repctl.signal(SIGINT)
