@@ -2,6 +2,7 @@ import Foundation
 import MotionCore
 import MotionFixtures
 import MotionSimulation
+import RepClient
 import RepDetection
 import RepProtocol
 import Testing
@@ -46,20 +47,19 @@ struct DaemonEndToEndTests {
         let clients = (0..<3).compactMap { _ in LineClient(path: socketPath) }
         #expect(clients.count == 3)
         for client in clients {
-            let hello = client.nextMessage()
-            #expect(hello?["type"]?.stringValue == "hello")
-            #expect(hello?["protocol"]?.int == 1)
-            #expect(hello?["sensor"]?["kind"]?.stringValue == "fixture")
+            let hello = client.nextServerLine()?.hello
+            #expect(hello?.protocolVersion == 1)
+            #expect(hello?.sensor.kind == "fixture")
         }
         for (index, client) in clients.enumerated() {
-            var received: [JSONValue] = []
-            while received.count < fixture.reps.count, let rep = client.next(type: "rep", timeout: 15) { received.append(rep) }
+            var received: [RepEvent] = []
+            while received.count < fixture.reps.count, let rep = client.next(timeout: 15, { $0.rep }) { received.append(rep) }
             #expect(received.count == fixture.reps.count, "client \(index)")
-            for (message, expected) in zip(received, fixture.reps) {
-                #expect(message["set"]?.int == expected.setNumber)
-                #expect(message["rep"]?.int == expected.repInSet)
-                #expect(message["total"]?.int == expected.totalReps)
-                #expect(message["t"]?.double == expected.timestamp)
+            for (rep, expected) in zip(received, fixture.reps) {
+                #expect(rep.setNumber == expected.setNumber)
+                #expect(rep.repInSet == expected.repInSet)
+                #expect(rep.totalReps == expected.totalReps)
+                #expect(rep.timestamp == expected.timestamp)
             }
         }
         daemon.signal(SIGTERM)
@@ -84,13 +84,13 @@ struct DaemonEndToEndTests {
         stalled.send("subscribe rep,set,sensor,samples\n")
         let healthy = try #require(LineClient(path: socketPath))
 
-        var reps: [(JSONValue, Double)] = []
-        while reps.count < fixture.reps.count, let rep = healthy.next(type: "rep", timeout: 20) {
+        var reps: [(ServerEvent, Double)] = []
+        while reps.count < fixture.reps.count, let rep = healthy.next(timeout: 20, { $0.repEvent }) {
             reps.append((rep, Date().timeIntervalSince1970))
         }
         #expect(reps.count == fixture.reps.count)
         // "On time": each rep reached the healthy client within 0.5 s of the daemon publishing it.
-        let lags = reps.map { $0.1 - ($0.0["wall"]?.double ?? 0) }
+        let lags = reps.map { $0.1 - $0.0.wall }
         #expect(lags.allSatisfy { $0 < 0.5 }, "lags \(lags)")
         #expect(eventually(timeout: 5) { daemon.standardError.contains("stopped reading") })
         // The stalled client finds its connection closed once it reads what was queued.
@@ -115,28 +115,29 @@ struct DaemonEndToEndTests {
         #expect(bystander.next(type: "hello") != nil)
 
         client.send("hello?\n")
-        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("unknown command") == true)
+        #expect(client.next { $0.errorMessage }?.contains("unknown command") == true)
         client.send("{\"cmd\":\"status\",\"extra\":1}\n")
-        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("unknown field") == true)
+        #expect(client.next { $0.errorMessage }?.contains("unknown field") == true)
         client.send("{\"cmd\":\n")
-        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("malformed JSON") == true)
+        #expect(client.next { $0.errorMessage }?.contains("malformed JSON") == true)
         client.send(String(decoding: [0xFF, 0xFE, 0x00, 0x41, 0x0A], as: UTF8.self))
         #expect(client.next(type: "error") != nil)
 
         client.send("{\"cmd\":\"status\"}\n")
-        let status = try #require(client.next(type: "status"))
-        #expect(status["clients"]?.int == 2)
-        #expect(status["ring"]?["capacity"]?.int == 16384)
-        #expect(status["sensor"]?["kind"]?.stringValue == "demo")
-        #expect((status["uptime_s"]?.double ?? -1) >= 0)
+        let status = try #require(client.next { $0.status })
+        #expect(status.clients == 2)
+        #expect(status.ringCapacity == 16384)
+        #expect(status.sensor.kind == "demo")
+        #expect(status.uptime >= 0)
 
         client.send("subscribe rep,set\n")
-        #expect(client.next(type: "subscribed")?["events"] == .array([.string("rep"), .string("set")]))
+        let subscribed: Set<EventKind>? = client.next { if case .subscribed(let kinds, _) = $0 { kinds } else { nil } }
+        #expect(subscribed == [.rep, .set])
         client.send("subscribe reps\n")
-        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("unknown event type") == true)
+        #expect(client.next { $0.errorMessage }?.contains("unknown event type") == true)
 
         client.send(String(repeating: "x", count: 5000))
-        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("longer than 4096") == true)
+        #expect(client.next { $0.errorMessage }?.contains("longer than 4096") == true)
         #expect(client.nextLine(timeout: 5) == nil, "the connection closes after an oversized line")
 
         bystander.send("ping\n")
@@ -159,9 +160,9 @@ struct DaemonEndToEndTests {
         daemon.signal(SIGTERM)
         var sawSetEnd = false
         var sawBye = false
-        while let message = client.nextMessage(timeout: 10) {
-            if message["type"]?.stringValue == "set_end" { sawSetEnd = true }
-            if message["type"]?.stringValue == "bye" { sawBye = true }
+        while let message = client.nextServerLine(timeout: 10) {
+            if case .workout(.setEnded)? = message.event?.body { sawSetEnd = true }
+            if message.isBye { sawBye = true }
         }
         #expect(sawSetEnd)
         #expect(sawBye)
