@@ -1,4 +1,6 @@
 import Foundation
+import MotionCore
+import RepClient
 import RepJournal
 import RepProtocol
 import Testing
@@ -132,18 +134,18 @@ private final class Subscriber {
             }, "mosquitto_sub subscribed")
     }
 
-    /// The events received, as parsed JSON, in arrival order.
-    var events: [JSONValue] {
+    /// The events received (each message is the event's socket line), in arrival order.
+    var events: [ServerEvent] {
         process.standardOutput.split(separator: "\n").compactMap { line in
             guard line.hasPrefix("repd/"), !line.hasPrefix("repd/probe/"), let space = line.firstIndex(of: " ") else { return nil }
-            return try? JSONParser.parse(String(line[line.index(after: space)...]))
+            return (try? ServerLine.parse(String(line[line.index(after: space)...])))?.event
         }
     }
 
     /// The distinct ids received, in arrival order of their first copy.
     var ids: [Int] {
         var seen = Set<Int>()
-        return events.compactMap { $0["id"]?.int }.filter { seen.insert($0).inserted }
+        return events.compactMap { $0.id.map(Int.init) }.filter { seen.insert($0).inserted }
     }
 
     deinit {
@@ -176,14 +178,14 @@ private func newestID(_ journalPath: String) throws -> Int {
 
 /// Waits until `status` says the broker acknowledged every journaled event; returns the last `uplink` seen.
 /// One connection asks every 100 ms (not a connection per check: each `hello` reads the journal's newest id).
-private func uplinkCaughtUp(_ socketPath: String, timeout: Double = 20) -> JSONValue? {
+private func uplinkCaughtUp(_ socketPath: String, timeout: Double = 20) -> ServerMessage.UplinkInfo? {
     guard let client = LineClient(path: socketPath) else { return nil }
-    var last: JSONValue?
+    var last: ServerMessage.UplinkInfo?
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         client.send("status\n")
-        last = client.next(type: "status")?["uplink"]
-        if last?["state"]?.stringValue == "connected", last?["backlog"]?.int == 0, last?["in_flight"]?.int == 0 { break }
+        last = client.next { $0.status }?.uplink
+        if last?.state == "connected", last?.backlog == 0, last?.inFlight == 0 { break }
         usleep(100_000)
     }
     return last
@@ -193,14 +195,10 @@ private func uplinkCaughtUp(_ socketPath: String, timeout: Double = 20) -> JSONV
 private func waitForEnd(_ socketPath: String, timeout: Double = 60) -> Bool {
     guard let client = LineClient(path: socketPath) else { return false }
     client.send("subscribe since=0\n")
-    return client.next(type: "sensor", timeout: timeout).map { first in
-        var message: JSONValue? = first
-        while let m = message {
-            if m["state"]?.stringValue == "finished" { return true }
-            message = client.next(type: "sensor", timeout: timeout)
-        }
-        return false
-    } ?? false
+    while let state = client.next(timeout: timeout, { $0.sensorState }) {
+        if state == .finished { return true }
+    }
+    return false
 }
 
 /// Runs a short tool to its end and returns its standard output; throws what it wrote when it fails. (Not a
@@ -336,31 +334,31 @@ struct UplinkTests {
         client.send("subscribe since=0\n")
         var lines: [Int: String] = [:]
         while let line = client.nextLine(timeout: 30) {
-            guard let message = try? JSONParser.parse(line) else { continue }
-            if let id = message["id"]?.int { lines[id] = line }
-            if message["type"]?.stringValue == "sensor", message["state"]?.stringValue == "finished" { break }
+            guard let message = try? ServerLine.parse(line) else { continue }
+            if let id = message.eventID { lines[Int(id)] = line }
+            if message.sensorState == .finished { break }
         }
         // While connected, status says so.
         let status = try #require(LineClient(path: socketPath))
         status.send("status\n")
-        let uplink = try #require(status.next(type: "status")?["uplink"])
-        #expect(uplink["state"]?.stringValue == "connected", "\(uplink)")
-        #expect(uplink["broker"]?.stringValue == "mqtt://127.0.0.1:\(broker.port)")
+        let uplink = try #require(status.next { $0.status }?.uplink)
+        #expect(uplink.state == "connected", "\(uplink)")
+        #expect(uplink.broker == "mqtt://127.0.0.1:\(broker.port)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
         let n = try newestID(journalPath)
         #expect(n >= 11 + 4)
         #expect(eventually(timeout: 10) { subscriber.ids.count >= n }, "\(subscriber.ids)")
         let events = subscriber.events
-        #expect(events.compactMap { $0["id"]?.int } == Array(1...n), "complete, in order, no duplicate")
-        #expect(events.allSatisfy { $0["station"]?.stringValue == "bench-1" })
-        #expect(events.filter { $0["type"]?.stringValue == "rep" }.count == 11)
+        #expect(events.compactMap { $0.id.map(Int.init) } == Array(1...n), "complete, in order, no duplicate")
+        #expect(events.allSatisfy { $0.station == "bench-1" })
+        #expect(events.filter { $0.kind == .rep }.count == 11)
         // Each message is the socket's line for that id.
         let payloads = subscriber.process.standardOutput.split(separator: "\n").filter { $0.hasPrefix("repd/bench-1/events ") }
         for payload in payloads {
             let body = String(payload.dropFirst("repd/bench-1/events ".count))
-            let id = try #require(try JSONParser.parse(body)["id"]?.int)
-            if let line = lines[id] { #expect(body == line) }
+            let id = try #require(try ServerLine.parse(body).eventID)
+            if let line = lines[Int(id)] { #expect(body == line) }
         }
         #expect(lines.count >= n - 1, "the socket client saw the same events")
         #expect(daemon.standardError.contains("uplink: stopped; the broker has acknowledged every event up to id \(n)"), "\(daemon.standardError.suffix(1500))")
@@ -381,19 +379,19 @@ struct UplinkTests {
             "--socket", socketPath, "--journal", journalPath, "--station", "bench-2", "--quiet",
         ])
         #expect(daemonListens(socketPath))
-        #expect(eventually(timeout: 30) { subscriber.events.contains { $0["type"]?.stringValue == "rep" } })
+        #expect(eventually(timeout: 30) { subscriber.events.contains { $0.kind == .rep } })
         broker.stop()
         let stoppedAt = subscriber.ids.last ?? 0
         Thread.sleep(forTimeInterval: 10)  // the gap the issue asks for, not a wait for a condition
         let client = try #require(LineClient(path: socketPath))
         client.send("status\n")
-        let during = try #require(client.next(type: "status")?["uplink"])
-        #expect(during["state"]?.stringValue == "error", "\(during)")
-        #expect((during["backlog"]?.int ?? 0) > 0, "events happened while the broker was away: \(during)")
+        let during = try #require(client.next { $0.status }?.uplink)
+        #expect(during.state == "error", "\(during)")
+        #expect(during.backlog > 0, "events happened while the broker was away: \(during)")
         try broker.start()
         #expect(waitForEnd(socketPath))
         let after = uplinkCaughtUp(socketPath)
-        #expect(after?["backlog"]?.int == 0, "\(String(describing: after))")
+        #expect(after?.backlog == 0, "\(String(describing: after))")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
         let n = try newestID(journalPath)
@@ -422,7 +420,7 @@ struct UplinkTests {
         ]
         let first = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
-        #expect(eventually(timeout: 30) { subscriber.events.contains { $0["type"]?.stringValue == "rep" } })
+        #expect(eventually(timeout: 30) { subscriber.events.contains { $0.kind == .rep } })
         // The broker stops answering (SIGSTOP): the window fills, the rest waits in the journal. Then repd dies.
         let brokerPID = try #require(broker.process?.process.processIdentifier)
         kill(brokerPID, SIGSTOP)
@@ -452,7 +450,7 @@ struct UplinkTests {
         let n = try newestID(journalPath)
         #expect(eventually(timeout: 15) { subscriber.ids.count >= n }, "\(subscriber.ids)")
         #expect(subscriber.ids == Array(1...n), "every id (duplicates removed), in order")
-        let copies = subscriber.events.compactMap { $0["id"]?.int }.count
+        let copies = subscriber.events.compactMap(\.id).count
         #expect(copies - n <= 5, "duplicates only of what was in flight (max_inflight = 5): \(copies - n)")
         #expect(
             second.standardError.contains("the broker has acknowledged events up to id \(acked)"),
@@ -476,13 +474,13 @@ struct UplinkTests {
         ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
-        #expect(client.next(type: "rep", timeout: 30)?["id"] != nil, "counting goes on")
+        #expect(client.next(timeout: 30, { $0.repEvent })?.id != nil, "counting goes on")
         #expect(client.next(type: "rep", timeout: 30) != nil)
         client.send("status\n")
-        let uplink = try #require(client.next(type: "status")?["uplink"])
-        #expect(uplink["state"]?.stringValue == "error", "\(uplink)")
-        #expect((uplink["backlog"]?.int ?? 0) > 0)
-        #expect(uplink["acked_id"]?.int == 0)
+        let uplink = try #require(client.next { $0.status }?.uplink)
+        #expect(uplink.state == "error", "\(uplink)")
+        #expect(uplink.backlog > 0)
+        #expect(uplink.ackedID == 0)
         let expected =
             switch kind {
             case "wrong password":
@@ -492,7 +490,7 @@ struct UplinkTests {
             default: "uplink: cannot reach the broker at 127.0.0.1:\(port): Connection refused; retrying in"
             }
         #expect(eventually(timeout: 5) { daemon.standardError.contains(expected) }, "\(daemon.standardError.suffix(2000))")
-        let lastError = try #require(uplink["last_error"]?.stringValue, "\(uplink)")
+        let lastError = try #require(uplink.lastError, "\(uplink)")
         #expect(daemon.standardError.contains("uplink: \(lastError)"), "status says what the log says: \(uplink)")
         // It goes on trying, with backoff.
         #expect(eventually(timeout: 10) { daemon.standardError.components(separatedBy: expected).count > 3 })
@@ -513,7 +511,7 @@ struct UplinkTests {
         let started = Date().timeIntervalSince1970
         let first = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
-        let hello = try #require(LineClient(path: socketPath)?.next(type: "hello"))
+        let hello = try #require(LineClient(path: socketPath)?.next { $0.hello })
         var status: RetainedMessage?
         #expect(eventually(timeout: 10) {
             status = retainedStatus(port: broker.port, station: "bench-5")
@@ -524,7 +522,7 @@ struct UplinkTests {
         #expect(online.keys == ["state", "station", "wall", "client_id", "version", "acked_id"], "\(online.text)")
         #expect(online.json["station"]?.stringValue == "bench-5")
         #expect(online.json["client_id"]?.stringValue == "repd-bench-5")
-        #expect(online.json["version"]?.stringValue == hello["version"]?.stringValue)
+        #expect(online.json["version"]?.stringValue == hello.version)
         #expect(online.json["acked_id"]?.int == 0, "a new journal: nothing acknowledged before this connection")
         let connectedAt = online.json["wall"]?.double ?? 0
         #expect(connectedAt >= started - 1 && connectedAt <= Date().timeIntervalSince1970 + 1, "\(online.text)")
@@ -589,14 +587,14 @@ struct UplinkTests {
         #expect(daemonListens(socketPath))
         #expect(waitForEnd(socketPath))
         let uplink = uplinkCaughtUp(socketPath)
-        #expect(uplink?["state"]?.stringValue == "connected", "\(String(describing: uplink))\n\(daemon.standardError.suffix(1500))")
-        #expect(uplink?["broker"]?.stringValue == "mqtts://127.0.0.1:\(tlsPort)")
+        #expect(uplink?.state == "connected", "\(String(describing: uplink))\n\(daemon.standardError.suffix(1500))")
+        #expect(uplink?.broker == "mqtts://127.0.0.1:\(tlsPort)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
         let n = try newestID(journalPath)
         #expect(eventually(timeout: 10) { subscriber.ids.count >= n }, "\(subscriber.ids)")
         #expect(subscriber.ids == Array(1...n), "complete and in order")
-        #expect(subscriber.events.filter { $0["type"]?.stringValue == "rep" }.count == fixture.reps.count)
+        #expect(subscriber.events.filter { $0.kind == .rep }.count == fixture.reps.count)
         let log = broker.process?.standardError ?? ""
         #expect(log.contains("on port \(tlsPort)") && log.contains("as repd-bench-6"), "repd came in on the TLS listener: \(log)")
     }
@@ -626,13 +624,13 @@ struct UplinkTests {
                 return logged != nil
             }, "\(daemon.standardError.suffix(2000))")
         #expect(logged.map { Int($0.1) == tlsPort && $0.2 == certificates.otherCA } == true)
-        #expect(client.next(type: "rep", timeout: 30)?["id"] != nil, "counting goes on")
+        #expect(client.next(timeout: 30, { $0.repEvent })?.id != nil, "counting goes on")
         #expect(client.next(type: "rep", timeout: 30) != nil)
         client.send("status\n")
-        let uplink = try #require(client.next(type: "status")?["uplink"])
-        #expect(uplink["state"]?.stringValue == "error", "\(uplink)")
-        #expect(uplink["acked_id"]?.int == 0)
-        let lastError = try #require(uplink["last_error"]?.stringValue, "\(uplink)")
+        let uplink = try #require(client.next { $0.status }?.uplink)
+        #expect(uplink.state == "error", "\(uplink)")
+        #expect(uplink.ackedID == 0)
+        let lastError = try #require(uplink.lastError, "\(uplink)")
         #expect(daemon.standardError.contains("uplink: \(lastError)"), "status says what the log says: \(uplink)")
         #expect(broker.process?.standardError.contains("New client connected") == false, "no MQTT session began")
         daemon.signal(SIGTERM)
@@ -650,7 +648,7 @@ struct UplinkTests {
         ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
-        #expect(client.next(type: "rep", timeout: 30)?["id"] != nil)
+        #expect(client.next(timeout: 30, { $0.repEvent })?.id != nil)
         let expected = "uplink: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s; retrying in"
         #expect(eventually(timeout: 10) { daemon.standardError.contains(expected) }, "\(daemon.standardError.suffix(2000))")
         #expect(client.next(type: "rep", timeout: 30) != nil, "counting goes on")
@@ -684,17 +682,17 @@ struct UplinkTests {
         client.send("subscribe since=0\n")
         #expect(client.next(type: "set_end", timeout: 1) != nil, "the set ended before the replay did")
         // Caught up: one status says the broker acknowledged the journal's newest event.
-        var status: JSONValue?
+        var status: ServerMessage.Status?
         #expect(
             eventually(timeout: 10) {
                 client.send("status\n")
-                status = client.next(type: "status")
-                return status?["uplink"]?["acked_id"]?.int == status?["journal"]?["newest_id"]?.int
-                    && status?["uplink"]?["backlog"]?.int == 0 && status?["uplink"]?["in_flight"]?.int == 0
+                status = client.next { $0.status }
+                return status?.uplink?.ackedID == status?.journal?.newestID
+                    && status?.uplink?.backlog == 0 && status?.uplink?.inFlight == 0
             }, "\(String(describing: status))")
-        let newest = try #require(status?["journal"]?["newest_id"]?.int)
+        let newest = try #require(status?.journal?.newestID)
         #expect(newest > 5)
-        let published = try #require(status?["uplink"]?["published"]?.int)
+        let published = try #require(status?.uplink?.published)
         let text = try #require(repctlStatus(socketPath))
         #expect(
             text.contains(
