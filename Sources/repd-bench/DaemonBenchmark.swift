@@ -96,7 +96,9 @@ enum DaemonBenchmark {
         // Client 0 measures latency: it also takes the samples, to learn when each sample was due.
         swarm.connect(path: socket, send: .subscribe([.rep, .set, .samples]))
         for _ in 0..<clients { swarm.connect(path: socket) }
-        if stalled { swarm.connect(path: socket, receiveBuffer: 4096, send: .subscribe([.rep, .set, .sensor, .samples])) }
+        if stalled {
+            swarm.connect(path: socket, receiveBuffer: 4096, send: .subscribe([.rep, .set, .sensor, .samples]))
+        }
         result.connected = swarm.connections.count - 1 - (stalled ? 1 : 0)
 
         var fanout = Histogram<UInt64>(highestTrackableValue: 60_000_000)  // µs
