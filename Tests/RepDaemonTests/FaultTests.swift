@@ -1,4 +1,5 @@
 import Foundation
+import RepClient
 import Testing
 
 #if canImport(Glibc)
@@ -52,8 +53,8 @@ struct FaultTests {
         #expect(daemon.process.isRunning)
         #expect(survivor.next(type: "samples", timeout: 5) != nil, "the surviving client still gets data")
         survivor.send("status\n")
-        let status = survivor.next(type: "status")
-        #expect(status?["clients"]?.int == 1)
+        let status = survivor.next { $0.status }
+        #expect(status?.clients == 1)
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }

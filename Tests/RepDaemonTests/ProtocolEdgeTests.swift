@@ -1,4 +1,5 @@
 import Foundation
+import RepClient
 import RepProtocol
 import Testing
 
@@ -22,7 +23,7 @@ struct ProtocolEdgeTests {
     func oversizedCompleteLine() throws {
         let (daemon, client, _) = try demoDaemonAndClient()
         client.send(String(repeating: "x", count: 5000) + "\nping\n")
-        #expect(client.next(type: "error")?["message"]?.stringValue?.contains("longer than 4096") == true)
+        #expect(client.next { $0.errorMessage }?.contains("longer than 4096") == true)
         #expect(client.nextLine(timeout: 5) == nil, "the connection closes; the ping after it is not answered")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
@@ -34,7 +35,7 @@ struct ProtocolEdgeTests {
     func unknownCommandWithArguments(line: String) throws {
         let (daemon, client, _) = try demoDaemonAndClient()
         client.send(line + "\n")
-        let message = client.next(type: "error")?["message"]?.stringValue
+        let message = client.next { $0.errorMessage }
         #expect(message?.hasPrefix("unknown command \"frobnicate\"") == true, "\(String(describing: message))")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
@@ -46,7 +47,7 @@ struct ProtocolEdgeTests {
     func emptySubscribe(line: String) throws {
         let (daemon, client, _) = try demoDaemonAndClient(["--speed", "20"])
         client.send(line + "\n")
-        let message = client.next(type: "error")?["message"]?.stringValue
+        let message = client.next { $0.errorMessage }
         #expect(message?.contains("at least one event type") == true, "\(String(describing: message))")
         #expect(client.next(type: "rep", timeout: 20) != nil, "still subscribed to the defaults")
         daemon.signal(SIGTERM)

@@ -1,6 +1,8 @@
 import Foundation
 import MotionCore
 import MotionFixtures
+import RepClient
+import RepDetection
 import RepProtocol
 import Testing
 
@@ -110,12 +112,12 @@ struct ReliabilityTests {
         let client = try #require(LineClient(path: socketPath))
         var reps = 0
         var finishedAt: ContinuousClock.Instant?
-        var setEnd: JSONValue?
-        while setEnd == nil, let message = client.nextMessage(timeout: 20) {
-            switch message["type"]?.stringValue {
-            case "rep": reps += 1
-            case "sensor" where message["state"]?.stringValue == "finished": finishedAt = .now
-            case "set_end": setEnd = message
+        var setEnd: SetEvent?
+        while setEnd == nil, let message = client.nextServerLine(timeout: 20) {
+            switch message.event?.body {
+            case .workout(.rep)?: reps += 1
+            case .sensor(.finished, _)?: finishedAt = .now
+            case .workout(.setEnded(let end))?: setEnd = end
             default: break
             }
         }
@@ -124,8 +126,8 @@ struct ReliabilityTests {
         print("set_end \(waited) s after the recording ended")
         #expect(reps == 10)
         let end = try #require(setEnd, "a set_end arrived")
-        #expect(end["set"]?.int == 1)
-        #expect(end["reps"]?.int == reps)
+        #expect(end.setNumber == 1)
+        #expect(end.repCount == reps)
         #expect(waited > 6 && waited < 11, "set_end came \(waited) s after the recording ended (rest_to_end_set_s 8)")
         #expect(eventually(timeout: 15) { daemon.standardError.contains("no samples for 8 s: set 1 ended") })
         daemon.signal(SIGTERM)

@@ -1,4 +1,5 @@
 import Foundation
+import RepClient
 import Testing
 
 #if canImport(Glibc)
@@ -75,8 +76,8 @@ struct SystemdIntegrationTests {
             executable: activate, arguments: ["-l", socketPath, productsDirectory + "/repd", "--demo", "--quiet"])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
-        let hello = client.next(type: "hello", timeout: 15)
-        #expect(hello?["sensor"]?["kind"]?.stringValue == "demo")
+        let hello = client.next(timeout: 15, { $0.hello })
+        #expect(hello?.sensor.kind == "demo")
         client.send("status\n")
         #expect(client.next(type: "status") != nil)
         activator.signal(SIGTERM)

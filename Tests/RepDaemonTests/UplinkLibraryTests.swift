@@ -1,4 +1,5 @@
 import Foundation
+import RepClient
 import Testing
 
 #if canImport(Glibc)
@@ -72,8 +73,8 @@ struct UplinkLibraryTests {
         while reps < 3, client.next(type: "rep", timeout: 30) != nil { reps += 1 }
         #expect(reps == 3, "counting goes on")
         client.send("status\n")
-        let status = try #require(client.next(type: "status"))
-        #expect(status["uplink"]?["last_error"]?.stringValue?.contains("libmosquitto could not be loaded") == true, "\(status)")
+        let status = try #require(client.next { $0.status })
+        #expect(status.uplink?.lastError?.contains("libmosquitto could not be loaded") == true, "\(status)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
         #expect(daemon.standardError.contains("libmosquitto could not be loaded"), "\(daemon.standardError.suffix(1500))")
