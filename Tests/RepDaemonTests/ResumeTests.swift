@@ -1,4 +1,6 @@
 import Foundation
+import MotionCore
+import RepClient
 import RepJournal
 import Testing
 
@@ -297,7 +299,7 @@ struct ResumeTests {
         let client = try #require(LineClient(path: socketPath))
         client.send("subscribe sensor\n")
         #expect(
-            eventually(timeout: 30) { client.next(type: "sensor", timeout: 1)?["state"]?.stringValue == "finished" })
+            eventually(timeout: 30) { client.next(timeout: 1, { $0.sensorState }) == .finished })
         func newest() throws -> (id: Int64, count: Int) {
             let reader = try EventJournal(path: journalPath, station: "test", handsOutIDs: false)
             defer { reader.close() }
