@@ -51,7 +51,7 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     public var pauseShare = 0.0
     /// A step's rhythm, whatever period the tracker picked: over the last 3 s, the most prominent peak of the 3-D
     /// motion's autocorrelation at lags of a step (0.24–0.72 s, 83–250 steps a minute), above the lowest value at
-    /// a shorter lag (0 when it only falls: slow motion).
+    /// a shorter lag (0 when it has no local maximum there: a slow motion falls or still rises over those lags).
     public var stepRhythm = 0.0
     /// The same for the motion along gravity alone: the bounce of each step.
     public var verticalStepRhythm = 0.0
@@ -87,6 +87,16 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         case 14: verticalStepRhythm
         default: stepPeriod
         }
+    }
+
+    /// Steady, clean repetition: a periodicity of at least 0.95, energy within 15 % from one period to the next, and
+    /// no step rhythm at all. Gait on a wrist rarely holds this (its steps make a rhythm at half the stride, and a
+    /// walk's periodicity is 0.88 at the median); a machine-like rep does. The gate never refuses such a moment,
+    /// whatever the tree says: the tree has seen few signals this clean. (Allowing a step rhythm at the period itself,
+    /// for fast reps, let jogs through whose period the tracker took at the step: 84 % of WISDM's jogs counted 0
+    /// instead of 100 %.)
+    public var isSteadyRepetition: Bool {
+        periodicity >= 0.95 && steadiness >= 0.85 && stepPeriod == 0
     }
 
     /// Measures the features of the motion ending at grid index `i`, at a period of `lag` points; nil when the grid
@@ -157,13 +167,16 @@ extension ExerciseGateFeatures {
     /// The window of the step rhythm: 3 s.
     static let stepWindow = 75
 
-    /// The most prominent autocorrelation peak at a step's lag over the last `stepWindow` points, and its lag in s.
+    /// The most prominent autocorrelation peak at a step's lag over the last `stepWindow` points, and its lag in s. A
+    /// peak is a local maximum (higher than the lag before it and at least as high as the one after), so a slow
+    /// motion whose autocorrelation is still rising at the longest step lag has no step rhythm.
     static func stepRhythm(_ grid: MotionGrid, endingAt i: Int, vertical: Bool) -> (prominence: Double, period: Double) {
         let first = i - stepWindow + 1
-        guard first - stepLags.upperBound >= grid.oldest else { return (0, 0) }
+        let longest = stepLags.upperBound + 1
+        guard first - longest >= grid.oldest else { return (0, 0) }
         var lowest = 1.0, best = 0.0, bestLag = 0
-        var previous = 1.0
-        for lag in 1...stepLags.upperBound {
+        var before = 1.0, previous = 1.0
+        for lag in 1...longest {
             var product = 0.0, now = 0.0, then = 0.0
             for j in first...i {
                 let a = grid.slot(j), b = grid.slot(j - lag)
@@ -179,14 +192,13 @@ extension ExerciseGateFeatures {
                 }
             }
             let r = product / max((now * then).squareRoot(), 1e-12)
-            if lag >= stepLags.lowerBound, r > previous || lag == stepLags.lowerBound {
-                // A peak (or still rising): its height above the lowest value before it.
-                if r - lowest > best {
-                    best = r - lowest
-                    bestLag = lag
-                }
+            // `previous` (at lag − 1) is a peak when it rose from `before` and `r` does not rise above it.
+            if lag - 1 >= stepLags.lowerBound, previous > before, previous >= r, previous - lowest > best {
+                best = previous - lowest
+                bestLag = lag - 1
             }
-            lowest = min(lowest, r)
+            if lag - 1 >= 1 { lowest = min(lowest, previous) }
+            before = previous
             previous = r
         }
         return (best, Double(bestLag) * MotionGrid.spacing)

@@ -100,13 +100,17 @@ public struct RepDetector: Sendable {
     /// not to be exercise on average is dismissed at its end.
     private var setGateSum = 0.0
     private var setGateCount = 0
-    /// The same over the current run of steady periodicity, before a set starts.
-    private var runGateSum = 0.0
-    private var runGateCount = 0
-    /// The smoothed probability below which a set stops counting live (gait took over).
-    static let gateVeto = 0.2
-    /// A set whose judgements average below this is dismissed at its end.
-    static let gateDismissal = 0.5
+    /// The last grid point where the gate refused the motion (its probability below `minimumExerciseLikelihood`).
+    private var lastRefusal = Int.min / 2
+    /// No set starts within this long (s) of a moment the gate refused: gait's judgements flicker between steps and
+    /// swings, and a walk's or a jog's rhythm must not start a set in the moments between (chosen with the other
+    /// gate settings by `scripts/train-gate`, held out; docs/DETECTOR.md).
+    static let gateHoldOff = 4.0
+    /// Inside a set, no rep is counted live while the smoothed probability is below this share of the threshold
+    /// (gait took over).
+    static let gateVetoShare = 0.5
+    /// A set whose judgements average below this multiple of the threshold is dismissed at its end.
+    static let gateDismissalMultiple = 1.5
 
     // The set.
     private var open = false
@@ -263,9 +267,10 @@ public struct RepDetector: Sendable {
             gateFeatures = nil
         } else if i & 3 == 0 || exerciseLikelihood == nil {
             gateFeatures = ExerciseGateFeatures.measure(grid, endingAt: i, lag: k, periodicity: clarity)
-            exerciseLikelihood = gateFeatures.map { c.exerciseGate.probability(of: $0) }
+            exerciseLikelihood = gateFeatures.map { $0.isSteadyRepetition ? 1 : c.exerciseGate.probability(of: $0) }
             if let p = exerciseLikelihood {
                 gateAverage += 0.2 * (p - gateAverage)
+                if p < c.minimumExerciseLikelihood { lastRefusal = i }
                 if open {
                     setGateSum += p
                     setGateCount += 1
@@ -294,19 +299,11 @@ public struct RepDetector: Sendable {
         } else if steady {
             runLag = Double(k)
             runStart = i
-            runGateSum = 0
-            runGateCount = 0
         } else {
             runLag = 0
         }
-        // The gate judges the whole run of steady periodicity (its judgements flicker from one to the next): a set
-        // starts only when their mean reaches the threshold.
-        if runLag > 0, let p = exerciseLikelihood, i & 3 == 0 {
-            runGateSum += p
-            runGateCount += 1
-        }
-        let exercise = c.minimumExerciseLikelihood == 0
-            || (runGateCount > 0 && runGateSum / Double(runGateCount) >= c.minimumExerciseLikelihood)
+        // The gate: no set starts within a few seconds of a moment it refused (walking or fidgeting comes and goes).
+        let exercise = c.minimumExerciseLikelihood == 0 || Double(i - lastRefusal) * Self.spacing > Self.gateHoldOff
         if runLag > 0, exercise, i >= retryAt,
             Double(i - runStart) * Self.spacing >= max(c.startHold, 0.5 * runLag * Self.spacing)
         {
@@ -319,7 +316,11 @@ public struct RepDetector: Sendable {
         var current = template.match(grid, endingAt: i)
         if walking { current = 0 }
         // Gait (or other motion the gate refuses) took over: no live reps while it lasts.
-        if c.minimumExerciseLikelihood > 0, exerciseLikelihood != nil, gateAverage < Self.gateVeto { current = 0 }
+        if c.minimumExerciseLikelihood > 0, exerciseLikelihood != nil,
+            gateAverage < Self.gateVetoShare * c.minimumExerciseLikelihood
+        {
+            current = 0
+        }
         match = current
         let j = i - 1
         let last = reps.last ?? setStart
@@ -469,7 +470,7 @@ public struct RepDetector: Sendable {
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
         // it is dismissed, and its live reps are taken back.
         let dismissed = c.minimumExerciseLikelihood > 0 && setGateCount >= 4
-            && setGateSum / Double(setGateCount) < Self.gateDismissal
+            && setGateSum / Double(setGateCount) < Self.gateDismissalMultiple * c.minimumExerciseLikelihood
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),

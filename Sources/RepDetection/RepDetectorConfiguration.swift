@@ -55,11 +55,12 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// movement, from features of the last few periods (`ExerciseGateFeatures`; default the model trained by
     /// `scripts/train-gate`, docs/DETECTOR.md). Not a configuration key.
     public var exerciseGate: ExerciseGateModel = .trained
-    /// A set starts only while the gate's probability is at least this; 0 turns the gate off. Default 0 (off): the
-    /// trained gate refuses 96 % of held-out walking, jogging and stairs, but also generated sine reps, slow
-    /// physiotherapy tempos and a tenth of held-out clean sets (docs/DETECTOR.md, "The exercise gate"). Configuration
-    /// key `minimum_exercise_likelihood`; `repctl eval --minimum-exercise-likelihood 0.5` measures it.
-    public var minimumExerciseLikelihood: Double = 0
+    /// The exercise gate's threshold; 0 turns the gate off. A moment of periodic motion whose probability of exercise
+    /// is below it is refused: no set starts within 4 s of a refused moment, no rep is counted live while the
+    /// smoothed probability is below half of it, and a set whose moments average below 1.5 times it is dismissed at
+    /// its end. Default 0.2, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The exercise gate").
+    /// Configuration key `minimum_exercise_likelihood`; `repctl eval --minimum-exercise-likelihood` measures others.
+    public var minimumExerciseLikelihood: Double = 0.2
     /// A set ends after this much time without a rep (default 8 s).
     public var restToEndSet: Double = 8
     /// A gap in the samples up to this long is bridged (default 4 s); a longer one restarts the tracker (the set

@@ -48,8 +48,9 @@ struct Evaluate: ParsableCommand {
             and makes the exit code 1; the other sets are still evaluated.
 
             For scripts/train-gate: --features FILE also writes every moment the exercise gate judged, with its \
-            features, as CSV; --gate FILE uses another gate model (four lines: means, scales, weights, bias); \
-            --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off).
+            features, as CSV; --gate FILE uses another gate model (a tree: five lines, feature, threshold, left, \
+            right and probability, each its name and numbers, as scripts/train-gate writes them); \
+            --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off; default 0.2).
 
             Examples:
               repctl eval ../shared/datasets/reps/manifest.csv --json
@@ -71,7 +72,8 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Also write the exercise gate's features at every moment it judged, as CSV (for scripts/train-gate).")
     var features: String?
 
-    @Option(help: "An exercise gate model file (lines: means, scales, weights, bias) instead of the built-in one.")
+    @Option(
+        help: "An exercise gate model file (a tree: lines feature, threshold, left, right, probability) instead of the built-in one.")
     var gate: String?
 
     @Option(help: "The exercise gate's threshold, 0 to 1 (0 turns the gate off; default: the configuration's).")

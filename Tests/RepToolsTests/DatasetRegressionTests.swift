@@ -40,18 +40,19 @@ struct DatasetRegressionTests {
         let cleanStatistics = ErrorStatistics(errors: clean.compactMap { r in r.counted.map { $0 - r.entry.trueReps } })
         print("clean sets: n \(cleanStatistics.count), MAE \(cleanStatistics.meanAbsoluteError), ±1 \(cleanStatistics.withinOnePercent) %")
         #expect(cleanStatistics.count == 90)
-        // Measured with the defaults: clean 89 % within ±1, MAE 0.84; tbe_main 90 %, cara_clean 88 %; mixed MAE 3.38.
-        #expect(cleanStatistics.withinOnePercent >= 87)
-        #expect(cleanStatistics.meanAbsoluteError <= 0.9)
+        // Measured with the defaults (the exercise gate on, 2026-11-27): clean 84 % within ±1, MAE 1.13; tbe_main 90 %,
+        // cara_clean 79 %; mixed MAE 4.12. (With the gate off: 89 %, 0.84; 90 %, 88 %; 3.38.)
+        #expect(cleanStatistics.withinOnePercent >= 82)
+        #expect(cleanStatistics.meanAbsoluteError <= 1.2)
         #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
-        #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 85)
-        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 3.5)
+        #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 76)
+        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 4.3)
         let sitting = report.results.first { $0.entry.file.hasPrefix("tbe_rest/") && $0.entry.exercise == "rest_sitting" }
         #expect(sitting?.counted == 0, "sitting at rest counts nothing")
     }
 
     /// Real walking (manifest-more.csv) must count nothing: the walking check is what makes most of it so.
-    @Test("real walking counts nothing in most recordings, and the walking check is what does it")
+    @Test("real walking counts nothing, and without the walking check and the exercise gate most of it counts")
     func walking() throws {
         let manifest = (try #require(datasetManifest) as NSString).deletingLastPathComponent + "/manifest-more.csv"
         let (list, root) = try entries(manifest)
@@ -59,9 +60,10 @@ struct DatasetRegressionTests {
         #expect(walks.count == 22)
         let counted = Evaluator.evaluate(walks, root: root).results.compactMap(\.counted)
         print("walking: \(counted.filter { $0 == 0 }.count) of \(counted.count) count 0: \(counted)")
-        #expect(counted.filter { $0 == 0 }.count >= 18)  // measured: 18 of 22
+        #expect(counted.filter { $0 == 0 }.count >= 21)  // measured: 22 of 22 (18 with the gate off)
         var unchecked = RepDetectorConfiguration()
         unchecked.maximumWalkingLikeness = 2
+        unchecked.minimumExerciseLikelihood = 0
         let without = Evaluator.evaluate(walks, root: root, configuration: unchecked).results.compactMap(\.counted)
         #expect(without.filter { $0 == 0 }.count <= 10, "without the check most walks count reps: \(without)")
     }
@@ -69,19 +71,18 @@ struct DatasetRegressionTests {
     /// WISDM's smartwatch recordings of 26 people walking, jogging, on stairs, sitting, standing and kicking a ball
     /// (Weiss 2019, UCI 507, CC BY 4.0; ../shared/datasets/wisdm-watch, read in place): every one is true 0.
     @Test(
-        "with the exercise gate on, WISDM's everyday activity counts 0 in at least 90 % of recordings and at most 20 false reps an hour",
+        "with the defaults (the exercise gate on), WISDM's everyday activity counts 0 in at least 89 % of recordings and at most 30 false reps an hour",
         .enabled(if: wisdmManifest != nil, "../shared/datasets/wisdm-watch is not beside this checkout"))
     func everydayActivityWithTheGate() throws {
         let (list, root) = try entries(try #require(wisdmManifest))
         #expect(list.count == 155)
-        var gated = RepDetectorConfiguration()
-        gated.minimumExerciseLikelihood = 0.5
-        let on = Evaluator.evaluate(list, root: root, configuration: gated)
+        let on = Evaluator.evaluate(list, root: root)
         let all = try #require(on.falseCounts.last?.1)
-        print("WISDM with the gate on: \(all.zeroPercent) % count 0, \(all.falseRepsPerHour) false reps/h")
-        // Measured with the gate on (the tree trained on these people too): 94 % and 7 per hour; off: 31 % and 1240.
-        #expect(all.zeroPercent >= 90)
-        #expect(all.falseRepsPerHour <= 20)
+        print("WISDM with the defaults: \(all.zeroPercent) % count 0, \(all.falseRepsPerHour) false reps/h")
+        // Measured with the defaults (the tree trained on these people too): 90 % and 25 per hour; held out (each
+        // person scored by a tree trained without them, docs/gate-training.txt): 89 % and 32; gate off: 31 %, 1240.
+        #expect(all.zeroPercent >= 89)
+        #expect(all.falseRepsPerHour <= 30)
     }
 }
 
