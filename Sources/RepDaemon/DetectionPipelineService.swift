@@ -94,6 +94,9 @@ final class DetectionPipelineService: Service {
         drain(into: &batch, detector: detector)
         announce(detector.finish())
         record(detector)
+        // The open set's set_end is journaled on the journal's thread: wait until it is on its way to the clients,
+        // or the socket server (shut down next) could say bye first and the set's final count would be lost.
+        await hub.flushJournal()
         notifier.notify("STOPPING=1")
     }
 

@@ -105,6 +105,11 @@ final class EventHub: Sendable {
         }
     }
 
+    /// Returns when every event journaled before has been handed to the event loop (see `EventRecorder.flush`).
+    func flushJournal() async {
+        await journal?.flush()
+    }
+
     private func publish(_ kind: EventKind, _ line: String, id: Int64?) {
         if eventLoop.inEventLoop {
             fanOut(kind, line, id: id)

@@ -131,6 +131,14 @@ final class EventRecorder: @unchecked Sendable {
         }
     }
 
+    /// Returns when every event submitted before has been journaled and handed to its `publish` (at shutdown: the
+    /// last `set_end` reaches the event loop before the socket server says `bye`).
+    func flush() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            thread.submit { _ in done.resume() }
+        }
+    }
+
     /// Runs `body` with the journal on the journal's thread, after everything submitted before it, and hands its
     /// result to `eventLoop` (`deliver` runs there) together with the newest id whose line was handed to that loop
     /// before the read: every such line reaches the loop before `deliver` runs.
