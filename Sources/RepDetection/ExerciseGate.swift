@@ -155,8 +155,7 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         f.logVerticalSharpness = log(max((verticalChange / max(vv, 1e-12)).squareRoot() * sine, 1e-3))
         f.steadiness = max(recent, before) > 0 ? min(recent, before) / max(recent, before) : 0
         f.pauseShare = Double(paused) / Double(window)
-        (f.stepRhythm, f.stepPeriod) = stepRhythm(grid, endingAt: i, vertical: false)
-        f.verticalStepRhythm = stepRhythm(grid, endingAt: i, vertical: true).prominence
+        (f.stepRhythm, f.stepPeriod, f.verticalStepRhythm) = stepRhythms(grid, endingAt: i)
         return f
     }
 }
@@ -167,31 +166,41 @@ extension ExerciseGateFeatures {
     /// The window of the step rhythm: 3 s.
     static let stepWindow = 75
 
-    /// The most prominent autocorrelation peak at a step's lag over the last `stepWindow` points, and its lag in s. A
-    /// peak is a local maximum (higher than the lag before it and at least as high as the one after), so a slow
-    /// motion whose autocorrelation is still rising at the longest step lag has no step rhythm.
-    static func stepRhythm(_ grid: MotionGrid, endingAt i: Int, vertical: Bool) -> (prominence: Double, period: Double) {
+    /// The most prominent autocorrelation peak at a step's lag over the last `stepWindow` points, of the 3-D motion
+    /// (with its lag in s) and of the motion along gravity, in one pass. A peak is a local maximum (higher than the lag
+    /// before it and at least as high as the one after), so a slow motion whose autocorrelation is still rising at the
+    /// longest step lag has no step rhythm.
+    static func stepRhythms(_ grid: MotionGrid, endingAt i: Int) -> (prominence: Double, period: Double, vertical: Double) {
         let first = i - stepWindow + 1
         let longest = stepLags.upperBound + 1
-        guard first - longest >= grid.oldest else { return (0, 0) }
-        var lowest = 1.0, best = 0.0, bestLag = 0
-        var before = 1.0, previous = 1.0
+        guard first - longest >= grid.oldest else { return (0, 0, 0) }
+        var peaks = (PeakSearch(), PeakSearch())
         for lag in 1...longest {
             var product = 0.0, now = 0.0, then = 0.0
+            var vProduct = 0.0, vNow = 0.0, vThen = 0.0
             for j in first...i {
                 let a = grid.slot(j), b = grid.slot(j - lag)
-                if vertical {
-                    let v = grid.vertical[a], w = grid.vertical[b]
-                    product += v * w
-                    now += v * v
-                    then += w * w
-                } else {
-                    product += grid.x[a] * grid.x[b] + grid.y[a] * grid.y[b] + grid.z[a] * grid.z[b]
-                    now += grid.energy[a]
-                    then += grid.energy[b]
-                }
+                product += grid.x[a] * grid.x[b] + grid.y[a] * grid.y[b] + grid.z[a] * grid.z[b]
+                now += grid.energy[a]
+                then += grid.energy[b]
+                let v = grid.vertical[a], w = grid.vertical[b]
+                vProduct += v * w
+                vNow += v * v
+                vThen += w * w
             }
-            let r = product / max((now * then).squareRoot(), 1e-12)
+            peaks.0.add(product / max((now * then).squareRoot(), 1e-12), lag: lag)
+            peaks.1.add(vProduct / max((vNow * vThen).squareRoot(), 1e-12), lag: lag)
+        }
+        return (peaks.0.best, Double(peaks.0.bestLag) * MotionGrid.spacing, peaks.1.best)
+    }
+
+    /// Finds the most prominent local maximum at a step's lag in an autocorrelation fed lag by lag from lag 1.
+    struct PeakSearch {
+        var lowest = 1.0, best = 0.0, bestLag = 0
+        var before = 1.0, previous = 1.0
+
+        /// Adds the autocorrelation `r` at `lag` (lags 1, 2, … in order).
+        mutating func add(_ r: Double, lag: Int) {
             // `previous` (at lag − 1) is a peak when it rose from `before` and `r` does not rise above it.
             if lag - 1 >= stepLags.lowerBound, previous > before, previous >= r, previous - lowest > best {
                 best = previous - lowest
@@ -201,7 +210,6 @@ extension ExerciseGateFeatures {
             before = previous
             previous = r
         }
-        return (best, Double(bestLag) * MotionGrid.spacing)
     }
 }
 
