@@ -22,7 +22,7 @@ struct RepctlConfigurationTests {
         return Int(json[range].split(separator: ":").last!.trimmingCharacters(in: .whitespaces))
     }
 
-    @Test("generate walk writes a wrist on a walk, which eval counts no reps in, and the step check is what does it")
+    @Test("generate walk writes a wrist on a walk, which eval counts no reps in, and the walking check and the gate are what do it")
     func generatedWalkCountsNothing() throws {
         let dir = scratchDirectory()
         let generate = try DaemonProcess(
@@ -36,7 +36,8 @@ struct RepctlConfigurationTests {
         #expect(eval.waitForExit() == 0, "\(eval.standardError)")
         #expect(counted(eval.standardOutput) == 0, "\(eval.standardOutput)")
 
-        try "[detector]\nmaximum_walking_likeness = 2\n".write(toFile: dir + "/off.toml", atomically: true, encoding: .utf8)
+        try "[detector]\nmaximum_walking_likeness = 2\nminimum_exercise_likelihood = 0\n".write(
+            toFile: dir + "/off.toml", atomically: true, encoding: .utf8)
         let off = try DaemonProcess(
             executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json", "--config", dir + "/off.toml"])
         #expect(off.waitForExit() == 0, "\(off.standardError)")
