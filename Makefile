@@ -10,8 +10,13 @@
 
 # What is installed: programs (Sources/NAME with an @main), units, udev rules, sysusers.d entries. The one place to
 # add a program; units, rules and sysusers files in systemd/ are picked up by name.
-PROGRAMS := repd repctl $(notdir $(wildcard Sources/repd-web))
-UNITS := $(wildcard systemd/*.service systemd/*.socket)
+# Swift 6.0 (Debian trixie's swiftlang) reads Package@swift-6.0.swift, which has no repd-web (Hummingbird needs SwiftPM
+# 6.2): then neither repd-web nor its unit is built or installed (docs/PACKAGING.md, "Swift 6.0 and arm64").
+SWIFT ?= swift
+SWIFT_6_0 := $(shell $(SWIFT) --version 2>/dev/null | grep -q 'Swift version 6\.0' && echo yes)
+PROGRAMS := repd repctl $(if $(SWIFT_6_0),,$(notdir $(wildcard Sources/repd-web)))
+UNITS := $(filter-out $(patsubst %,systemd/%.service,$(filter-out $(PROGRAMS),repd-web)),\
+	$(wildcard systemd/*.service systemd/*.socket))
 UDEV_RULES := $(wildcard systemd/*.rules)
 SYSUSERS := $(wildcard systemd/*.sysusers)
 CONFIG := config/repd.toml
@@ -27,7 +32,6 @@ DOCDIR ?= $(PREFIX)/share/doc/repd
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-SWIFT ?= swift
 # The Swift standard library linked in; no $ORIGIN run path; linked by the toolchain's lld with packed relative
 # relocations (DT_RELR, glibc >= 2.36) and without exporting the programs' own symbols: 3 MB smaller and about 2 MB
 # less resident than the plain static build (docs/PACKAGING.md, "Footprint").
@@ -45,12 +49,12 @@ all:
 
 # Manual pages (section 1; repctl's subcommands each get one) from the programs' own --help, by
 # swift-argument-parser's generate-manual. It runs the programs, so a cross build takes them from a debug build for
-# this machine (the same options and help text).
+# this machine (the same options and help text), or from MAN_BIN=DIR where a build for this machine already is.
 MAN_OUT := .build/man
 MAN_BIN ?= $(if $(SWIFT_SDK),.build/debug,$(BUILD_BIN))
 man:
 	$(SWIFT) build --product generate-manual
-	$(if $(SWIFT_SDK),for program in $(PROGRAMS); do $(SWIFT) build --product $$program || exit 1; done)
+	$(if $(and $(SWIFT_SDK),$(filter .build/debug,$(MAN_BIN))),for program in $(PROGRAMS); do $(SWIFT) build --product $$program || exit 1; done)
 	rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)
 	for program in $(PROGRAMS); do \
 		.build/debug/generate-manual $(MAN_BIN)/$$program --multi-page --section 1 \

@@ -21,7 +21,7 @@ let barbellKernelPrerequisite: String? = {
 /// entries were written.
 @Suite(
     "per-rep quality through a real kernel (qemu)", .serialized,
-    .enabled(if: barbellKernelPrerequisite == nil, "\(barbellKernelPrerequisite ?? "")"))
+    .enabled(if: barbellKernelPrerequisite == nil, Comment(rawValue: barbellKernelPrerequisite ?? "")))
 struct BarbellKernelTests {
     @Test("a squat set written at 100 Hz into the dummy accelerometer: repd's mean velocities, ranges of motion and velocity loss match the generator's")
     func squatThroughTheKernel() throws {

@@ -126,7 +126,7 @@ struct RealDriverWorkout {
 
 /// Real, unmodified in-tree accelerometer drivers (Linux 6.1) bound to i2c-stub chips under qemu, read by repd in the
 /// guest while a shell loop moves the chip: each counts the 10 reps written, and leaves the device as found.
-@Suite("IIO with real drivers on a real kernel (qemu)", .serialized, .enabled(if: realDriverPrerequisite == nil, "\(realDriverPrerequisite ?? "")"))
+@Suite("IIO with real drivers on a real kernel (qemu)", .serialized, .enabled(if: realDriverPrerequisite == nil, Comment(rawValue: realDriverPrerequisite ?? "")))
 struct RealDriverTests {
     /// The checks every workout shares: 10 ± 1 reps, sample times on CLOCK_MONOTONIC (seconds since boot, within
     /// the workout), repd exits 0 and the device is put back as found.

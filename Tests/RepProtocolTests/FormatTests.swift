@@ -26,13 +26,15 @@ struct FormatTests {
 
 @Suite("default socket path")
 struct DefaultSocketPathTests {
+    // "UID" stands for getuid(): Swift 6.0.3 (Debian trixie) crashes on string interpolation in @Test arguments.
     @Test("without a runtime folder the daemon falls back to $TMPDIR/repd-UID, or /tmp/repd-UID", arguments: [
-        (["TMPDIR": "/scratch/t/"], "/scratch/t/repd-\(getuid())/events.sock"),
-        ([:], "/tmp/repd-\(getuid())/events.sock"),
-        (["TMPDIR": "", "XDG_RUNTIME_DIR": ""], "/tmp/repd-\(getuid())/events.sock"),
+        (["TMPDIR": "/scratch/t/"], "/scratch/t/repd-UID/events.sock"),
+        ([:], "/tmp/repd-UID/events.sock"),
+        (["TMPDIR": "", "XDG_RUNTIME_DIR": ""], "/tmp/repd-UID/events.sock"),
         (["XDG_RUNTIME_DIR": "/run/user/7", "TMPDIR": "/x"], "/run/user/7/repd/events.sock"),
     ] as [([String: String], String)])
     func fallback(environment: [String: String], expected: String) {
+        let expected = expected.replacing("UID", with: String(getuid()))
         #expect(DefaultSocketPath.forDaemon(environment: { environment[$0] }) == expected)
     }
 }

@@ -36,8 +36,13 @@ struct HistoryRequestTests {
             (#"{"cmd":"history","to":-5}"#, "to"), (#"{"cmd":"history","since":3}"#, "since"),
         ])
     func refused(line: String, named: String) {
-        let error = #expect(throws: ProtocolError.self) { try ClientCommand.parse(line: Array(line.utf8)) }
-        #expect(error?.reason.contains(named) == true, "\(error?.reason ?? "")")
+        // do/catch rather than the error #expect(throws:) returns, which needs Swift Testing 6.1 (trixie has 6.0.3).
+        do {
+            _ = try ClientCommand.parse(line: Array(line.utf8))
+            Issue.record("\(line) was accepted")
+        } catch {
+            #expect(error.reason.contains(named), "\(error.reason)")
+        }
     }
 
     @Test("the reply carries every event with its id and station, the count and whether more are left")

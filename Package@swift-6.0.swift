@@ -1,0 +1,153 @@
+// swift-tools-version: 6.0
+// Swift 6.0 (Debian trixie's swiftlang 6.0.3, the Swift a Debian or Raspberry Pi OS board gets with
+// `apt install swiftlang`): Package.swift less what 6.0 cannot have. SwiftPM 6.1 and later read Package.swift.
+// - No repd-web (Hummingbird) and no repd-bench (hdrhistogram-swift): Hummingbird's manifest needs SwiftPM 6.2 and
+//   brings some fifteen packages that would all need a 6.0 manifest (docs/PACKAGING.md, "Swift 6.0").
+// - swift-system, swift-nio, swift-log, swift-service-lifecycle and swift-async-algorithms need a 6.0 manifest of
+//   the same release: scripts/swift60-mirror makes those copies.
+import PackageDescription
+
+/// Modules that must build anywhere (no Linux-only APIs, no Foundation): MotionCore, MotionFixtures, MotionSimulation,
+/// PlainText, RepDetection, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon. RepJournal
+/// needs the system's SQLite (CSQLite, libsqlite3-dev); RepUplink the system's libmosquitto (CMosquitto,
+/// libmosquitto-dev).
+let package = Package(
+    name: "repd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "repd", targets: ["repd"]),
+        .executable(name: "repctl", targets: ["repctl"]),
+        .library(name: "MotionCore", targets: ["MotionCore"]),
+        .library(name: "MotionFixtures", targets: ["MotionFixtures"]),
+        .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
+        .library(name: "RepDetection", targets: ["RepDetection"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+    ],
+    targets: [
+        // The core: samples, the provider protocol and its one sample sink, the SPSC ring.
+        .target(
+            name: "MotionCore",
+            dependencies: [
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        // Text without Foundation: decimal numbers, whole small files, trimming.
+        .target(name: "PlainText", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        // Fixture CSV files and the provider that replays them.
+        .target(
+            name: "MotionFixtures",
+            dependencies: ["MotionCore", "PlainText", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // Generated motion: sines, functions of time, workouts, walks.
+        // … and barbell sets with their true per-rep quality (measured with RepDetection's phase rules).
+        .target(name: "MotionSimulation", dependencies: ["MotionCore", "RepDetection"]),
+        .target(name: "RepDetection", dependencies: ["MotionCore"]),
+        .target(name: "RepProtocol", dependencies: ["MotionCore", "RepDetection"]),
+        .target(
+            name: "RepTools",
+            dependencies: ["MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepProtocol"]),
+        .target(name: "RepConfiguration", dependencies: ["PlainText", "RepDetection"]),
+        .target(
+            name: "RepDaemon",
+            dependencies: [
+                "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol", "RepConfiguration",
+                "LinuxIIO", "RepJournal", "RepUplink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "LinuxIIO",
+            dependencies: [
+                "MotionCore", "PlainText", "CUdev", "CLinuxShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "CLinuxShims"),
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["MotionCore", "MotionFixtures", "PlainText", "LinuxIIO", "RepConfiguration", "RepProtocol"]
+        ),
+        .executableTarget(name: "repd-fuzz", dependencies: ["FuzzTargets"]),
+        .target(name: "CBenchDecoder"),
+        // The on-board event journal: append, query since an id, retention (SQLite, WAL).
+        .target(name: "RepJournal", dependencies: ["CSQLite"]),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The fleet uplink: follows the journal and publishes every event to an MQTT broker (libmosquitto).
+        .target(
+            name: "RepUplink",
+            dependencies: [
+                "CMosquitto", "CLinuxShims", "LinuxIIO", "RepJournal", "RepProtocol", "PlainText",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // libmosquitto's header (Debian libmosquitto-dev) and a loader that opens libmosquitto.so.1 when the uplink
+        // starts: a daemon whose uplink is off never maps it, nor the OpenSSL it brings.
+        .target(
+            name: "CMosquitto",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
+        .systemLibrary(
+            name: "CUdev",
+            pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]
+        ),
+        .executableTarget(
+            name: "repd",
+            dependencies: [
+                "MotionCore", "RepDetection", "RepConfiguration", "RepDaemon", "RepProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "repctl",
+            dependencies: [
+                "MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepTools",
+                "RepProtocol", "RepConfiguration", "LinuxIIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
+        .testTarget(name: "MotionFixturesTests", dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore"]),
+        .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore", "RepDetection"]),
+        .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
+        .testTarget(
+            name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
+        .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
+        .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
+        .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol"]),
+        .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
+        .testTarget(
+            name: "RepDaemonTests",
+            dependencies: [
+                "RepDaemon", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation", "RepJournal",
+                "RepUplink",
+            ]),
+        .testTarget(
+            name: "LinuxIIOTests",
+            dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepTools"],
+            exclude: ["umockdev"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"], exclude: ["corpus"]),
+        .testTarget(
+            name: "RepToolsTests",
+            dependencies: ["RepTools", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
