@@ -50,6 +50,13 @@ let package = Package(
         .target(name: "MotionSimulation", dependencies: ["MotionCore", "RepDetection"]),
         .target(name: "RepDetection", dependencies: ["MotionCore"]),
         .target(name: "RepProtocol", dependencies: ["MotionCore", "RepDetection"]),
+        // The client side of the protocol: server lines read back into types, and a blocking socket client.
+        .target(
+            name: "RepClient",
+            dependencies: [
+                "MotionCore", "RepDetection", "RepProtocol", .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         .target(
             name: "RepTools",
             dependencies: ["MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepProtocol"]),
@@ -119,7 +126,7 @@ let package = Package(
             name: "repctl",
             dependencies: [
                 "MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepTools",
-                "RepProtocol", "RepConfiguration", "LinuxIIO",
+                "RepProtocol", "RepClient", "RepConfiguration", "LinuxIIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -131,14 +138,16 @@ let package = Package(
         .testTarget(
             name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
+        .testTarget(
+            name: "RepClientTests", dependencies: ["RepClient", "RepProtocol", "RepDetection", "MotionCore"]),
         .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
         .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
         .testTarget(
             name: "RepDaemonTests",
             dependencies: [
-                "RepDaemon", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation", "RepJournal",
-                "RepUplink",
+                "RepDaemon", "RepProtocol", "RepClient", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation",
+                "RepJournal", "RepUplink",
             ]),
         .testTarget(
             name: "LinuxIIOTests",
