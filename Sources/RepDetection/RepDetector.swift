@@ -49,8 +49,8 @@ public struct RepDetector: Sendable {
     /// The walking likeness after the last grid point, when judged (see `maximumWalkingLikeness`).
     public private(set) var walkingLikeness: Double?
     /// The exercise gate's probability that the periodic motion is exercise (0…1), measured every fourth grid point
-    /// while the gate is on and the motion is periodic; nil otherwise. A set starts only while it is at least
-    /// `minimumExerciseLikelihood`.
+    /// while the gate is on and the motion is periodic; nil otherwise. Below `minimumExerciseLikelihood` the moment is
+    /// refused: no set starts within `gateHoldOff` of it.
     public private(set) var exerciseLikelihood: Double?
     /// The features the gate judged last (for plots, traces and `scripts/train-gate`).
     public private(set) var gateFeatures: ExerciseGateFeatures?
