@@ -99,9 +99,12 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         periodicity >= 0.95 && steadiness >= 0.85 && stepPeriod == 0
     }
 
-    /// Measures the features of the motion ending at grid index `i`, at a period of `lag` points; nil when the grid
-    /// does not hold enough of it (the window plus one period before it).
-    static func measure(_ grid: MotionGrid, endingAt i: Int, lag: Int, periodicity: Double) -> ExerciseGateFeatures? {
+    /// Measures the features of the motion ending at grid index `i`, at a period of `lag` points, with the step
+    /// rhythms that `steps` holds for that moment; nil when the grid does not hold enough of the motion (the window
+    /// plus one period before it).
+    static func measure(
+        _ grid: MotionGrid, endingAt i: Int, lag: Int, periodicity: Double, steps: StepRhythmTracker
+    ) -> ExerciseGateFeatures? {
         guard lag >= 2 else { return nil }
         let window = max(2 * lag, 75)
         let first = i - window + 1
@@ -155,7 +158,7 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         f.logVerticalSharpness = log(max((verticalChange / max(vv, 1e-12)).squareRoot() * sine, 1e-3))
         f.steadiness = max(recent, before) > 0 ? min(recent, before) / max(recent, before) : 0
         f.pauseShare = Double(paused) / Double(window)
-        (f.stepRhythm, f.stepPeriod, f.verticalStepRhythm) = stepRhythms(grid, endingAt: i)
+        (f.stepRhythm, f.stepPeriod, f.verticalStepRhythm) = steps.rhythms(endingAt: i)
         return f
     }
 }
@@ -165,34 +168,6 @@ extension ExerciseGateFeatures {
     static let stepLags = 6...18
     /// The window of the step rhythm: 3 s.
     static let stepWindow = 75
-
-    /// The most prominent autocorrelation peak at a step's lag over the last `stepWindow` points, of the 3-D motion
-    /// (with its lag in s) and of the motion along gravity, in one pass. A peak is a local maximum (higher than the lag
-    /// before it and at least as high as the one after), so a slow motion whose autocorrelation is still rising at the
-    /// longest step lag has no step rhythm.
-    static func stepRhythms(_ grid: MotionGrid, endingAt i: Int) -> (prominence: Double, period: Double, vertical: Double) {
-        let first = i - stepWindow + 1
-        let longest = stepLags.upperBound + 1
-        guard first - longest >= grid.oldest else { return (0, 0, 0) }
-        var peaks = (PeakSearch(), PeakSearch())
-        for lag in 1...longest {
-            var product = 0.0, now = 0.0, then = 0.0
-            var vProduct = 0.0, vNow = 0.0, vThen = 0.0
-            for j in first...i {
-                let a = grid.slot(j), b = grid.slot(j - lag)
-                product += grid.x[a] * grid.x[b] + grid.y[a] * grid.y[b] + grid.z[a] * grid.z[b]
-                now += grid.energy[a]
-                then += grid.energy[b]
-                let v = grid.vertical[a], w = grid.vertical[b]
-                vProduct += v * w
-                vNow += v * v
-                vThen += w * w
-            }
-            peaks.0.add(product / max((now * then).squareRoot(), 1e-12), lag: lag)
-            peaks.1.add(vProduct / max((vNow * vThen).squareRoot(), 1e-12), lag: lag)
-        }
-        return (peaks.0.best, Double(peaks.0.bestLag) * MotionGrid.spacing, peaks.1.best)
-    }
 
     /// Finds the most prominent local maximum at a step's lag in an autocorrelation fed lag by lag from lag 1.
     struct PeakSearch {

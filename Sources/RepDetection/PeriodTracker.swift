@@ -21,6 +21,8 @@ struct PeriodTracker {
     private var energyLagged: [Double]
     /// n(k) after the last `pick()`, 0 where the window is not yet full.
     private(set) var nsdf: [Double]
+    /// Scratch for `pick()`: the lags of the key maxima (at most one in two lags).
+    private var keyMaxima: [Int]
     private var latest = -1
     private var origin = 0
     private var sinceRecompute = 0
@@ -36,6 +38,7 @@ struct PeriodTracker {
         energyNow = cross
         energyLagged = cross
         nsdf = cross
+        keyMaxima = Array(repeating: 0, count: maximumLag / 2 + 1)
     }
 
     /// The longest stretch of history the tracker reads behind the newest point.
@@ -154,50 +157,54 @@ struct PeriodTracker {
 
     /// The period in grid points (0: none) and its periodicity, after the last point.
     mutating func pick() -> (lag: Int, periodicity: Double) {
-        let maximumLag = maximumLag
+        let maximumLag = maximumLag, minimumLag = minimumLag
         let steady = latest - span >= origin
-        nsdf.withUnsafeMutableBufferPointer { n in
-            if steady {
-                for k in 1...maximumLag { n[k] = 2 * cross[k] / max(energyNow[k] + energyLagged[k], 1e-12) }
-            } else {
-                for k in 1...maximumLag {
-                    let full = latest - window[k] + 1 >= origin + k
-                    n[k] = full ? 2 * cross[k] / max(energyNow[k] + energyLagged[k], 1e-12) : 0
+        let latest = latest, origin = origin
+        return cross.withUnsafeBufferPointer { cross in
+            energyNow.withUnsafeBufferPointer { now in
+                energyLagged.withUnsafeBufferPointer { lagged in
+                    window.withUnsafeBufferPointer { window in
+                        keyMaxima.withUnsafeMutableBufferPointer { keys in
+                            nsdf.withUnsafeMutableBufferPointer { n in
+                                if steady {
+                                    for k in 1..<(maximumLag + 1) { n[k] = 2 * cross[k] / max(now[k] + lagged[k], 1e-12) }
+                                } else {
+                                    for k in 1...maximumLag {
+                                        let full = latest - window[k] + 1 >= origin + k
+                                        n[k] = full ? 2 * cross[k] / max(now[k] + lagged[k], 1e-12) : 0
+                                    }
+                                }
+                                // The key maxima at lags ≥ `minimumLag`, in order of lag, and the highest of them.
+                                // The first positive stretch (lags near 0, where the signal still resembles itself)
+                                // is skipped.
+                                var count = 0
+                                var highest = -Double.infinity
+                                var k = 1
+                                while k <= maximumLag, n[k] > 0 { k += 1 }
+                                while k <= maximumLag {
+                                    while k <= maximumLag, n[k] <= 0 { k += 1 }
+                                    guard k <= maximumLag else { break }
+                                    var best = k
+                                    while k <= maximumLag, n[k] > 0 {
+                                        if n[k] > n[best] { best = k }
+                                        k += 1
+                                    }
+                                    if best >= minimumLag {
+                                        keys[count] = best
+                                        count += 1
+                                        highest = max(highest, n[best])
+                                    }
+                                }
+                                guard highest > 0 else { return (0, 0) }
+                                // The shortest lag whose key maximum reaches the fraction of the highest.
+                                let limit = keyMaximumFraction * highest
+                                for j in 0..<count where n[keys[j]] >= limit { return (keys[j], n[keys[j]]) }
+                                return (0, 0)
+                            }
+                        }
+                    }
                 }
             }
-        }
-        var highest = -Double.infinity
-        forEachKeyMaximum { _, value in
-            highest = max(highest, value)
-            return false
-        }
-        guard highest > 0 else { return (0, 0) }
-        var found = (lag: 0, periodicity: 0.0)
-        let limit = keyMaximumFraction * highest
-        forEachKeyMaximum { lag, value in
-            if value >= limit {
-                found = (lag, value)
-                return true
-            }
-            return false
-        }
-        return found
-    }
-
-    /// Visits the key maxima at lags ≥ `minimumLag` in order of lag until `body` returns true. The first positive
-    /// stretch (lags near 0, where the signal still resembles itself) is skipped.
-    private func forEachKeyMaximum(_ body: (Int, Double) -> Bool) {
-        var k = 1
-        while k <= maximumLag, nsdf[k] > 0 { k += 1 }
-        while k <= maximumLag {
-            while k <= maximumLag, nsdf[k] <= 0 { k += 1 }
-            guard k <= maximumLag else { return }
-            var best = k
-            while k <= maximumLag, nsdf[k] > 0 {
-                if nsdf[k] > nsdf[best] { best = k }
-                k += 1
-            }
-            if best >= minimumLag, body(best, nsdf[best]) { return }
         }
     }
 }

@@ -79,6 +79,7 @@ public struct RepDetector: Sendable {
     // Tracking.
     private var grid = MotionGrid()
     private var tracker: PeriodTracker
+    private var steps = StepRhythmTracker()
     private let minimumWindow: Int
     private var runLag = 0.0  // 0: no run of steady periodicity
     private var picked = (lag: 0, periodicity: 0.0)
@@ -175,6 +176,7 @@ public struct RepDetector: Sendable {
             if origin <= t {
                 grid.append(motion: (0, 0, 0), down: Self.unit(gravity))
                 tracker.update(grid)
+                if configuration.minimumExerciseLikelihood > 0 { steps.update(grid) }
                 step(into: &events)
             }
             return
@@ -227,6 +229,7 @@ public struct RepDetector: Sendable {
             )
             grid.append(motion: m, down: Self.unit(g))
             tracker.update(grid)
+            if configuration.minimumExerciseLikelihood > 0 { steps.update(grid) }
             step(into: &events)
             gridTime = origin + Double(grid.next) * Self.spacing
         }
@@ -266,7 +269,7 @@ public struct RepDetector: Sendable {
             exerciseLikelihood = nil
             gateFeatures = nil
         } else if i & 3 == 0 || exerciseLikelihood == nil {
-            gateFeatures = ExerciseGateFeatures.measure(grid, endingAt: i, lag: k, periodicity: clarity)
+            gateFeatures = ExerciseGateFeatures.measure(grid, endingAt: i, lag: k, periodicity: clarity, steps: steps)
             exerciseLikelihood = gateFeatures.map { $0.isSteadyRepetition ? 1 : c.exerciseGate.probability(of: $0) }
             if let p = exerciseLikelihood {
                 gateAverage += 0.2 * (p - gateAverage)
