@@ -4,8 +4,9 @@
 ///
 /// The sums slide like the period tracker's: each new grid point adds one product per lag and drops the one that left
 /// the window (19 lags, a few multiplications each), so that judging a moment costs no pass over the window. They are
-/// summed again exactly every `recomputeInterval` points, and whenever the window was not followed point by point
-/// (the start of a run, a gap), so that rounding cannot build up.
+/// summed again exactly every `recomputeInterval` points, whenever the window was not followed point by point (the
+/// start of a run, a gap), and when the window's energy (3-D or along gravity) fell below a thousandth of what it was at the last exact sum
+/// (the rounding left by large motion would then weigh on small motion's correlations).
 struct StepRhythmTracker {
     /// Lags 1…19: the step lags (6–18 points) and one more, to tell whether the longest is a local maximum.
     static let longest = ExerciseGateFeatures.stepLags.upperBound + 1
@@ -25,6 +26,8 @@ struct StepRhythmTracker {
     /// The newest index summed; `Int.min` when the sums do not hold a whole window.
     private var latest = Int.min
     private var sinceRecompute = 0
+    /// Σ |a(t)|² and Σ v(t)² at the last exact sum.
+    private var energyAtRecompute = 0.0, verticalEnergyAtRecompute = 0.0
 
     /// A tracker whose sums are summed again from the grid every `recomputeInterval` points (1: at every point).
     init(recomputeInterval: Int = 512) {
@@ -44,7 +47,9 @@ struct StepRhythmTracker {
             return
         }
         sinceRecompute += 1
-        guard latest == i - 1, sinceRecompute < recomputeInterval else {
+        guard latest == i - 1, sinceRecompute < recomputeInterval, now >= 1e-3 * energyAtRecompute,
+            verticalNow >= 1e-3 * verticalEnergyAtRecompute
+        else {
             recompute(grid, endingAt: i)
             return
         }
@@ -76,6 +81,8 @@ struct StepRhythmTracker {
             now += grid.energy[a]
             verticalNow += grid.vertical[a] * grid.vertical[a]
         }
+        energyAtRecompute = now
+        verticalEnergyAtRecompute = verticalNow
         for k in 1...Self.longest {
             var p = 0.0, e = 0.0, vp = 0.0, ve = 0.0
             for j in first...i {
