@@ -1,6 +1,5 @@
 import Logging
 import MotionCore
-import PlainText
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,11 +8,13 @@ import Glibc
 
 /// A real accelerometer through the IIO buffered character device, behind the `MotionProvider` protocol.
 ///
-/// `start()` spawns one reader thread that finds the device with libudev, configures it (`IIOCaptureSession`),
-/// opens `/dev/iio:deviceN` non-blocking and loops in `poll()` on it and on an eventfd that `stop()` fires. It reads
-/// many records per `read()`, carries partial records over, decodes into a reused array and writes each batch into
-/// `sampleOutlet`, from which attached sinks (the daemon: its ring) take it without a copy. Nothing per sample
-/// allocates, locks or logs; nothing per batch allocates unless someone subscribes to `samplePublisher`.
+/// `start()` spawns one reader thread running a supervisor loop: it finds the device with libudev and runs one
+/// capture driver on it (`CaptureDriver`): `BufferedCapture` configures the device (`IIOCaptureSession`), opens
+/// `/dev/iio:deviceN` non-blocking and loops in `poll()` on it and on an eventfd that `stop()` fires, reading many
+/// records per `read()`, carrying partial records over and decoding into a reused array; `PolledCapture` reads
+/// `in_accel_*_raw` at the rate. Each batch goes into `sampleOutlet`, from which attached sinks (the daemon: its
+/// ring) take it without a copy. Nothing per sample allocates, locks or logs; nothing per batch allocates unless
+/// someone subscribes to `samplePublisher`.
 ///
 /// Faults: ENODEV/EIO (or EOF) while reading mean the sensor is gone: the state becomes `.sensorLost`, the device is
 /// closed, and the thread rescans every `rescanInterval` until it returns (`.sensorBack`). A buffer that delivers
@@ -62,6 +63,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
 
     /// The options.
     public let options: Options
+    /// Where the reader thread writes each batch (from either driver); attach the sink that takes them.
     public let sampleOutlet = MotionSampleOutlet()
 
     private let stateSubject = CurrentValueSubject<MotionProviderState, Never>(.idle)
@@ -82,6 +84,8 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         self.logger = logger
     }
 
+    /// The state: `.running`, `.sensorLost`, `.sensorBack`, `.polling`, `.failed`, `.stopped`; sent from the reader
+    /// thread (and from `stop()`).
     public var statePublisher: AnyPublisher<MotionProviderState, Never> { stateSubject.eraseToAnyPublisher() }
 
     /// The counters so far.
@@ -120,15 +124,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         stateSubject.send(.stopped)
     }
 
-    // MARK: - The reader thread
-
-    private enum Outcome {
-        case stopped
-        case lost(String)
-        case noData
-        /// The driver refused the buffered setup; why, with the file and the fix.
-        case refused(String)
-    }
+    // MARK: - The reader thread: the supervisor loop
 
     private func run(stop: WakeSignal) {
         let monitor = UdevMonitor()
@@ -141,13 +137,18 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                 device.withLock { $0 = found }
                 timingState.withLock { $0 = nil }
                 if lost { reconnectCount.wrappingAdd(1, ordering: .relaxed) }
-                let outcome: Outcome
+                let context = CaptureContext(
+                    device: found, options: options, stop: stop, monitor: monitor, back: lost, provider: self)
+                let outcome: CaptureOutcome
                 // Accel or timestamp scan elements that do not parse fail the buffered setup (with the file and
                 // why) rather than fall back to polling unnoticed.
-                if found.hasBufferedAccel || (found.devnode != nil && !found.channelErrors.isEmpty), found.bufferDirectory != nil, !options.forcePolling {
-                    let buffered: Outcome
+                if found.hasBufferedAccel || (found.devnode != nil && !found.channelErrors.isEmpty),
+                    found.bufferDirectory != nil, !options.forcePolling
+                {
+                    let buffered: CaptureOutcome
                     do {
-                        buffered = try runBuffered(found, stop: stop, monitor: monitor, back: lost)
+                        var driver = BufferedCapture(context)
+                        buffered = try capture(with: &driver, on: found)
                     } catch where error.kind == .io {
                         // The driver refused the setup (a trigger it does not accept, a buffer it cannot start):
                         // the message names the file and the fix; samples still flow by polling.
@@ -155,17 +156,26 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     }
                     switch buffered {
                     case .noData:
-                        outcome = try runPolling(found, stop: stop, reason: "the buffer delivered nothing within \(options.deliveryDeadline) s")
+                        var driver = PolledCapture(
+                            context, reason: "the buffer delivered nothing within \(options.deliveryDeadline) s")
+                        outcome = try capture(with: &driver, on: found)
                     case .refused(let reason):
-                        outcome = try runPolling(found, stop: stop, reason: reason)
+                        var driver = PolledCapture(context, reason: reason)
+                        outcome = try capture(with: &driver, on: found)
                     default:
                         outcome = buffered
                     }
                 } else {
-                    let reason =
-                        options.forcePolling ? "polling was asked for"
-                        : found.devnode == nil ? "the device has no buffer (no \(found.sysname) device node)" : "the device has no usable buffer"
-                    outcome = try runPolling(found, stop: stop, reason: reason)
+                    let reason: String
+                    if options.forcePolling {
+                        reason = "polling was asked for"
+                    } else if found.devnode == nil {
+                        reason = "the device has no buffer (no \(found.sysname) device node)"
+                    } else {
+                        reason = "the device has no usable buffer"
+                    }
+                    var driver = PolledCapture(context, reason: reason)
+                    outcome = try capture(with: &driver, on: found)
                 }
                 lastFailure = nil
                 switch outcome {
@@ -203,193 +213,59 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         }
     }
 
+    /// One capture attempt: starts `driver`, runs it, and always finishes it (closes, restores, logs what could not
+    /// be put back).
+    private func capture<Driver: CaptureDriver>(
+        with driver: inout Driver, on found: IIODevice
+    ) throws(IIOError) -> CaptureOutcome {
+        defer { report(driver.finish(), of: found) }
+        try driver.start()
+        return try driver.run()
+    }
+
     /// Waits up to `seconds`, or less when udev reports an added IIO device; true when stopped.
     private func wait(_ stop: WakeSignal, monitor: UdevMonitor?, seconds: Double) -> Bool {
-        guard let monitor else { return wait(stop, seconds: seconds) }
-        var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: monitor.fd, events: Int16(POLLIN), revents: 0)]
+        guard let monitor else { return stop.wait(seconds: seconds) }
+        var fds = [
+            pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: monitor.fd, events: Int16(POLLIN), revents: 0),
+        ]
         _ = poll(&fds, 2, Int32(seconds * 1000))
         if fds[1].revents != 0 { _ = monitor.drain() }
         return fds[0].revents != 0
     }
 
-    /// Waits up to `seconds`; true when stopped.
-    private func wait(_ stop: WakeSignal, seconds: Double) -> Bool {
-        var pfd = pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)
-        return poll(&pfd, 1, Int32(seconds * 1000)) > 0
+    // MARK: - What the drivers report (from the reader thread)
+
+    /// Hands `batch` to `sampleOutlet` and empties it, keeping its capacity; nothing when it is empty.
+    func deliver(_ batch: inout [MotionSample]) {
+        guard !batch.isEmpty else { return }
+        batch.withUnsafeBufferPointer { sampleOutlet.receive($0) }
+        batch.removeAll(keepingCapacity: true)
     }
 
-    private func runBuffered(_ found: IIODevice, stop: WakeSignal, monitor: UdevMonitor?, back: Bool) throws(IIOError) -> Outcome {
-        let session = IIOCaptureSession(device: found)
-        defer { report(session.restore(), of: found) }
-        try session.configure(rate: options.rate, trigger: options.trigger, latency: options.latency, hrtimer: options.hrtimerTrigger)
-        warnAboutMountMatrix(found)
-        guard let layout = session.layout, let devnode = found.devnode else {
-            throw IIOError(.unsupported, path: found.syspath, "no record layout")
-        }
-        let decoder = try AccelRecordDecoder(
-            layout: layout, scale: found.scale, offset: found.offset, mountMatrix: found.mountMatrix)
-        let fd = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw Sysfs.error(devnode, verb: "cannot open") }
-        defer { close(fd) }
-
-        let recordSize = layout.recordSize
-        let rate = session.frequency ?? options.rate
-        var clock = SampleClock(deviceTimestamps: decoder.hasTimestamp, rate: rate)
-        var buffer = [UInt8](repeating: 0, count: recordSize * 1024)
-        var carried = 0
-        var batch: [MotionSample] = []
-        batch.reserveCapacity(1024)
-        var gotData = false
-        let started = monotonicNow()
-        var fds = [
-            pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: monitor?.fd ?? -1, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            for index in fds.indices { fds[index].revents = 0 }
-            let ready: Int32
-            switch retryingInterrupts({ poll(&fds, 3, 250) }) {
-            case .success(let count): ready = count
-            case .wouldBlock: ready = 0
-            case .failure(let error): return .lost("poll failed: \(error)")
-            }
-            if fds[1].revents != 0 { return .stopped }
-            if fds[2].revents != 0, let monitor {
-                if monitor.drain().contains(where: { $0.action == "remove" && $0.syspath == found.syspath }) {
-                    emit(&batch)
-                    discarded.wrappingAdd(carried, ordering: .relaxed)
-                    return .lost("\(found.sysname) was removed (udev)")
-                }
-            }
-            // A removed device's node never polls readable again (the kernel reports no event): without udevd
-            // nothing else tells, so a quiet node is checked against sysfs.
-            if ready == 0, !Sysfs.exists(found.path("name")) {
-                emit(&batch)
-                discarded.wrappingAdd(carried, ordering: .relaxed)
-                return .lost("\(found.sysname) is gone (\(found.syspath) no longer exists)")
-            }
-            if fds[0].revents != 0 {
-                reading: while true {
-                    let result = buffer.withUnsafeMutableBytes { raw in
-                        readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[carried...]))
-                    }
-                    switch result {
-                    case .bytes(let n):
-                        gotData = true
-                        let filled = carried + n
-                        let first = batch.count
-                        let consumed = buffer.withUnsafeBytes { raw in
-                            decoder.decodeAll(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), into: &batch)
-                        }
-                        if clock.stamp(&batch, from: first, readAt: monotonicNow()) { announce(clock, of: found, back: back) }
-                        records.wrappingAdd(consumed / recordSize, ordering: .relaxed)
-                        carried = filled - consumed
-                        if carried > 0 {
-                            buffer.withUnsafeMutableBytes { raw in
-                                raw.baseAddress!.copyMemory(from: raw.baseAddress! + consumed, byteCount: carried)
-                            }
-                        }
-                        if filled < buffer.count / 2 { break reading }
-                    case .wouldBlock:
-                        break reading
-                    case .endOfFile:
-                        if clock.decided { emit(&batch) }
-                        discarded.wrappingAdd(carried, ordering: .relaxed)
-                        return .lost("\(devnode): end of data (the device went away)")
-                    case .failed(let code):
-                        if clock.decided { emit(&batch) }
-                        discarded.wrappingAdd(carried, ordering: .relaxed)
-                        if code == ENODEV || code == EIO || code == ENXIO {
-                            return .lost("\(devnode): \(String(cString: strerror(code)))")
-                        }
-                        return .lost("\(devnode): read failed: \(String(cString: strerror(code)))")
-                    }
-                }
-                if clock.decided { emit(&batch) }
-            }
-            if !gotData, monotonicNow() - started > options.deliveryDeadline { return .noData }
-        }
+    /// Counts `count` whole records decoded (`Counters.recordsRead`).
+    func countRecords(_ count: Int) {
+        records.wrappingAdd(count, ordering: .relaxed)
     }
 
-    /// Publishes where the samples' times come from, then that samples flow.
-    private func announce(_ clock: SampleClock, of found: IIODevice, back: Bool) {
-        let capture = "CLOCK_MONOTONIC at read time, spread over each read at the sample rate"
-        let timing: SampleTiming
-        switch clock.source {
-        case .device?:
-            let setting = Sysfs.readIfPresent(found.path("current_timestamp_clock"))?.trimmingWhitespace()
-            timing = SampleTiming(source: .device, reason: "\(found.sysname) in_timestamp, current_timestamp_clock \(setting ?? "absent (realtime)")")
-        case .host? where clock.seen.isEmpty:
-            timing = SampleTiming(source: .host, reason: "\(found.sysname) records carry no timestamp channel; \(capture)")
-        default:
-            let seen = clock.seen.map { String(Int64($0 * 1e9)) }.joined(separator: ", ")
-            timing = SampleTiming(source: .host, reason: "\(found.sysname) in_timestamp does not advance (first values, ns: \(seen)); \(capture)")
-        }
+    /// Counts `bytes` of a partial record dropped when the device went away (`Counters.bytesDiscarded`).
+    func countDiscarded(bytes: Int) {
+        discarded.wrappingAdd(bytes, ordering: .relaxed)
+    }
+
+    /// Sets where the samples' times come from, then publishes `state` (`.running`, `.sensorBack` or `.polling`).
+    func publish(_ timing: SampleTiming, state: MotionProviderState) {
         timingState.withLock { $0 = timing }
-        stateSubject.send(back ? .sensorBack : .running)
+        stateSubject.send(state)
     }
 
-    private func runPolling(_ found: IIODevice, stop: WakeSignal, reason: String) throws(IIOError) -> Outcome {
-        guard found.hasRawAccel else {
-            throw IIOError(.unsupported, path: found.syspath, "no in_accel_x/y/z_raw to poll (\(reason))")
-        }
-        // A chip that sleeps between reads (lis3dh: 2000 / sampling_frequency ms per read) must run fast enough.
-        let session = IIOCaptureSession(device: found)
-        defer { report(session.restore(), of: found) }
-        try session.configurePolling(rate: options.rate)
-        warnAboutMountMatrix(found)
-        let conversion = AccelRecordDecoder.Conversion(scale: found.scale, offset: found.offset, mountMatrix: found.mountMatrix)
-        var fds: [Int32] = []
-        defer { fds.forEach { close($0) } }
-        let paths = ["x", "y", "z"].map { found.path("in_accel_\($0)_raw") }
-        for path in paths {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw Sysfs.error(path, verb: "cannot open") }
-            fds.append(fd)
-        }
-        timingState.withLock { $0 = SampleTiming(source: .host, reason: "\(found.sysname) polled: CLOCK_MONOTONIC at each read of in_accel_*_raw") }
-        stateSubject.send(.polling(reason: reason))
-        let period = 1 / max(0.1, options.rate)
-        var next = monotonicNow()
-        var text = [UInt8](repeating: 0, count: 64)
-        var batch: [MotionSample] = []
-        batch.reserveCapacity(64)
-        let perBatch = max(1, Int(options.latency / period))
-        while true {
-            let delay = next - monotonicNow()
-            if delay > 0, wait(stop, seconds: delay) { return .stopped }
-            if stop.fired { return .stopped }
-            var raw = [0.0, 0.0, 0.0]
-            for (axis, fd) in fds.enumerated() {
-                let n = pread(fd, &text, text.count - 1, 0)
-                if n < 0, errno == EBUSY {
-                    let enable = found.bufferDirectory.map { found.path($0 + "/enable") } ?? found.path("buffer/enable")
-                    throw IIOError(.io, path: paths[axis],
-                        "busy: the driver refuses raw reads while its buffer runs (\(enable) = 1, enabled by another program); stop that program, or write 0 to \(enable)")
-                }
-                if n <= 0 {
-                    let code = n < 0 ? errno : ENODEV
-                    emit(&batch)
-                    return .lost("\(paths[axis]): \(String(cString: strerror(code)))")
-                }
-                guard let value = parseDecimal(String(decoding: text[..<n], as: UTF8.self)) else {
-                    throw IIOError(.invalidValue, path: paths[axis], "not a number")
-                }
-                raw[axis] = value
-            }
-            let now = monotonicNow()
-            batch.append(conversion.sample(rawX: raw[0], rawY: raw[1], rawZ: raw[2], time: now))
-            records.wrappingAdd(1, ordering: .relaxed)
-            if batch.count >= perBatch { emit(&batch) }
-            next += period
-            if next < now - period { next = now }  // fell behind (suspend, slow sysfs): do not burst
-        }
-    }
-
-    private func warnAboutMountMatrix(_ found: IIODevice) {
+    /// Logs each mount matrix of `found` that does not parse, and which one is used instead (at capture start).
+    func warnAboutMountMatrix(_ found: IIODevice) {
         for problem in found.mountMatrixProblems {
             let used = found.mountMatrixSource.map { "using \($0) instead" } ?? "using none (samples are not rotated)"
-            logger.warning("sensor: \(found.sysname): ignoring a mount matrix that does not parse (\(problem)); \(used)")
+            logger.warning(
+                "sensor: \(found.sysname): ignoring a mount matrix that does not parse (\(problem)); \(used)")
         }
     }
 
@@ -401,13 +277,9 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
             return
         }
         for error in errors {
-            logger.error("sensor: \(found.sysname) not restored as found: \(error)", metadata: ["device.path": "\(found.syspath)"])
+            logger.error(
+                "sensor: \(found.sysname) not restored as found: \(error)",
+                metadata: ["device.path": "\(found.syspath)"])
         }
-    }
-
-    private func emit(_ batch: inout [MotionSample]) {
-        guard !batch.isEmpty else { return }
-        batch.withUnsafeBufferPointer { sampleOutlet.receive($0) }
-        batch.removeAll(keepingCapacity: true)
     }
 }

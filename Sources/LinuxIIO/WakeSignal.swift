@@ -27,6 +27,13 @@ public final class WakeSignal: Sendable {
         return poll(&pfd, 1, 0) > 0
     }
 
+    /// Waits up to `seconds` (whole milliseconds) for the signal; true when it was fired. The polling capture's wait
+    /// between reads and the supervisor's between rescans.
+    func wait(seconds: Double) -> Bool {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&pfd, 1, Int32(seconds * 1000)) > 0
+    }
+
     /// Resets the counter (after a wake-up was handled); does nothing when it was not fired.
     public func reset() {
         var count: UInt64 = 0

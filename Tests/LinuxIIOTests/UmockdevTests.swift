@@ -173,6 +173,21 @@ struct UmockdevTests {
         #expect(spacing.allSatisfy { $0 > 0.01 && $0 < 0.05 }, "about 20 ms apart at 50 Hz: \(spacing)")
     }
 
+    @Test("a buffer that delivers nothing within the deadline falls back to polling, and both captures restore")
+    func silentBufferFallback() throws {
+        let observed = try testbed("silent", program: repctl)
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        let during = try #require(observed["during_buffered"] as? [String: String])
+        #expect(during["buffer/enable"] == "1", "the buffered capture was tried first")
+        let stdout = observed["stdout"] as? String ?? ""
+        // repctl's delivery deadline is min(2, timeout / 2): 2 s with --timeout 4.
+        #expect(stdout.contains("via polling (the buffer delivered nothing within 2.0 s)"), "\(stdout)")
+        // The three samples asked for, polled (the header lines start with #).
+        #expect(stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 3)
+        let before = try #require(observed["before"] as? [String: String])
+        #expect(observed["after"] as? [String: String] == before, "everything is put back")
+    }
+
     /// wrist.umockdev with `edit` applied, written to a temporary file.
     private func wristVariant(_ edit: (String) -> String) throws -> String {
         let text = try String(contentsOfFile: umockdevDirectory + "/wrist.umockdev", encoding: .utf8)

@@ -2,6 +2,7 @@
 """Scenarios that need umockdev's Testbed API (Python GObject bindings). Run under umockdev-wrapper:
 
   umockdev-wrapper /usr/bin/python3 testbed.py setup   DEVICE.umockdev REPCTL OUT.json
+  umockdev-wrapper /usr/bin/python3 testbed.py silent  DEVICE.umockdev REPCTL OUT.json
   umockdev-wrapper /usr/bin/python3 testbed.py hotplug DEVICE.umockdev REPD   OUT.json
 
 Each writes what it observed to OUT.json; the Swift tests make the assertions. Records are fed through the
@@ -87,6 +88,21 @@ elif scenario == 'restore':
     out, err = child.communicate(timeout=20)
     feeder.running = False
     result['exit'] = child.returncode
+    result['stderr'] = err
+
+elif scenario == 'silent':
+    # A buffer that never delivers (nothing is written to the PTY): after the delivery deadline repctl must poll
+    # in_accel_*_raw instead, and both captures must put back what they changed.
+    child = subprocess.Popen([program, 'sensors', '--read', '3', '--rate', '50', '--timeout', '4'], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 10
+    while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
+        time.sleep(0.01)
+    result['during_buffered'] = attributes(root)
+    out, err = child.communicate(timeout=20)
+    result['after'] = attributes(root)
+    result['exit'] = child.returncode
+    result['stdout'] = out
     result['stderr'] = err
 
 elif scenario == 'hotplug':
