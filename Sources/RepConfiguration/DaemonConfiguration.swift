@@ -67,6 +67,7 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// `file:line: key: reason`, without the line when it is not known and without the key when there is none.
     public var description: String {
         let place = line > 0 ? "\(file):\(line)" : file
         return key.isEmpty ? "\(place): \(reason)" : "\(place): \(key): \(reason)"
@@ -106,7 +107,9 @@ extension DaemonConfiguration {
         }
         let reader = TableReader(document: document, file: file)
         var c = DaemonConfiguration()
-        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "journal", "uplink", "detector", "log", "web"])
+        try reader.checkSections(allowed: [
+            "sensor", "fixture", "socket", "pipeline", "journal", "uplink", "detector", "log", "web",
+        ])
 
         if let s = reader.section("sensor") {
             try reader.checkKeys(s, ["provider", "device", "rate_hz", "trigger", "force_polling", "hrtimer_trigger"])
@@ -129,13 +132,16 @@ extension DaemonConfiguration {
             try reader.checkKeys(s, ["path", "speed", "loop"])
             if let v = try reader.string(s, "path") { c.fixturePath = v }
             if let v = try reader.number(s, "speed") {
-                guard v > 0 else { throw reader.error("fixture", "speed", "\(v) is not > 0 (values below 0.1 count as 0.1)") }
+                guard v > 0 else {
+                    throw reader.error("fixture", "speed", "\(v) is not > 0 (values below 0.1 count as 0.1)")
+                }
                 c.speed = v
             }
             if let v = try reader.bool(s, "loop") { c.loop = v }
         }
         if let s = reader.section("socket") {
-            try reader.checkKeys(s, ["path", "mode", "group", "max_clients", "client_queue_kib", "allowed_uids", "allowed_gids"])
+            try reader.checkKeys(
+                s, ["path", "mode", "group", "max_clients", "client_queue_kib", "allowed_uids", "allowed_gids"])
             if let v = try reader.string(s, "path") { c.socket.path = v }
             if let v = try reader.string(s, "mode") {
                 guard let mode = UInt32(v.hasPrefix("0o") ? String(v.dropFirst(2)) : v, radix: 8), mode <= 0o777 else {
@@ -145,11 +151,15 @@ extension DaemonConfiguration {
             }
             if let v = try reader.string(s, "group") { c.socket.group = v }
             if let v = try reader.integer(s, "max_clients") {
-                guard (1...100_000).contains(v) else { throw reader.error("socket", "max_clients", "\(v) is not in 1…100000") }
+                guard (1...100_000).contains(v) else {
+                    throw reader.error("socket", "max_clients", "\(v) is not in 1…100000")
+                }
                 c.socket.maxClients = Int(v)
             }
             if let v = try reader.integer(s, "client_queue_kib") {
-                guard (4...65536).contains(v) else { throw reader.error("socket", "client_queue_kib", "\(v) is not in 4…65536") }
+                guard (4...65536).contains(v) else {
+                    throw reader.error("socket", "client_queue_kib", "\(v) is not in 4…65536")
+                }
                 c.socket.clientQueueKiB = Int(v)
             }
             if let v = try reader.idList(s, "allowed_uids") { c.socket.allowedUIDs = v }
@@ -199,7 +209,8 @@ extension DaemonConfiguration {
         if let s = reader.section("uplink") {
             c.uplink = try reader.uplink(s)
             if c.uplink.enabled, c.journal.path.isEmpty {
-                throw reader.error("uplink", "enabled", "the uplink publishes the journal: journal.path must not be empty")
+                throw reader.error(
+                    "uplink", "enabled", "the uplink publishes the journal: journal.path must not be empty")
             }
         }
         if let s = reader.section("log") {
@@ -246,10 +257,14 @@ private struct TableReader {
     func checkSections(allowed: [String]) throws(ConfigError) {
         let allowedList = allowed.joined(separator: ", ")
         if let (key, entry) = document.root.min(by: { $0.value.line < $1.value.line }) {
-            throw ConfigError(file: file, line: entry.line, key: key, reason: "keys belong in a section (sections are \(allowedList))")
+            throw ConfigError(
+                file: file, line: entry.line, key: key, reason: "keys belong in a section (sections are \(allowedList))"
+            )
         }
-        for (name, table) in document.tables.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(name) {
-            throw ConfigError(file: file, line: table.line, key: name, reason: "unknown section (sections are \(allowedList))")
+        for (name, table) in document.tables.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(name)
+        {
+            throw ConfigError(
+                file: file, line: table.line, key: name, reason: "unknown section (sections are \(allowedList))")
         }
     }
 
@@ -259,13 +274,16 @@ private struct TableReader {
 
     func checkKeys(_ section: Section, _ allowed: [String]) throws(ConfigError) {
         for (key, _) in section.entries.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(key) {
-            throw error(section.name, key, "unknown key (keys of [\(section.name)] are \(allowed.joined(separator: ", ")))")
+            throw error(
+                section.name, key, "unknown key (keys of [\(section.name)] are \(allowed.joined(separator: ", ")))")
         }
     }
 
     func string(_ s: Section, _ key: String) throws(ConfigError) -> String? {
         guard let entry = s.entries[key] else { return nil }
-        guard case .string(let v) = entry.value else { throw error(s.name, key, "expected a string in quotes, found \(entry.value.kind)") }
+        guard case .string(let v) = entry.value else {
+            throw error(s.name, key, "expected a string in quotes, found \(entry.value.kind)")
+        }
         return v
     }
 
@@ -282,13 +300,17 @@ private struct TableReader {
     /// A whole number, 64 bits wide on every platform: callers check its range before narrowing it to `Int`.
     func integer(_ s: Section, _ key: String) throws(ConfigError) -> Int64? {
         guard let entry = s.entries[key] else { return nil }
-        guard case .integer(let i) = entry.value else { throw error(s.name, key, "expected a whole number, found \(entry.value.kind)") }
+        guard case .integer(let i) = entry.value else {
+            throw error(s.name, key, "expected a whole number, found \(entry.value.kind)")
+        }
         return i
     }
 
     func bool(_ s: Section, _ key: String) throws(ConfigError) -> Bool? {
         guard let entry = s.entries[key] else { return nil }
-        guard case .bool(let b) = entry.value else { throw error(s.name, key, "expected true or false, found \(entry.value.kind)") }
+        guard case .bool(let b) = entry.value else {
+            throw error(s.name, key, "expected true or false, found \(entry.value.kind)")
+        }
         return b
     }
 
@@ -306,11 +328,12 @@ private struct TableReader {
 
     func uplink(_ s: Section) throws(ConfigError) -> UplinkSettings {
         var u = UplinkSettings()
-        try checkKeys(s, [
+        let keys = [
             "enabled", "host", "port", "client_id", "topic_prefix", "keepalive_s", "username", "password_file", "tls",
             "ca_file", "ca_path", "cert_file", "key_file", "tls_insecure", "reconnect_min_s", "reconnect_max_s",
             "max_inflight",
-        ])
+        ]
+        try checkKeys(s, keys)
         if let v = try bool(s, "enabled") { u.enabled = v }
         if let v = try string(s, "host") { u.host = v }
         if let v = try integer(s, "port") {
@@ -325,7 +348,9 @@ private struct TableReader {
         }
         if let v = try string(s, "topic_prefix") {
             guard !v.isEmpty, !v.contains("+"), !v.contains("#"), !v.hasPrefix("/"), !v.hasSuffix("/") else {
-                throw error("uplink", "topic_prefix", "'\(v)' is not a topic prefix: not empty, no '+' or '#', no '/' at either end")
+                throw error(
+                    "uplink", "topic_prefix",
+                    "'\(v)' is not a topic prefix: not empty, no '+' or '#', no '/' at either end")
             }
             u.topicPrefix = v
         }
@@ -365,7 +390,9 @@ private struct TableReader {
                 certFile: certFile.isEmpty ? nil : certFile, keyFile: keyFile.isEmpty ? nil : keyFile,
                 insecure: insecure)
         } else {
-            for (key, set) in [("ca_file", !caFile.isEmpty), ("cert_file", !certFile.isEmpty), ("tls_insecure", insecure)] where set {
+            for (key, set) in [
+                ("ca_file", !caFile.isEmpty), ("cert_file", !certFile.isEmpty), ("tls_insecure", insecure),
+            ] where set {
                 throw error("uplink", key, "is a TLS setting, and tls = false (set tls = true)")
             }
         }

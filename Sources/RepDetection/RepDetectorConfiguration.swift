@@ -121,7 +121,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         try fraction(.minimumCycleSeparation)
         try positive(.minimumAmplitude)
         guard maximumWalkingLikeness.isFinite, maximumWalkingLikeness > -2, maximumWalkingLikeness <= 2 else {
-            throw .init(.maximumWalkingLikeness, value: maximumWalkingLikeness, allowed: "a number in (-2, 2] (2 turns the check off)")
+            throw .init(
+                .maximumWalkingLikeness, value: maximumWalkingLikeness,
+                allowed: "a number in (-2, 2] (2 turns the check off)")
         }
         try positive(.walkingPeriodLow)
         guard walkingPeriodHigh.isFinite, walkingPeriodHigh > walkingPeriodLow else {
@@ -132,10 +134,14 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
             throw .init(.minimumVerticalShare, value: minimumVerticalShare, allowed: "a number from 0 to 1 (exclusive)")
         }
         guard exerciseGate.isValid else {
-            throw .init(key: "exerciseGate", value: .nan, allowed: "a tree whose nodes each ask one of the \(ExerciseGateFeatures.count) features")
+            throw .init(
+                key: "exerciseGate", value: .nan,
+                allowed: "a tree whose nodes each ask one of the \(ExerciseGateFeatures.count) features")
         }
         guard minimumExerciseLikelihood.isFinite, minimumExerciseLikelihood >= 0, minimumExerciseLikelihood < 1 else {
-            throw .init(.minimumExerciseLikelihood, value: minimumExerciseLikelihood, allowed: "a number from 0 to 1 (exclusive)")
+            throw .init(
+                .minimumExerciseLikelihood, value: minimumExerciseLikelihood,
+                allowed: "a number from 0 to 1 (exclusive)")
         }
         guard restToEndSet.isFinite, restToEndSet >= maximumRepPeriod, restToEndSet <= 3600 else {
             throw .init(.restToEndSet, value: restToEndSet, allowed: "a number ≥ maximumRepPeriod, at most 3600")
@@ -210,5 +216,6 @@ public struct RepDetectorConfigurationError: Error, Sendable, Equatable, CustomS
         self.init(key: setting.rawValue, value: value, allowed: allowed)
     }
 
+    /// `key = value is not allowed: expected …`.
     public var description: String { "\(key) = \(value) is not allowed: expected \(allowed)" }
 }

@@ -55,7 +55,8 @@ public final class Uplink: Sendable {
 
     /// Starts the uplink's thread.
     public func start() {
-        let worker = WorkerStart(settings: session, journalPath: journalPath, logger: logger, shared: shared, finish: finish)
+        let worker = WorkerStart(
+            settings: session, journalPath: journalPath, logger: logger, shared: shared, finish: finish)
         let started = NamedThread(name: "repd-uplink") {
             UplinkWorker(settings: worker.settings, journalPath: worker.journalPath, logger: worker.logger, shared: worker.shared).run()
             worker.finish.finish()
@@ -95,7 +96,10 @@ public final class Uplink: Sendable {
         let shared: Shared
         let finish: AsyncStream<Void>.Continuation
 
-        init(settings: UplinkSession, journalPath: String, logger: Logger, shared: Shared, finish: AsyncStream<Void>.Continuation) {
+        init(
+            settings: UplinkSession, journalPath: String, logger: Logger, shared: Shared,
+            finish: AsyncStream<Void>.Continuation
+        ) {
             self.settings = settings
             self.journalPath = journalPath
             self.logger = logger

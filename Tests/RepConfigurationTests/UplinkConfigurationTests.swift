@@ -45,7 +45,8 @@ struct UplinkConfigurationTests {
         #expect(plain.uplink.tls == nil && plain.uplink.brokerURL == "mqtt://localhost:1883")
         let system = try DaemonConfiguration.parse("[uplink]\ntls = true\n", file: "t.toml")
         #expect(system.uplink.tls == UplinkSettings.TLS(caPath: "/etc/ssl/certs"))
-        let own = try DaemonConfiguration.parse("[uplink]\ntls = true\nca_path = \"/x\"\ntls_insecure = true\n", file: "t.toml")
+        let own = try DaemonConfiguration.parse(
+            "[uplink]\ntls = true\nca_path = \"/x\"\ntls_insecure = true\n", file: "t.toml")
         #expect(own.uplink.tls == UplinkSettings.TLS(caPath: "/x", insecure: true))
     }
 
