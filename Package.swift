@@ -2,8 +2,8 @@
 import PackageDescription
 
 /// Modules that must build anywhere (no Linux-only APIs, no Foundation): MotionCore, MotionFixtures, MotionSimulation,
-/// PlainText, RepDetection, RepSettings, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon. RepJournal
-/// needs the system's SQLite (CSQLite, libsqlite3-dev); RepUplink the system's libmosquitto (CMosquitto,
+/// PlainText, RepDetection, RepSettings, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon.
+/// RepJournal needs the system's SQLite (CSQLite, libsqlite3-dev); RepUplink the system's libmosquitto (CMosquitto,
 /// libmosquitto-dev).
 let package = Package(
     name: "repd",
@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "RepClientTests", dependencies: ["RepClient", "RepProtocol", "RepDetection", "MotionCore"]),
         .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
-        .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol", "RepSettings"]),
+        .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol"]),
         .testTarget(
             name: "RepWebTests",
             dependencies: [
