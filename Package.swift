@@ -2,8 +2,8 @@
 import PackageDescription
 
 /// Modules that must build anywhere (no Linux-only APIs, no Foundation): MotionCore, MotionFixtures, MotionSimulation,
-/// PlainText, RepDetection, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon. RepJournal
-/// needs the system's SQLite (CSQLite, libsqlite3-dev); RepUplink the system's libmosquitto (CMosquitto,
+/// PlainText, RepDetection, RepSettings, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon.
+/// RepJournal needs the system's SQLite (CSQLite, libsqlite3-dev); RepUplink the system's libmosquitto (CMosquitto,
 /// libmosquitto-dev).
 let package = Package(
     name: "repd",
@@ -60,12 +60,14 @@ let package = Package(
         .target(
             name: "RepTools",
             dependencies: ["MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepProtocol"]),
-        .target(name: "RepConfiguration", dependencies: ["PlainText", "RepDetection"]),
+        // The settings each module takes (sensor, socket, journal, uplink): plain structs, no behaviour, no imports.
+        .target(name: "RepSettings"),
+        .target(name: "RepConfiguration", dependencies: ["PlainText", "RepDetection", "RepSettings"]),
         .target(
             name: "RepDaemon",
             dependencies: [
                 "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol", "RepConfiguration",
-                "LinuxIIO", "RepJournal", "RepUplink",
+                "RepSettings", "LinuxIIO", "RepJournal", "RepUplink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -76,7 +78,7 @@ let package = Package(
         .target(
             name: "LinuxIIO",
             dependencies: [
-                "MotionCore", "PlainText", "CUdev", "CLinuxShims",
+                "MotionCore", "PlainText", "RepSettings", "CUdev", "CLinuxShims",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -99,7 +101,7 @@ let package = Package(
         .target(
             name: "RepUplink",
             dependencies: [
-                "CMosquitto", "CLinuxShims", "LinuxIIO", "RepJournal", "RepProtocol", "PlainText",
+                "CMosquitto", "CLinuxShims", "LinuxIIO", "RepJournal", "RepProtocol", "RepSettings", "PlainText",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -117,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "repd",
             dependencies: [
-                "MotionCore", "RepDetection", "RepConfiguration", "RepDaemon", "RepProtocol",
+                "MotionCore", "RepDetection", "RepConfiguration", "RepDaemon", "RepProtocol", "RepSettings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -182,12 +184,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["browser"]),
-        .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection"]),
+        .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection", "RepSettings"]),
         .testTarget(
             name: "RepDaemonTests",
             dependencies: [
                 "RepDaemon", "RepProtocol", "RepClient", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation",
-                "RepJournal", "RepUplink",
+                "RepJournal", "RepUplink", "RepSettings",
             ]),
         .testTarget(
             name: "LinuxIIOTests",

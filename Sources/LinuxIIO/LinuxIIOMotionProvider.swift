@@ -1,5 +1,6 @@
 import Logging
 import MotionCore
+import RepSettings
 import Synchronization
 
 #if canImport(Glibc)
@@ -26,28 +27,8 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     // @unchecked Sendable: the state subject and the outlet are sent to only from the reader thread;
     // `thread`/`stopSignal` are guarded by `control`; counters are atomics.
 
-    /// What to read and how.
-    public struct Options: Sendable {
-        /// Device name, label, sysname, syspath or devnode; empty takes the first accelerometer.
-        public var device = ""
-        /// Requested sample rate, Hz.
-        public var rate = 100.0
-        /// Trigger name; nil chooses (the device's own, else the current one, else none).
-        public var trigger: String?
-        /// How long samples may wait in the kernel before the reader wakes (sets the buffer watermark).
-        public var latency = 0.02
-        /// A buffer that delivers nothing for this long falls back to polling.
-        public var deliveryDeadline = 2.0
-        /// How often a missing or lost device is looked for again, seconds.
-        public var rescanInterval = 0.5
-        /// Poll `in_accel_*_raw` even if the device has a buffer.
-        public var forcePolling = false
-        /// Create an hrtimer trigger through configfs when the device has none (and remove it at stop).
-        public var hrtimerTrigger = false
-
-        /// The defaults.
-        public init() {}
-    }
+    /// What to read and how: the `[sensor]` settings (`RepSettings`), one struct from the configuration file to here.
+    public typealias Options = SensorSettings
 
     /// Counters, readable from any thread.
     public struct Counters: Sendable, Equatable {

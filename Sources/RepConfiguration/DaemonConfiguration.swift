@@ -1,7 +1,11 @@
 import PlainText
 import RepDetection
+import RepSettings
 
-/// Everything repd can be told, with the defaults documented in `config/repd.toml`.
+/// Everything repd (and repd-web) can be told, with the defaults documented in `config/repd.toml`. Each table that
+/// configures one module is that module's own settings type (`[sensor]` → `SensorSettings`, `[socket]` →
+/// `SocketSettings`, `[journal]` → `JournalSettings`, `[uplink]` → `UplinkSettings`, `[detector]` →
+/// `RepDetectorConfiguration`), which the daemon hands over as it is.
 public struct DaemonConfiguration: Sendable, Equatable {
     /// Where samples come from.
     public enum Provider: String, Sendable, Equatable, CaseIterable {
@@ -15,108 +19,24 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// `sensor.provider` (default `iio`).
     public var provider: Provider = .iio
-    /// `sensor.device`: IIO device by name, label, syspath or /dev node; empty takes the first accelerometer.
-    public var device = ""
-    /// `sensor.rate_hz`: the sample rate asked of the IIO device (default 100).
-    public var rateHz = 100.0
-    /// `sensor.trigger`: the IIO trigger to use; empty chooses (the device's own, else the current one, else none).
-    public var trigger = ""
-    /// `sensor.force_polling`: read `in_accel_*_raw` at `rate_hz` instead of the buffer (default false).
-    public var forcePolling = false
-    /// `sensor.hrtimer_trigger`: create an hrtimer trigger through configfs when the device has none (default false).
-    public var hrtimerTrigger = false
+    /// The rest of `[sensor]`: how the IIO accelerometer is read (`LinuxIIOMotionProvider.Options`).
+    public var sensor = SensorSettings()
     /// `fixture.path`: the recording to replay when the provider is `fixture`.
     public var fixturePath = ""
     /// `fixture.speed`: replay speed (≥ 0.1; default 1).
     public var speed = 1.0
     /// `fixture.loop`: start over at the end (default false).
     public var loop = false
-    /// `socket.path`: empty means the default (see `DefaultSocketPath`).
-    public var socketPath = ""
-    /// `socket.mode`: the socket file's permissions (default 0o660).
-    public var socketMode: UInt32 = 0o660
-    /// `socket.group`: the socket file's group; empty keeps the daemon's own.
-    public var socketGroup = ""
-    /// `socket.max_clients` (default 64).
-    public var maxClients = 64
-    /// `socket.client_queue_kib`: bytes a client may leave unread before it is disconnected (default 256 KiB).
-    public var clientQueueKiB = 256
-    /// `socket.allowed_uids`: if not empty, only these user ids may connect (root always may).
-    public var allowedUIDs: [UInt32] = []
-    /// `socket.allowed_gids`: if not empty, only members of these primary groups may connect (with `allowed_uids`:
-    /// either list admits).
-    public var allowedGIDs: [UInt32] = []
+    /// `[socket]`: the event socket.
+    public var socket = SocketSettings()
     /// `pipeline.ring_capacity`: samples the ring between the reader and the detector holds (default 16384).
     public var ringCapacity = 16384
-    /// How hard the journal's commits wait for the disk.
-    public enum JournalSynchronous: String, Sendable, Equatable, CaseIterable {
-        /// SQLite `synchronous=NORMAL`: a power cut can lose the last commits, a crash of repd nothing.
-        case normal
-        /// SQLite `synchronous=FULL`: each event is on disk before it is published.
-        case full
-    }
-
-    /// `journal.path`: the event journal's SQLite file. `auto` (the default): `$STATE_DIRECTORY/events.db` under
-    /// systemd, else `$XDG_STATE_HOME/repd/events.db`, else `~/.local/state/repd/events.db`; empty: no journal.
-    public var journalPath = "auto"
-    /// `journal.synchronous`: `normal` (default) or `full`.
-    public var journalSynchronous = JournalSynchronous.normal
-    /// `journal.max_age_days`: events older than this are deleted (default 30; 0 keeps any age).
-    public var journalMaxAgeDays = 30.0
-    /// `journal.max_events`: at most this many events are kept, the newest (default 100000; 0 keeps any number).
-    public var journalMaxEvents = 100_000
-    /// `journal.max_size_mb`: the oldest events are deleted while the events take more than this many MiB of the
-    /// file (default 64; 0: no limit). Freed pages are reused, so the file stays at about this size.
-    public var journalMaxSizeMB = 64
-    /// `journal.station`: the station name every event carries (`station`) and the uplink's topics use; empty:
-    /// the host name. Letters, digits, `.`, `_` and `-` only (it is an MQTT topic level).
-    public var journalStation = ""
-    /// The `[uplink]` table: the fleet uplink to an MQTT broker.
-    public var uplink = Uplink()
-
+    /// `[journal]`: the event journal.
+    public var journal = JournalSettings()
     /// `[uplink]`: publish every journaled event to an MQTT broker (QoS 1).
-    public struct Uplink: Sendable, Equatable {
-        /// `uplink.enabled` (default false).
-        public var enabled = false
-        /// `uplink.host`: the broker (default `localhost`).
-        public var host = "localhost"
-        /// `uplink.port` (default 1883).
-        public var port = 1883
-        /// `uplink.client_id`: empty means `repd-<station>`.
-        public var clientID = ""
-        /// `uplink.topic_prefix`: the first topic level (default `repd`).
-        public var topicPrefix = "repd"
-        /// `uplink.keepalive_s` (default 30).
-        public var keepalive = 30
-        /// `uplink.username`: empty means none.
-        public var username = ""
-        /// `uplink.password_file`: a file holding the password (not readable by other users); empty means none.
-        public var passwordFile = ""
-        /// `uplink.tls` (default false).
-        public var tls = false
-        /// `uplink.ca_file`: the CA certificate(s) the broker's certificate must chain to; empty: `ca_path`.
-        public var caFile = ""
-        /// `uplink.ca_path`: a folder of CA certificates (default `/etc/ssl/certs`), used without `ca_file`.
-        public var caPath = "/etc/ssl/certs"
-        /// `uplink.cert_file`: the client certificate, for brokers that ask for one (with `key_file`).
-        public var certFile = ""
-        /// `uplink.key_file`: the client certificate's key.
-        public var keyFile = ""
-        /// `uplink.tls_insecure`: do not check that the broker's certificate names `host` (default false).
-        public var tlsInsecure = false
-        /// `uplink.reconnect_min_s`: the first delay before reconnecting (default 1).
-        public var reconnectMin = 1.0
-        /// `uplink.reconnect_max_s`: the delay doubles up to this (default 60).
-        public var reconnectMax = 60.0
-        /// `uplink.max_inflight`: events sent and not yet acknowledged at most (default 20).
-        public var maxInflight = 20
-
-        /// The defaults.
-        public init() {}
-    }
-
-    /// `log.level`: trace, debug, info, notice, warning, error or critical (default info).
-    public var logLevel = "info"
+    public var uplink = UplinkSettings()
+    /// `log.level` (default info).
+    public var logLevel = LogLevel.info
     /// `web.listen`: where the station display (`repd-web`) serves its page (default `127.0.0.1:8080`).
     public var webListen = ListenAddress(host: "127.0.0.1", port: 8080)
     /// `web.socket`: the repd socket `repd-web` reads; empty means `socket.path`, else the clients' default.
@@ -147,6 +67,7 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// `file:line: key: reason`, without the line when it is not known and without the key when there is none.
     public var description: String {
         let place = line > 0 ? "\(file):\(line)" : file
         return key.isEmpty ? "\(place): \(reason)" : "\(place): \(key): \(reason)"
@@ -186,7 +107,9 @@ extension DaemonConfiguration {
         }
         let reader = TableReader(document: document, file: file)
         var c = DaemonConfiguration()
-        try reader.checkSections(allowed: ["sensor", "fixture", "socket", "pipeline", "journal", "uplink", "detector", "log", "web"])
+        try reader.checkSections(allowed: [
+            "sensor", "fixture", "socket", "pipeline", "journal", "uplink", "detector", "log", "web",
+        ])
 
         if let s = reader.section("sensor") {
             try reader.checkKeys(s, ["provider", "device", "rate_hz", "trigger", "force_polling", "hrtimer_trigger"])
@@ -196,44 +119,51 @@ extension DaemonConfiguration {
                 }
                 c.provider = p
             }
-            if let v = try reader.string(s, "device") { c.device = v }
-            if let v = try reader.string(s, "trigger") { c.trigger = v }
-            if let v = try reader.bool(s, "force_polling") { c.forcePolling = v }
-            if let v = try reader.bool(s, "hrtimer_trigger") { c.hrtimerTrigger = v }
+            if let v = try reader.string(s, "device") { c.sensor.device = v }
+            if let v = try reader.string(s, "trigger") { c.sensor.trigger = v.isEmpty ? nil : v }
+            if let v = try reader.bool(s, "force_polling") { c.sensor.forcePolling = v }
+            if let v = try reader.bool(s, "hrtimer_trigger") { c.sensor.hrtimerTrigger = v }
             if let v = try reader.number(s, "rate_hz") {
                 guard v > 0, v <= 100_000 else { throw reader.error("sensor", "rate_hz", "\(v) is not in (0, 100000]") }
-                c.rateHz = v
+                c.sensor.rate = v
             }
         }
         if let s = reader.section("fixture") {
             try reader.checkKeys(s, ["path", "speed", "loop"])
             if let v = try reader.string(s, "path") { c.fixturePath = v }
             if let v = try reader.number(s, "speed") {
-                guard v > 0 else { throw reader.error("fixture", "speed", "\(v) is not > 0 (values below 0.1 count as 0.1)") }
+                guard v > 0 else {
+                    throw reader.error("fixture", "speed", "\(v) is not > 0 (values below 0.1 count as 0.1)")
+                }
                 c.speed = v
             }
             if let v = try reader.bool(s, "loop") { c.loop = v }
         }
         if let s = reader.section("socket") {
-            try reader.checkKeys(s, ["path", "mode", "group", "max_clients", "client_queue_kib", "allowed_uids", "allowed_gids"])
-            if let v = try reader.string(s, "path") { c.socketPath = v }
+            try reader.checkKeys(
+                s, ["path", "mode", "group", "max_clients", "client_queue_kib", "allowed_uids", "allowed_gids"])
+            if let v = try reader.string(s, "path") { c.socket.path = v }
             if let v = try reader.string(s, "mode") {
                 guard let mode = UInt32(v.hasPrefix("0o") ? String(v.dropFirst(2)) : v, radix: 8), mode <= 0o777 else {
                     throw reader.error("socket", "mode", "'\(v)' is not an octal permission such as \"0660\"")
                 }
-                c.socketMode = mode
+                c.socket.mode = mode
             }
-            if let v = try reader.string(s, "group") { c.socketGroup = v }
+            if let v = try reader.string(s, "group") { c.socket.group = v }
             if let v = try reader.integer(s, "max_clients") {
-                guard (1...100_000).contains(v) else { throw reader.error("socket", "max_clients", "\(v) is not in 1…100000") }
-                c.maxClients = Int(v)
+                guard (1...100_000).contains(v) else {
+                    throw reader.error("socket", "max_clients", "\(v) is not in 1…100000")
+                }
+                c.socket.maxClients = Int(v)
             }
             if let v = try reader.integer(s, "client_queue_kib") {
-                guard (4...65536).contains(v) else { throw reader.error("socket", "client_queue_kib", "\(v) is not in 4…65536") }
-                c.clientQueueKiB = Int(v)
+                guard (4...65536).contains(v) else {
+                    throw reader.error("socket", "client_queue_kib", "\(v) is not in 4…65536")
+                }
+                c.socket.clientQueueKiB = Int(v)
             }
-            if let v = try reader.idList(s, "allowed_uids") { c.allowedUIDs = v }
-            if let v = try reader.idList(s, "allowed_gids") { c.allowedGIDs = v }
+            if let v = try reader.idList(s, "allowed_uids") { c.socket.allowedUIDs = v }
+            if let v = try reader.idList(s, "allowed_gids") { c.socket.allowedGIDs = v }
         }
         if let s = reader.section("pipeline") {
             try reader.checkKeys(s, ["ring_capacity"])
@@ -246,48 +176,50 @@ extension DaemonConfiguration {
         }
         if let s = reader.section("journal") {
             try reader.checkKeys(s, ["path", "synchronous", "max_age_days", "max_events", "max_size_mb", "station"])
-            if let v = try reader.string(s, "path") { c.journalPath = v }
+            if let v = try reader.string(s, "path") { c.journal.path = v }
             if let v = try reader.string(s, "station") {
-                if let problem = Self.stationProblem(v) { throw reader.error("journal", "station", problem) }
-                c.journalStation = v
+                if let problem = JournalSettings.stationProblem(v) { throw reader.error("journal", "station", problem) }
+                c.journal.station = v
             }
             if let v = try reader.string(s, "synchronous") {
-                guard let mode = JournalSynchronous(rawValue: v) else {
+                guard let mode = JournalSettings.Synchronous(rawValue: v) else {
                     throw reader.error("journal", "synchronous", "'\(v)' is not one of normal, full")
                 }
-                c.journalSynchronous = mode
+                c.journal.synchronous = mode
             }
             if let v = try reader.number(s, "max_age_days") {
                 guard v >= 0, v <= 36_500 else {
                     throw reader.error("journal", "max_age_days", "\(v) is not in 0…36500 (0 keeps any age)")
                 }
-                c.journalMaxAgeDays = v
+                c.journal.maxAgeDays = v
             }
             if let v = try reader.integer(s, "max_events") {
                 guard v == 0 || (100...1_000_000_000).contains(v) else {
                     throw reader.error("journal", "max_events", "\(v) is not 0 (no limit) or in 100…1000000000")
                 }
-                c.journalMaxEvents = Int(v)
+                c.journal.maxEvents = Int(v)
             }
             if let v = try reader.integer(s, "max_size_mb") {
                 guard v == 0 || (1...1_000_000).contains(v) else {
                     throw reader.error("journal", "max_size_mb", "\(v) is not 0 (no limit) or in 1…1000000")
                 }
-                c.journalMaxSizeMB = Int(v)
+                c.journal.maxSizeMB = Int(v)
             }
         }
         if let s = reader.section("uplink") {
             c.uplink = try reader.uplink(s)
-            if c.uplink.enabled, c.journalPath.isEmpty {
-                throw reader.error("uplink", "enabled", "the uplink publishes the journal: journal.path must not be empty")
+            if c.uplink.enabled, c.journal.path.isEmpty {
+                throw reader.error(
+                    "uplink", "enabled", "the uplink publishes the journal: journal.path must not be empty")
             }
         }
         if let s = reader.section("log") {
             try reader.checkKeys(s, ["level"])
             if let v = try reader.string(s, "level") {
-                let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-                guard levels.contains(v) else { throw reader.error("log", "level", "'\(v)' is not one of \(levels.joined(separator: ", "))") }
-                c.logLevel = v
+                guard let level = LogLevel(rawValue: v) else {
+                    throw reader.error("log", "level", "'\(v)' is not one of \(LogLevel.allowedNames)")
+                }
+                c.logLevel = level
             }
         }
         if let s = reader.section("web") {
@@ -303,19 +235,6 @@ extension DaemonConfiguration {
             c.detector = try reader.detector(s)
         }
         return c
-    }
-}
-
-extension DaemonConfiguration {
-    /// Why `name` cannot be a station name (nil when it can): 1 to 64 letters, digits, `.`, `_`, `-`.
-    public static func stationProblem(_ name: String) -> String? {
-        guard !name.isEmpty else { return nil }
-        guard name.utf8.count <= 64 else { return "'\(name)' is longer than 64 bytes" }
-        let allowed = name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
-        return allowed ? nil : "'\(name)' may hold only letters, digits, '.', '_' and '-' (it is an MQTT topic level)"
     }
 }
 
@@ -338,10 +257,14 @@ private struct TableReader {
     func checkSections(allowed: [String]) throws(ConfigError) {
         let allowedList = allowed.joined(separator: ", ")
         if let (key, entry) = document.root.min(by: { $0.value.line < $1.value.line }) {
-            throw ConfigError(file: file, line: entry.line, key: key, reason: "keys belong in a section (sections are \(allowedList))")
+            throw ConfigError(
+                file: file, line: entry.line, key: key, reason: "keys belong in a section (sections are \(allowedList))"
+            )
         }
-        for (name, table) in document.tables.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(name) {
-            throw ConfigError(file: file, line: table.line, key: name, reason: "unknown section (sections are \(allowedList))")
+        for (name, table) in document.tables.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(name)
+        {
+            throw ConfigError(
+                file: file, line: table.line, key: name, reason: "unknown section (sections are \(allowedList))")
         }
     }
 
@@ -351,13 +274,16 @@ private struct TableReader {
 
     func checkKeys(_ section: Section, _ allowed: [String]) throws(ConfigError) {
         for (key, _) in section.entries.sorted(by: { $0.value.line < $1.value.line }) where !allowed.contains(key) {
-            throw error(section.name, key, "unknown key (keys of [\(section.name)] are \(allowed.joined(separator: ", ")))")
+            throw error(
+                section.name, key, "unknown key (keys of [\(section.name)] are \(allowed.joined(separator: ", ")))")
         }
     }
 
     func string(_ s: Section, _ key: String) throws(ConfigError) -> String? {
         guard let entry = s.entries[key] else { return nil }
-        guard case .string(let v) = entry.value else { throw error(s.name, key, "expected a string in quotes, found \(entry.value.kind)") }
+        guard case .string(let v) = entry.value else {
+            throw error(s.name, key, "expected a string in quotes, found \(entry.value.kind)")
+        }
         return v
     }
 
@@ -374,13 +300,17 @@ private struct TableReader {
     /// A whole number, 64 bits wide on every platform: callers check its range before narrowing it to `Int`.
     func integer(_ s: Section, _ key: String) throws(ConfigError) -> Int64? {
         guard let entry = s.entries[key] else { return nil }
-        guard case .integer(let i) = entry.value else { throw error(s.name, key, "expected a whole number, found \(entry.value.kind)") }
+        guard case .integer(let i) = entry.value else {
+            throw error(s.name, key, "expected a whole number, found \(entry.value.kind)")
+        }
         return i
     }
 
     func bool(_ s: Section, _ key: String) throws(ConfigError) -> Bool? {
         guard let entry = s.entries[key] else { return nil }
-        guard case .bool(let b) = entry.value else { throw error(s.name, key, "expected true or false, found \(entry.value.kind)") }
+        guard case .bool(let b) = entry.value else {
+            throw error(s.name, key, "expected true or false, found \(entry.value.kind)")
+        }
         return b
     }
 
@@ -396,13 +326,14 @@ private struct TableReader {
         return ids
     }
 
-    func uplink(_ s: Section) throws(ConfigError) -> DaemonConfiguration.Uplink {
-        var u = DaemonConfiguration.Uplink()
-        try checkKeys(s, [
+    func uplink(_ s: Section) throws(ConfigError) -> UplinkSettings {
+        var u = UplinkSettings()
+        let keys = [
             "enabled", "host", "port", "client_id", "topic_prefix", "keepalive_s", "username", "password_file", "tls",
             "ca_file", "ca_path", "cert_file", "key_file", "tls_insecure", "reconnect_min_s", "reconnect_max_s",
             "max_inflight",
-        ])
+        ]
+        try checkKeys(s, keys)
         if let v = try bool(s, "enabled") { u.enabled = v }
         if let v = try string(s, "host") { u.host = v }
         if let v = try integer(s, "port") {
@@ -413,11 +344,13 @@ private struct TableReader {
             guard v.utf8.count <= 65535, !v.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
                 throw error("uplink", "client_id", "must be printable and at most 65535 bytes")
             }
-            u.clientID = v
+            u.clientID = v.isEmpty ? nil : v
         }
         if let v = try string(s, "topic_prefix") {
             guard !v.isEmpty, !v.contains("+"), !v.contains("#"), !v.hasPrefix("/"), !v.hasSuffix("/") else {
-                throw error("uplink", "topic_prefix", "'\(v)' is not a topic prefix: not empty, no '+' or '#', no '/' at either end")
+                throw error(
+                    "uplink", "topic_prefix",
+                    "'\(v)' is not a topic prefix: not empty, no '+' or '#', no '/' at either end")
             }
             u.topicPrefix = v
         }
@@ -425,14 +358,15 @@ private struct TableReader {
             guard (5...65535).contains(v) else { throw error("uplink", "keepalive_s", "\(v) is not in 5…65535") }
             u.keepalive = Int(v)
         }
-        if let v = try string(s, "username") { u.username = v }
-        if let v = try string(s, "password_file") { u.passwordFile = v }
-        if let v = try bool(s, "tls") { u.tls = v }
-        if let v = try string(s, "ca_file") { u.caFile = v }
-        if let v = try string(s, "ca_path") { u.caPath = v }
-        if let v = try string(s, "cert_file") { u.certFile = v }
-        if let v = try string(s, "key_file") { u.keyFile = v }
-        if let v = try bool(s, "tls_insecure") { u.tlsInsecure = v }
+        if let v = try string(s, "username") { u.username = v.isEmpty ? nil : v }
+        if let v = try string(s, "password_file") { u.passwordFile = v.isEmpty ? nil : v }
+        // The TLS keys are read first and become `u.tls` only with tls = true.
+        let tls = try bool(s, "tls") ?? false
+        let caFile = try string(s, "ca_file") ?? ""
+        let caPath = try string(s, "ca_path") ?? UplinkSettings.TLS.defaultCAPath
+        let certFile = try string(s, "cert_file") ?? ""
+        let keyFile = try string(s, "key_file") ?? ""
+        let insecure = try bool(s, "tls_insecure") ?? false
         if let v = try number(s, "reconnect_min_s") {
             guard v >= 0.1, v <= 3600 else { throw error("uplink", "reconnect_min_s", "\(v) is not in 0.1…3600") }
             u.reconnectMin = v
@@ -447,11 +381,18 @@ private struct TableReader {
             guard (1...65535).contains(v) else { throw error("uplink", "max_inflight", "\(v) is not in 1…65535") }
             u.maxInflight = Int(v)
         }
-        if u.certFile.isEmpty != u.keyFile.isEmpty {
-            throw error("uplink", u.certFile.isEmpty ? "key_file" : "cert_file", "cert_file and key_file go together")
+        if certFile.isEmpty != keyFile.isEmpty {
+            throw error("uplink", certFile.isEmpty ? "key_file" : "cert_file", "cert_file and key_file go together")
         }
-        if !u.tls {
-            for (key, set) in [("ca_file", !u.caFile.isEmpty), ("cert_file", !u.certFile.isEmpty), ("tls_insecure", u.tlsInsecure)] where set {
+        if tls {
+            u.tls = UplinkSettings.TLS(
+                caFile: caFile.isEmpty ? nil : caFile, caPath: caFile.isEmpty ? caPath : nil,
+                certFile: certFile.isEmpty ? nil : certFile, keyFile: keyFile.isEmpty ? nil : keyFile,
+                insecure: insecure)
+        } else {
+            for (key, set) in [
+                ("ca_file", !caFile.isEmpty), ("cert_file", !certFile.isEmpty), ("tls_insecure", insecure),
+            ] where set {
                 throw error("uplink", key, "is a TLS setting, and tls = false (set tls = true)")
             }
         }
@@ -461,22 +402,10 @@ private struct TableReader {
 
     func detector(_ t: Section) throws(ConfigError) -> RepDetectorConfiguration {
         var d = RepDetectorConfiguration()
-        let keys: [(String, WritableKeyPath<RepDetectorConfiguration, Double>)] = [
-            ("gravity_time_constant_s", \.gravityTimeConstant), ("smoothing_time_constant_s", \.smoothingTimeConstant),
-            ("minimum_rep_period_s", \.minimumRepPeriod), ("maximum_rep_period_s", \.maximumRepPeriod),
-            ("minimum_window_s", \.minimumWindow), ("key_maximum_fraction", \.keyMaximumFraction),
-            ("minimum_periodicity", \.minimumPeriodicity), ("start_hold_s", \.startHold),
-            ("period_tolerance", \.periodTolerance), ("minimum_match", \.minimumMatch),
-            ("lookback_periods", \.lookbackPeriods), ("lookback_match", \.lookbackMatch),
-            ("final_match", \.finalMatch), ("minimum_cycle_separation", \.minimumCycleSeparation),
-            ("minimum_amplitude_g", \.minimumAmplitude), ("maximum_walking_likeness", \.maximumWalkingLikeness),
-            ("walking_period_low_s", \.walkingPeriodLow), ("walking_period_high_s", \.walkingPeriodHigh),
-            ("minimum_vertical_share", \.minimumVerticalShare), ("walking_maximum_rms_g", \.walkingMaximumRMS), ("rest_to_end_set_s", \.restToEndSet),
-            ("gap_to_reset_s", \.gapToReset), ("minimum_exercise_likelihood", \.minimumExerciseLikelihood),
-        ]
-        try checkKeys(t, keys.map(\.0) + ["placement"])
-        for (key, path) in keys {
-            if let v = try number(t, key) { d[keyPath: path] = v }
+        let settings = RepDetectorConfiguration.Setting.allCases
+        try checkKeys(t, settings.map(\.configurationKey) + ["placement"])
+        for setting in settings {
+            if let v = try number(t, setting.configurationKey) { d[keyPath: setting.keyPath] = v }
         }
         if let v = try string(t, "placement") {
             guard let placement = SensorPlacement(rawValue: v) else {
@@ -486,20 +415,42 @@ private struct TableReader {
             d.placement = placement
         }
         do { try d.validate() } catch {
-            let name = Self.snakeCase(error.key, keys: keys.map(\.0))
-            throw self.error("detector", name, "\(error.value) is not allowed: expected \(error.allowed)")
+            // Every setting validate() can name is a key; the rest (the exercise gate) is not in the file.
+            let key = error.setting?.configurationKey ?? ""
+            throw self.error("detector", key, "\(error.value) is not allowed: expected \(error.allowed)")
         }
         return d
     }
+}
 
-    /// Maps a detector property name (`minimumRepPeriod`) to its config key (`minimum_rep_period_s`).
-    static func snakeCase(_ property: String, keys: [String]) -> String {
-        var snake = ""
-        for character in property {
-            if character.isUppercase { snake += "_" + character.lowercased() } else { snake.append(character) }
+extension RepDetectorConfiguration.Setting {
+    /// The setting's key in `[detector]`, with its unit (`_s` seconds, `_g` g) where it has one. Reading the table
+    /// and naming the key of a value `validate()` refuses both go through this one switch.
+    var configurationKey: String {
+        switch self {
+        case .gravityTimeConstant: "gravity_time_constant_s"
+        case .smoothingTimeConstant: "smoothing_time_constant_s"
+        case .minimumRepPeriod: "minimum_rep_period_s"
+        case .maximumRepPeriod: "maximum_rep_period_s"
+        case .minimumWindow: "minimum_window_s"
+        case .keyMaximumFraction: "key_maximum_fraction"
+        case .minimumPeriodicity: "minimum_periodicity"
+        case .startHold: "start_hold_s"
+        case .periodTolerance: "period_tolerance"
+        case .minimumMatch: "minimum_match"
+        case .lookbackPeriods: "lookback_periods"
+        case .lookbackMatch: "lookback_match"
+        case .finalMatch: "final_match"
+        case .minimumCycleSeparation: "minimum_cycle_separation"
+        case .minimumAmplitude: "minimum_amplitude_g"
+        case .maximumWalkingLikeness: "maximum_walking_likeness"
+        case .walkingPeriodLow: "walking_period_low_s"
+        case .walkingPeriodHigh: "walking_period_high_s"
+        case .minimumVerticalShare: "minimum_vertical_share"
+        case .walkingMaximumRMS: "walking_maximum_rms_g"
+        case .restToEndSet: "rest_to_end_set_s"
+        case .gapToReset: "gap_to_reset_s"
+        case .minimumExerciseLikelihood: "minimum_exercise_likelihood"
         }
-        if snake == "minimum_amplitude" { return "minimum_amplitude_g" }
-        if snake == "walking_maximum_r_m_s" { return "walking_maximum_rms_g" }
-        return keys.first { $0 == snake || $0 == snake + "_s" } ?? snake
     }
 }

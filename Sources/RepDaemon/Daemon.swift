@@ -38,7 +38,7 @@ public enum Daemon {
     {
         let notifier = SystemdNotifier()
         let activated = try SocketActivation.takeListeningSocket()
-        let socketPath = configuration.socketPath.isEmpty ? DefaultSocketPath.forDaemon() : configuration.socketPath
+        let socketPath = configuration.socket.path.isEmpty ? DefaultSocketPath.forDaemon() : configuration.socket.path
         // A second repd stops here, before it opens (and writes to) the journal the first one uses.
         if activated == nil { try SocketServerService.refuseIfServed(socketPath) }
 
@@ -69,10 +69,7 @@ public enum Daemon {
         let ends = SPSCRing<MotionSample>.make(capacity: configuration.ringCapacity)
         let pump = SamplePump(producer: ends.producer, doorbell: doorbell, logger: logger)
         provider.attach(pump)  // every provider: from its delivery thread straight into the ring, no copy on the way
-        let serverOptions = ServerOptions(
-            path: socketPath, mode: configuration.socketMode, group: configuration.socketGroup,
-            maxClients: configuration.maxClients, queueLimitBytes: configuration.clientQueueKiB * 1024,
-            allowedUIDs: configuration.allowedUIDs, allowedGIDs: configuration.allowedGIDs, ownUID: getuid())
+        let serverOptions = ServerOptions(socket: configuration.socket, path: socketPath, ownUID: getuid())
 
         let server = SocketServerService(
             options: serverOptions, hub: hub, state: state, control: control, readiness: readiness,
@@ -119,8 +116,9 @@ public enum Daemon {
     static func openJournal(
         _ configuration: DaemonConfiguration, logger: Logger
     ) throws(JournalInUse) -> (EventRecorder?, ServerMessage.JournalStatus?) {
+        let settings = configuration.journal
         let path: String
-        switch configuration.journalPath {
+        switch settings.path {
         case "":
             logger.info("journal: off (journal.path is empty); events go out without ids")
             return (nil, nil)
@@ -131,15 +129,14 @@ public enum Daemon {
                 return (nil, ServerMessage.JournalStatus(path: "", newestID: 0, writing: false, error: reason))
             }
             path = resolved
-        default: path = configuration.journalPath
+        default: path = settings.path
         }
         let fileLock = try JournalLock(path: path)
         do {
             let recorder = try EventRecorder.open(
                 path: path, fileLock: fileLock,
-                synchronous: configuration.journalSynchronous == .full ? .full : .normal,
-                maxAgeDays: configuration.journalMaxAgeDays, maxEvents: configuration.journalMaxEvents,
-                maxSizeMB: configuration.journalMaxSizeMB, station: configuration.journalStation, logger: logger)
+                synchronous: settings.synchronous == .full ? .full : .normal, maxAgeDays: settings.maxAgeDays,
+                maxEvents: settings.maxEvents, maxSizeMB: settings.maxSizeMB, station: settings.station, logger: logger)
             return (recorder, nil)
         } catch {
             logger.error(
@@ -188,16 +185,11 @@ public enum Daemon {
                 provider: provider, info: .init(kind: "fixture", name: configuration.fixturePath, rateHz: rate(samples))
             )
         case .iio:
-            var options = LinuxIIOMotionProvider.Options()
-            options.device = configuration.device
-            options.rate = configuration.rateHz
-            options.trigger = configuration.trigger.isEmpty ? nil : configuration.trigger
-            options.forcePolling = configuration.forcePolling
-            options.hrtimerTrigger = configuration.hrtimerTrigger
-            let provider = LinuxIIOMotionProvider(options: options, logger: logger)
-            let name = configuration.device.isEmpty ? "first accelerometer" : configuration.device
+            let settings = configuration.sensor
+            let provider = LinuxIIOMotionProvider(options: settings, logger: logger)
+            let name = settings.device.isEmpty ? "first accelerometer" : settings.device
             return Sensor(
-                provider: provider, info: .init(kind: "iio", name: name, rateHz: configuration.rateHz),
+                provider: provider, info: .init(kind: "iio", name: name, rateHz: settings.rate),
                 counters: {
                     let c = provider.counters
                     return ServerMessage.SensorCounters(

@@ -20,29 +20,14 @@ final class UplinkService: Service {
 
     /// The uplink the configuration asks for: nil when it is disabled or there is no journal (logged).
     static func make(_ configuration: DaemonConfiguration, journal: EventRecorder?, logger: Logger) -> Uplink? {
-        let u = configuration.uplink
-        guard u.enabled else { return nil }
+        guard configuration.uplink.enabled else { return nil }
         guard let journal else {
             logger.error("uplink: enabled, but there is no event journal to publish (journal.path); the uplink is off")
             return nil
         }
-        var settings = UplinkSettings(
-            host: u.host, port: u.port, station: journal.station, clientID: u.clientID.isEmpty ? nil : u.clientID)
-        settings.topicPrefix = u.topicPrefix
-        settings.keepalive = u.keepalive
-        settings.username = u.username.isEmpty ? nil : u.username
-        settings.passwordFile = u.passwordFile.isEmpty ? nil : u.passwordFile
-        if u.tls {
-            settings.tls = .init(
-                caFile: u.caFile.isEmpty ? nil : u.caFile, caPath: u.caFile.isEmpty ? u.caPath : nil,
-                certFile: u.certFile.isEmpty ? nil : u.certFile, keyFile: u.keyFile.isEmpty ? nil : u.keyFile,
-                insecure: u.tlsInsecure)
-        }
-        settings.reconnectMin = u.reconnectMin
-        settings.reconnectMax = u.reconnectMax
-        settings.maxInflight = u.maxInflight
-        settings.softwareVersion = repdVersion
-        return Uplink(settings: settings, journalPath: journal.path, logger: logger)
+        return Uplink(
+            settings: configuration.uplink, station: journal.station, softwareVersion: repdVersion,
+            journalPath: journal.path, logger: logger)
     }
 
     /// What `status` says about the uplink: its state, and the backlog against the journal's newest id (as the

@@ -81,73 +81,124 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
 
     /// Checks every value and says which one is wrong and what is allowed.
     public func validate() throws(RepDetectorConfigurationError) {
-        func positive(_ value: Double, _ name: String) throws(RepDetectorConfigurationError) {
-            guard value.isFinite, value > 0 else { throw .init(key: name, value: value, allowed: "a number > 0") }
+        func positive(_ setting: Setting) throws(RepDetectorConfigurationError) {
+            let value = self[keyPath: setting.keyPath]
+            guard value.isFinite, value > 0 else { throw .init(setting, value: value, allowed: "a number > 0") }
         }
-        func fraction(_ value: Double, _ name: String) throws(RepDetectorConfigurationError) {
+        func fraction(_ setting: Setting) throws(RepDetectorConfigurationError) {
+            let value = self[keyPath: setting.keyPath]
             guard value.isFinite, value > 0, value < 1 else {
-                throw .init(key: name, value: value, allowed: "a number between 0 and 1 (exclusive)")
+                throw .init(setting, value: value, allowed: "a number between 0 and 1 (exclusive)")
             }
         }
         guard gravityTimeConstant.isFinite, (0.2...30).contains(gravityTimeConstant) else {
-            throw .init(key: "gravityTimeConstant", value: gravityTimeConstant, allowed: "a number from 0.2 to 30")
+            throw .init(.gravityTimeConstant, value: gravityTimeConstant, allowed: "a number from 0.2 to 30")
         }
         guard smoothingTimeConstant.isFinite, (0.005...0.5).contains(smoothingTimeConstant) else {
-            throw .init(key: "smoothingTimeConstant", value: smoothingTimeConstant, allowed: "a number from 0.005 to 0.5")
+            throw .init(.smoothingTimeConstant, value: smoothingTimeConstant, allowed: "a number from 0.005 to 0.5")
         }
         guard minimumRepPeriod.isFinite, (0.1...2).contains(minimumRepPeriod) else {
-            throw .init(key: "minimumRepPeriod", value: minimumRepPeriod, allowed: "a number from 0.1 to 2")
+            throw .init(.minimumRepPeriod, value: minimumRepPeriod, allowed: "a number from 0.1 to 2")
         }
         guard maximumRepPeriod.isFinite, maximumRepPeriod > minimumRepPeriod, maximumRepPeriod <= 12 else {
-            throw .init(key: "maximumRepPeriod", value: maximumRepPeriod, allowed: "a number > minimumRepPeriod, at most 12")
+            throw .init(.maximumRepPeriod, value: maximumRepPeriod, allowed: "a number > minimumRepPeriod, at most 12")
         }
         guard minimumWindow.isFinite, (0.2...4).contains(minimumWindow) else {
-            throw .init(key: "minimumWindow", value: minimumWindow, allowed: "a number from 0.2 to 4")
+            throw .init(.minimumWindow, value: minimumWindow, allowed: "a number from 0.2 to 4")
         }
-        try fraction(keyMaximumFraction, "keyMaximumFraction")
-        try fraction(minimumPeriodicity, "minimumPeriodicity")
-        try positive(startHold, "startHold")
+        try fraction(.keyMaximumFraction)
+        try fraction(.minimumPeriodicity)
+        try positive(.startHold)
         guard periodTolerance.isFinite, periodTolerance >= 1 else {
-            throw .init(key: "periodTolerance", value: periodTolerance, allowed: "a number ≥ 1")
+            throw .init(.periodTolerance, value: periodTolerance, allowed: "a number ≥ 1")
         }
-        try fraction(minimumMatch, "minimumMatch")
+        try fraction(.minimumMatch)
         guard lookbackPeriods.isFinite, lookbackPeriods >= 0, lookbackPeriods <= 10 else {
-            throw .init(key: "lookbackPeriods", value: lookbackPeriods, allowed: "a number from 0 to 10")
+            throw .init(.lookbackPeriods, value: lookbackPeriods, allowed: "a number from 0 to 10")
         }
-        try fraction(lookbackMatch, "lookbackMatch")
-        try fraction(finalMatch, "finalMatch")
-        try fraction(minimumCycleSeparation, "minimumCycleSeparation")
-        try positive(minimumAmplitude, "minimumAmplitude")
+        try fraction(.lookbackMatch)
+        try fraction(.finalMatch)
+        try fraction(.minimumCycleSeparation)
+        try positive(.minimumAmplitude)
         guard maximumWalkingLikeness.isFinite, maximumWalkingLikeness > -2, maximumWalkingLikeness <= 2 else {
-            throw .init(key: "maximumWalkingLikeness", value: maximumWalkingLikeness, allowed: "a number in (-2, 2] (2 turns the check off)")
+            throw .init(
+                .maximumWalkingLikeness, value: maximumWalkingLikeness,
+                allowed: "a number in (-2, 2] (2 turns the check off)")
         }
-        try positive(walkingPeriodLow, "walkingPeriodLow")
+        try positive(.walkingPeriodLow)
         guard walkingPeriodHigh.isFinite, walkingPeriodHigh > walkingPeriodLow else {
-            throw .init(key: "walkingPeriodHigh", value: walkingPeriodHigh, allowed: "a number > walkingPeriodLow")
+            throw .init(.walkingPeriodHigh, value: walkingPeriodHigh, allowed: "a number > walkingPeriodLow")
         }
-        try positive(walkingMaximumRMS, "walkingMaximumRMS")
+        try positive(.walkingMaximumRMS)
         guard minimumVerticalShare.isFinite, minimumVerticalShare >= 0, minimumVerticalShare < 1 else {
-            throw .init(key: "minimumVerticalShare", value: minimumVerticalShare, allowed: "a number from 0 to 1 (exclusive)")
+            throw .init(.minimumVerticalShare, value: minimumVerticalShare, allowed: "a number from 0 to 1 (exclusive)")
         }
         guard exerciseGate.isValid else {
-            throw .init(key: "exerciseGate", value: .nan, allowed: "a tree whose nodes each ask one of the \(ExerciseGateFeatures.count) features")
+            throw .init(
+                key: "exerciseGate", value: .nan,
+                allowed: "a tree whose nodes each ask one of the \(ExerciseGateFeatures.count) features")
         }
         guard minimumExerciseLikelihood.isFinite, minimumExerciseLikelihood >= 0, minimumExerciseLikelihood < 1 else {
-            throw .init(key: "minimumExerciseLikelihood", value: minimumExerciseLikelihood, allowed: "a number from 0 to 1 (exclusive)")
+            throw .init(
+                .minimumExerciseLikelihood, value: minimumExerciseLikelihood,
+                allowed: "a number from 0 to 1 (exclusive)")
         }
         guard restToEndSet.isFinite, restToEndSet >= maximumRepPeriod, restToEndSet <= 3600 else {
-            throw .init(key: "restToEndSet", value: restToEndSet, allowed: "a number ≥ maximumRepPeriod, at most 3600")
+            throw .init(.restToEndSet, value: restToEndSet, allowed: "a number ≥ maximumRepPeriod, at most 3600")
         }
         guard gapToReset.isFinite, gapToReset > 0, gapToReset <= 60 else {
-            throw .init(key: "gapToReset", value: gapToReset, allowed: "a number > 0, at most 60")
+            throw .init(.gapToReset, value: gapToReset, allowed: "a number > 0, at most 60")
+        }
+    }
+}
+
+extension RepDetectorConfiguration {
+    /// The numeric settings, each a configuration key (`[detector]`), that `validate()` checks: what a
+    /// `RepDetectorConfigurationError` names, so that a configuration file can map it back to its own key.
+    public enum Setting: String, Sendable, Equatable, CaseIterable {
+        case gravityTimeConstant, smoothingTimeConstant, minimumRepPeriod, maximumRepPeriod, minimumWindow
+        case keyMaximumFraction, minimumPeriodicity, startHold, periodTolerance, minimumMatch, lookbackPeriods
+        case lookbackMatch, finalMatch, minimumCycleSeparation, minimumAmplitude, maximumWalkingLikeness
+        case walkingPeriodLow, walkingPeriodHigh, minimumVerticalShare, walkingMaximumRMS, restToEndSet, gapToReset
+        case minimumExerciseLikelihood
+
+        /// The property the setting is (its name is the `rawValue`).
+        public var keyPath: WritableKeyPath<RepDetectorConfiguration, Double> {
+            switch self {
+            case .gravityTimeConstant: \.gravityTimeConstant
+            case .smoothingTimeConstant: \.smoothingTimeConstant
+            case .minimumRepPeriod: \.minimumRepPeriod
+            case .maximumRepPeriod: \.maximumRepPeriod
+            case .minimumWindow: \.minimumWindow
+            case .keyMaximumFraction: \.keyMaximumFraction
+            case .minimumPeriodicity: \.minimumPeriodicity
+            case .startHold: \.startHold
+            case .periodTolerance: \.periodTolerance
+            case .minimumMatch: \.minimumMatch
+            case .lookbackPeriods: \.lookbackPeriods
+            case .lookbackMatch: \.lookbackMatch
+            case .finalMatch: \.finalMatch
+            case .minimumCycleSeparation: \.minimumCycleSeparation
+            case .minimumAmplitude: \.minimumAmplitude
+            case .maximumWalkingLikeness: \.maximumWalkingLikeness
+            case .walkingPeriodLow: \.walkingPeriodLow
+            case .walkingPeriodHigh: \.walkingPeriodHigh
+            case .minimumVerticalShare: \.minimumVerticalShare
+            case .walkingMaximumRMS: \.walkingMaximumRMS
+            case .restToEndSet: \.restToEndSet
+            case .gapToReset: \.gapToReset
+            case .minimumExerciseLikelihood: \.minimumExerciseLikelihood
+            }
         }
     }
 }
 
 /// A detector setting that is out of range.
 public struct RepDetectorConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The setting's name.
+    /// The setting's name (the property's, e.g. `minimumRepPeriod`).
     public var key: String
+    /// The setting, when `key` names one of the numeric ones (nil for `exerciseGate`).
+    public var setting: RepDetectorConfiguration.Setting? { RepDetectorConfiguration.Setting(rawValue: key) }
     /// The value given.
     public var value: Double
     /// What is allowed.
@@ -160,5 +211,11 @@ public struct RepDetectorConfigurationError: Error, Sendable, Equatable, CustomS
         self.allowed = allowed
     }
 
+    /// Creates the error for `setting` = `value`, saying what is allowed.
+    public init(_ setting: RepDetectorConfiguration.Setting, value: Double, allowed: String) {
+        self.init(key: setting.rawValue, value: value, allowed: allowed)
+    }
+
+    /// `key = value is not allowed: expected …`.
     public var description: String { "\(key) = \(value) is not allowed: expected \(allowed)" }
 }

@@ -43,10 +43,10 @@ final class MQTTConnection {
     private(set) var lastLibraryError: String?
     /// The CONNACK return code of a refusal.
     private(set) var refusal: Int32?
-    private let settings: UplinkSettings
+    private let settings: UplinkSession
 
     /// A client for `settings`, with its last will (`offline`, retained) set; not yet connected.
-    init(settings: UplinkSettings, will: String) throws(UplinkError) {
+    init(settings: UplinkSession, will: String) throws(UplinkError) {
         if let problem = libraryProblem() { throw UplinkError(.setup, problem) }
         guard let handle = mosquitto_new(settings.clientID, true, nil) else {
             throw UplinkError(.setup, "mosquitto_new failed: \(String(cString: strerror(errno)))")

@@ -1,6 +1,7 @@
 import LinuxIIO
 import Logging
 import RepJournal
+import RepSettings
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,7 +20,8 @@ import Glibc
 /// station + id. At most `maxInflight` events are in flight.
 public final class Uplink: Sendable {
     /// The settings.
-    public let settings: UplinkSettings
+    public var settings: UplinkSettings { session.settings }
+    private let session: UplinkSession
     private let journalPath: String
     private let logger: Logger
     private let shared: Shared
@@ -39,9 +41,12 @@ public final class Uplink: Sendable {
         func ring() { wake.fire() }
     }
 
-    /// An uplink for `settings`, reading the journal at `journalPath`; `start()` starts it.
-    public init(settings: UplinkSettings, journalPath: String, logger: Logger) {
-        self.settings = settings
+    /// An uplink for `settings` that publishes as `station` (topics, client id) and says it runs
+    /// `softwareVersion` in its status, reading the journal at `journalPath`; `start()` starts it.
+    public init(
+        settings: UplinkSettings, station: String, softwareVersion: String, journalPath: String, logger: Logger
+    ) {
+        session = UplinkSession(settings: settings, station: station, softwareVersion: softwareVersion)
         self.journalPath = journalPath
         self.logger = logger
         shared = Shared(broker: settings.brokerURL)
@@ -50,7 +55,8 @@ public final class Uplink: Sendable {
 
     /// Starts the uplink's thread.
     public func start() {
-        let worker = WorkerStart(settings: settings, journalPath: journalPath, logger: logger, shared: shared, finish: finish)
+        let worker = WorkerStart(
+            settings: session, journalPath: journalPath, logger: logger, shared: shared, finish: finish)
         let started = NamedThread(name: "repd-uplink") {
             UplinkWorker(settings: worker.settings, journalPath: worker.journalPath, logger: worker.logger, shared: worker.shared).run()
             worker.finish.finish()
@@ -84,13 +90,16 @@ public final class Uplink: Sendable {
 
     /// What the new thread needs (handed over once).
     private final class WorkerStart: Sendable {
-        let settings: UplinkSettings
+        let settings: UplinkSession
         let journalPath: String
         let logger: Logger
         let shared: Shared
         let finish: AsyncStream<Void>.Continuation
 
-        init(settings: UplinkSettings, journalPath: String, logger: Logger, shared: Shared, finish: AsyncStream<Void>.Continuation) {
+        init(
+            settings: UplinkSession, journalPath: String, logger: Logger, shared: Shared,
+            finish: AsyncStream<Void>.Continuation
+        ) {
             self.settings = settings
             self.journalPath = journalPath
             self.logger = logger

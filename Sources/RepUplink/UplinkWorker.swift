@@ -11,7 +11,7 @@ import Glibc
 /// window, reads acknowledgements, stores the progress, and waits in `poll()` on the broker's socket and the wake
 /// eventfd. Everything here belongs to that one thread.
 final class UplinkWorker {
-    private let settings: UplinkSettings
+    private let settings: UplinkSession
     private let journalPath: String
     private let logger: Logger
     private let shared: Uplink.Shared
@@ -30,7 +30,7 @@ final class UplinkWorker {
     private var connections = 0
     private var offlineMID: Int32?
 
-    init(settings: UplinkSettings, journalPath: String, logger: Logger, shared: Uplink.Shared) {
+    init(settings: UplinkSession, journalPath: String, logger: Logger, shared: Uplink.Shared) {
         self.settings = settings
         self.journalPath = journalPath
         self.logger = logger

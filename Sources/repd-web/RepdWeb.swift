@@ -68,15 +68,13 @@ struct RepdWeb: AsyncParsableCommand {
         }
         guard (1...100_000).contains(clientQueue) else { throw ValidationError("--client-queue must be in 1…100000") }
         guard clientTimeout.isFinite, clientTimeout >= 0.1 else { throw ValidationError("--client-timeout must be at least 0.1") }
-        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
-        }
+        if let logLevel, let problem = LogLevel.commandLineProblem(logLevel) { throw ValidationError(problem) }
     }
 
     func run() async throws {
         setvbuf(stdout, nil, _IOLBF, 0)
         let configuration: DaemonConfiguration
-        do { configuration = try loadConfiguration() } catch {
+        do { configuration = try DaemonConfiguration.load(explicitPath: config) } catch {
             fputs("repd-web: \(error)\n", stderr)
             throw ExitCode(78)
         }
@@ -84,7 +82,7 @@ struct RepdWeb: AsyncParsableCommand {
         var stations = socket.map(Self.station)
         if stations.isEmpty {
             // Empty: repd's default for clients, looked up at each connection attempt.
-            let path = [configuration.webSocketPath, configuration.socketPath].first { !$0.isEmpty } ?? ""
+            let path = [configuration.webSocketPath, configuration.socket.path].first { !$0.isEmpty } ?? ""
             stations = [WebService.Station(socketPath: path)]
         }
         if checkConfig {
@@ -92,7 +90,8 @@ struct RepdWeb: AsyncParsableCommand {
             print("repd-web: configuration OK (\(config ?? "defaults")): http://\(address)/, \(paths.joined(separator: ", "))")
             return
         }
-        let level = Logger.Level(rawValue: logLevel ?? configuration.logLevel) ?? .info
+        let configured = LogLevel.effective(flag: logLevel, configured: configuration.logLevel)
+        let level = Logger.Level(rawValue: configured.rawValue) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -115,11 +114,5 @@ struct RepdWeb: AsyncParsableCommand {
             return WebService.Station(socketPath: String(entry[entry.index(after: equals)...]), label: String(entry[..<equals]))
         }
         return WebService.Station(socketPath: entry)
-    }
-
-    private func loadConfiguration() throws -> DaemonConfiguration {
-        if let config { return try DaemonConfiguration.load(path: config) }
-        if access("/etc/repd/repd.toml", R_OK) == 0 { return try DaemonConfiguration.load(path: "/etc/repd/repd.toml") }
-        return DaemonConfiguration()
     }
 }

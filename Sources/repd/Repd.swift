@@ -5,6 +5,7 @@ import RepConfiguration
 import RepDaemon
 import RepDetection
 import RepProtocol
+import RepSettings
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -74,16 +75,14 @@ struct Repd: AsyncParsableCommand {
     func validate() throws {
         guard !(demo && fixture != nil) else { throw ValidationError("Give --demo or --fixture FILE, not both.") }
         if let speed { guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number.") } }
-        if let station, let problem = DaemonConfiguration.stationProblem(station) { throw ValidationError("--station: \(problem).") }
-        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
-        }
+        if let station, let problem = JournalSettings.stationProblem(station) { throw ValidationError("--station: \(problem).") }
+        if let logLevel, let problem = LogLevel.commandLineProblem(logLevel) { throw ValidationError(problem) }
     }
 
     func run() async throws {
         setvbuf(stdout, nil, _IOLBF, 0)  // one line at a time, also into pipes and the journal
         var configuration: DaemonConfiguration
-        do { configuration = try loadConfiguration() } catch {
+        do { configuration = try DaemonConfiguration.load(explicitPath: config) } catch {
             fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(78)
         }
@@ -94,17 +93,17 @@ struct Repd: AsyncParsableCommand {
         }
         if let speed { configuration.speed = speed }
         if loop { configuration.loop = true }
-        if let socket { configuration.socketPath = socket }
-        if let journal { configuration.journalPath = journal }
-        if let station { configuration.journalStation = station }
-        if let logLevel { configuration.logLevel = logLevel }
+        if let socket { configuration.socket.path = socket }
+        if let journal { configuration.journal.path = journal }
+        if let station { configuration.journal.station = station }
+        configuration.logLevel = LogLevel.effective(flag: logLevel, configured: configuration.logLevel)
 
         if checkConfig {
             print("repd: configuration OK (\(config ?? "defaults"))")
             return
         }
 
-        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        let level = Logger.Level(rawValue: configuration.logLevel.rawValue) ?? .info
         LoggingSystem.bootstrap { JournalLogHandler(label: $0, level: level) }
         let logger = Logger(label: "repd")
 
@@ -125,18 +124,6 @@ struct Repd: AsyncParsableCommand {
             fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(1)
         }
-    }
-
-    private func loadConfiguration() throws -> DaemonConfiguration {
-        let path: String
-        if let config {
-            path = config
-        } else if access("/etc/repd/repd.toml", R_OK) == 0 {
-            path = "/etc/repd/repd.toml"
-        } else {
-            return DaemonConfiguration()
-        }
-        return try DaemonConfiguration.load(path: path)
     }
 
     static func describe(_ event: WorkoutEvent) -> String {

@@ -158,7 +158,7 @@ struct ConfigurationFileTests {
         #expect(throws: ConfigError(file: "x.toml", line: 2, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")) {
             try DaemonConfiguration.parse(bytes: bytes, file: "x.toml")
         }
-        #expect((try? DaemonConfiguration.parse(bytes: Array("[sensor]\ndevice = \"é\"\n".utf8), file: "x.toml"))?.device == "é")
+        #expect((try? DaemonConfiguration.parse(bytes: Array("[sensor]\ndevice = \"é\"\n".utf8), file: "x.toml"))?.sensor.device == "é")
     }
 
     @Test("values are read into the configuration")
@@ -183,17 +183,17 @@ struct ConfigurationFileTests {
             """
         let c = try DaemonConfiguration.parse(text, file: "x.toml")
         #expect(c.provider == .fixture)
-        #expect(c.rateHz == 400)
-        #expect(c.socketMode == 0o640)
-        #expect(c.allowedUIDs == [1000, 1001])
+        #expect(c.sensor.rate == 400)
+        #expect(c.socket.mode == 0o640)
+        #expect(c.socket.allowedUIDs == [1000, 1001])
         #expect(c.detector.minimumPeriodicity == 0.55)
         #expect(c.detector.lookbackPeriods == 4)
         #expect(c.detector.placement == .bar)
-        #expect(c.journalPath == "")
-        #expect(c.journalSynchronous == .full)
-        #expect(c.journalMaxAgeDays == 7)
-        #expect(c.journalMaxEvents == 500)
-        #expect(c.journalMaxSizeMB == 8)
+        #expect(c.journal.path == "")
+        #expect(c.journal.synchronous == .full)
+        #expect(c.journal.maxAgeDays == 7)
+        #expect(c.journal.maxEvents == 500)
+        #expect(c.journal.maxSizeMB == 8)
     }
 
     @Test(
@@ -207,6 +207,29 @@ struct ConfigurationFileTests {
         #expect(c.webListen == ListenAddress(host: host, port: port))
         #expect(c.webListen.description == text)
         #expect(c.webSocketPath == "/tmp/x.sock")
+    }
+
+    @Test(
+        "a [detector] value that validate() refuses is reported under its own key and line",
+        arguments: RepDetectorConfiguration.Setting.allCases)
+    func detectorSettingKeys(setting: RepDetectorConfiguration.Setting) {
+        let text = "[detector]\n\(setting.configurationKey) = -1000\n"
+        do {
+            _ = try DaemonConfiguration.parse(text, file: "x.toml")
+            Issue.record("accepted: \(text.debugDescription)")
+        } catch {
+            #expect(error.line == 2)
+            #expect(error.key == "detector.\(setting.configurationKey)")
+            #expect(error.reason.hasPrefix("-1000.0 is not allowed: expected "), "got: \(error.reason)")
+        }
+    }
+
+    @Test("the sensor's trigger, the uplink's client id and user: an empty string in the file is none")
+    func emptyStringsAreNone() throws {
+        let c = try DaemonConfiguration.parse(
+            "[sensor]\ntrigger = \"\"\n[uplink]\nclient_id = \"\"\nusername = \"\"\n", file: "x.toml")
+        #expect(c.sensor.trigger == nil && c.uplink.clientID == nil && c.uplink.username == nil)
+        #expect(try DaemonConfiguration.parse("[sensor]\ntrigger = \"t0\"\n", file: "x.toml").sensor.trigger == "t0")
     }
 
     @Test(

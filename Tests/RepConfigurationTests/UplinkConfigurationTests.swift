@@ -1,3 +1,4 @@
+import RepSettings
 import Testing
 
 @testable import RepConfiguration
@@ -26,12 +27,27 @@ struct UplinkConfigurationTests {
             reconnect_max_s = 30
             max_inflight = 50
             """, file: "t.toml")
-        #expect(c.journalStation == "bench-3")
+        #expect(c.journal.station == "bench-3")
         #expect(c.uplink.enabled && c.uplink.host == "broker.gym.lan" && c.uplink.port == 8883)
         #expect(c.uplink.clientID == "b3" && c.uplink.keepalive == 20 && c.uplink.username == "bench-3")
         #expect(c.uplink.passwordFile == "/etc/repd/mqtt-password")
-        #expect(c.uplink.tls && c.uplink.caFile == "/etc/repd/ca.pem" && c.uplink.keyFile == "/etc/repd/b3.key")
+        #expect(
+            c.uplink.tls
+                == UplinkSettings.TLS(
+                    caFile: "/etc/repd/ca.pem", caPath: nil, certFile: "/etc/repd/b3.pem", keyFile: "/etc/repd/b3.key"))
         #expect(c.uplink.reconnectMin == 0.5 && c.uplink.reconnectMax == 30 && c.uplink.maxInflight == 50)
+        #expect(c.uplink.brokerURL == "mqtts://broker.gym.lan:8883")
+    }
+
+    @Test("without ca_file, TLS trusts ca_path (default /etc/ssl/certs); without tls = true, no TLS at all")
+    func tlsTrust() throws {
+        let plain = try DaemonConfiguration.parse("[uplink]\nenabled = true\nca_path = \"/x\"\n", file: "t.toml")
+        #expect(plain.uplink.tls == nil && plain.uplink.brokerURL == "mqtt://localhost:1883")
+        let system = try DaemonConfiguration.parse("[uplink]\ntls = true\n", file: "t.toml")
+        #expect(system.uplink.tls == UplinkSettings.TLS(caPath: "/etc/ssl/certs"))
+        let own = try DaemonConfiguration.parse(
+            "[uplink]\ntls = true\nca_path = \"/x\"\ntls_insecure = true\n", file: "t.toml")
+        #expect(own.uplink.tls == UplinkSettings.TLS(caPath: "/x", insecure: true))
     }
 
     @Test(
@@ -54,6 +70,33 @@ struct UplinkConfigurationTests {
             _ = try DaemonConfiguration.parse(text, file: "t.toml")
         } catch {
             #expect(error.description == message)
+        }
+    }
+}
+
+@Suite("log levels and where the configuration comes from")
+struct LogLevelTests {
+    @Test("log.level and --log-level allow the same names, and the flag wins over the file")
+    func levels() throws {
+        #expect(LogLevel.allowedNames == "trace, debug, info, notice, warning, error, critical")
+        #expect(LogLevel.commandLineProblem("debug") == nil)
+        #expect(
+            LogLevel.commandLineProblem("loud")
+                == "--log-level must be one of trace, debug, info, notice, warning, error, critical.")
+        let c = try DaemonConfiguration.parse("[log]\nlevel = \"warning\"\n", file: "t.toml")
+        #expect(c.logLevel == .warning)
+        #expect(LogLevel.effective(flag: nil, configured: c.logLevel) == .warning)
+        #expect(LogLevel.effective(flag: "trace", configured: c.logLevel) == .trace)
+    }
+
+    @Test("--config names the file; a file that cannot be read is a configuration error naming it")
+    func explicitPath() {
+        #expect(ConfigurationSource.path(explicitPath: "/x/repd.toml") == "/x/repd.toml")
+        do {
+            _ = try DaemonConfiguration.load(explicitPath: "/nonexistent/repd.toml")
+            Issue.record("loaded a file that does not exist")
+        } catch {
+            #expect(error.file == "/nonexistent/repd.toml" && error.reason.hasPrefix("cannot read"))
         }
     }
 }

@@ -1,12 +1,14 @@
 @testable import RepDaemon
+import RepSettings
 import Testing
 
 @Suite("client admission")
 struct AdmissionTests {
     static func options(uids: [UInt32], gids: [UInt32]) -> ServerOptions {
-        ServerOptions(
-            path: "/unused", mode: 0o660, group: "", maxClients: 1, queueLimitBytes: 4096, allowedUIDs: uids,
-            allowedGIDs: gids, ownUID: 1000)
+        var socket = SocketSettings()
+        socket.allowedUIDs = uids
+        socket.allowedGIDs = gids
+        return ServerOptions(socket: socket, path: "/unused", ownUID: 1000)
     }
 
     @Test("a peer whose credentials cannot be read is refused when an allow-list is set, admitted when none is",
