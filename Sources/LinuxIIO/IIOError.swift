@@ -30,5 +30,6 @@ public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `path: message`, or the message alone when there is no path.
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 }

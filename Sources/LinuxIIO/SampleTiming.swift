@@ -16,6 +16,7 @@ public struct SampleTiming: Sendable, Equatable, CustomStringConvertible {
     /// Why, in a sentence for the log.
     public var reason: String
 
+    /// `timestamps: SOURCE (reason)`, for the log.
     public var description: String { "timestamps: \(source.rawValue) (\(reason))" }
 }
 

@@ -29,6 +29,7 @@ public struct ScanType: Sendable, Equatable, CustomStringConvertible {
         self.shift = shift
     }
 
+    /// The type in `_type` syntax (`le:s12/16>>4`), with `X` only when the repeat count is above 1.
     public var description: String {
         "\(bigEndian ? "be" : "le"):\(signed ? "s" : "u")\(bits)/\(storageBits)\(repeatCount > 1 ? "X\(repeatCount)" : "")>>\(shift)"
     }

@@ -45,5 +45,6 @@ public struct MotionProviderError: Error, Sendable, Equatable, CustomStringConve
         self.message = message
     }
 
+    /// The message alone (the kind is left out).
     public var description: String { message }
 }

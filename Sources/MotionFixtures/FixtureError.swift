@@ -25,6 +25,7 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The header is there, but no data row follows.
         case noSamples
 
+        /// What is wrong, in a sentence without the file and line.
         public var description: String {
             switch self {
             case .io(let message): message
@@ -56,5 +57,6 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
         self.reason = reason
     }
 
+    /// `file:line: reason`, or `file: reason` when the error concerns the whole file.
     public var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
 }

@@ -29,6 +29,7 @@ public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
     /// Whether timed replay starts over at the end.
     public let loop: Bool
 
+    /// Where every replayed batch is written; sinks and adapters attach here.
     public let sampleOutlet = MotionSampleOutlet()
 
     private let samples: [MotionSample]
@@ -57,6 +58,7 @@ public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
         queue.setSpecific(key: queueKey, value: ())
     }
 
+    /// `idle`, `running`, `stopped` or `finished`; emits the current state on subscribe.
     public var statePublisher: AnyPublisher<MotionProviderState, Never> { stateSubject.eraseToAnyPublisher() }
 
     /// The number of samples delivered so far (in the current pass when looping).

@@ -6,6 +6,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// Creates a generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits (one SplitMix64 step).
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -16,6 +16,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What is wrong and what is allowed.
         public var reason: String
+        /// The reason alone.
         public var description: String { reason }
     }
 

@@ -8,7 +8,9 @@ import Logging
 /// starts with the journald priority (`<3>` error … `<7>` debug) so `journalctl -p` filters work, and the
 /// timestamp is left to the journal; otherwise lines carry the level in words.
 public struct JournalLogHandler: LogHandler {
+    /// Messages below this level are not written.
     public var logLevel: Logger.Level
+    /// Metadata added to every message (a message's own metadata wins on a clash), written as sorted `key=value`.
     public var metadata: Logger.Metadata = [:]
     private let label: String
     private let journal: Bool
@@ -20,11 +22,13 @@ public struct JournalLogHandler: LogHandler {
         self.journal = journal
     }
 
+    /// One entry of `metadata`.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes the message and its metadata, escaped, as one line to stderr.
     public func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { $1 } }

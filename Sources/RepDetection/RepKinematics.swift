@@ -36,6 +36,7 @@ public enum RepKinematics {
             return max(0, startsAtTop ? c.start - e.end : e.start - c.end)
         }
 
+        /// Equal when every figure is (written out because tuples are not `Equatable`).
         public static func == (a: Measure, b: Measure) -> Bool {
             a.startsAtTop == b.startsAtTop && a.rangeOfMotion == b.rangeOfMotion
                 && a.concentric?.start == b.concentric?.start && a.concentric?.end == b.concentric?.end

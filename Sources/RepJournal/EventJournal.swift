@@ -47,6 +47,7 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         self.message = message
     }
 
+    /// One line: the file, the operation, SQLite's message and its code.
     public var description: String { "journal \(path): \(operation) failed: \(message) (SQLite code \(code))" }
 }
 

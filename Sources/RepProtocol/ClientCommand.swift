@@ -36,6 +36,7 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
     /// Creates the error.
     public init(_ reason: String) { self.reason = reason }
 
+    /// The reason alone.
     public var description: String { reason }
 }
 

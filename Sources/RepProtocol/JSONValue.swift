@@ -48,6 +48,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What was wrong.
     public var reason: String
 
+    /// The reason, then `at byte OFFSET`.
     public var description: String { "\(reason) at byte \(offset)" }
 }
 

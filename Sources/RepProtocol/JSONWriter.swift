@@ -17,6 +17,8 @@ public struct JSONWriter: Sendable {
         /// An object; keys keep their order.
         case object([(String, Value)])
 
+        /// Equal when both write the same JSON text: key order counts, `.integer(1)` equals `.number(1)`, and a
+        /// non-finite number equals `.null`.
         public static func == (a: Value, b: Value) -> Bool { a.text == b.text }
 
         /// The value as compact JSON text.

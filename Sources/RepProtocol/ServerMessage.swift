@@ -242,16 +242,27 @@ public enum ServerMessage {
 
     /// The reply to `status`.
     public struct Status: Sendable, Equatable {
+        /// Time since the daemon started, s.
         public var uptime: Double
+        /// What the daemon reads from.
         public var sensor: SensorInfo
+        /// The sensor's state as `stateName(_:)` writes it (`idle`, `connected`, `lost`, `polling`, `error`, ...).
         public var sensorState: String
+        /// Samples read so far.
         public var samples: Int
+        /// Samples the ring between the reader and the detector holds at most (0 before its first statistics).
         public var ringCapacity: Int
+        /// Batches dropped because the ring was full.
         public var ringDroppedBatches: Int
+        /// Samples in those batches.
         public var ringDroppedSamples: Int
+        /// Clients connected now.
         public var clients: Int
+        /// Reps counted since the start or the last reset.
         public var reps: Int
+        /// The current or last set's number (0 before the first).
         public var sets: Int
+        /// Whether a set is in progress.
         public var inSet: Bool
         /// The IIO reader's counters (nil for other sensors).
         public var iio: SensorCounters?
@@ -260,6 +271,7 @@ public enum ServerMessage {
         /// The fleet uplink (nil: not reported).
         public var uplink: UplinkInfo?
 
+        /// Creates the reply; `journal` is not among the arguments and starts nil.
         public init(
             uptime: Double, sensor: SensorInfo, sensorState: String, samples: Int, ringCapacity: Int,
             ringDroppedBatches: Int, ringDroppedSamples: Int, clients: Int, reps: Int, sets: Int, inSet: Bool,

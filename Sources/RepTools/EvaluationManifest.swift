@@ -30,6 +30,7 @@ public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible
         self.reason = reason
     }
 
+    /// `file:line: reason`, or `file: reason` when the error concerns the whole file.
     public var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
 }
 

@@ -18,6 +18,7 @@ public enum QualityValidation {
         /// The bar moves up to this far (m) towards the turnaround and back during each rest at the start position.
         case restMotion(Double)
 
+        /// A short label for the report (`touch-and-go`, `paused 2 s`, `bar moves 1 cm at rest`).
         public var description: String {
             switch self {
             case .standard: "standard"
@@ -33,16 +34,24 @@ public enum QualityValidation {
 
     /// One generated set's conditions.
     public struct Condition: Sendable {
+        /// The lift: squat, bench or deadlift.
         public var lift: BarbellGenerator.Lift
+        /// Sample rate, Hz.
         public var rate: Double
+        /// Peak tilt of the bar during a rep, degrees.
         public var tiltDegrees: Double
+        /// Bias of each accelerometer axis, g (its sign drawn at random per axis).
         public var bias: Double
         /// The first rep's mean concentric velocity, m/s.
         public var velocity: Double
+        /// Vertical range of motion, m.
         public var rangeOfMotion: Double
+        /// The generator's random seed.
         public var seed: UInt64
+        /// How the lifter moves between the reps' phases.
         public var style: Style
 
+        /// Creates the conditions of one set (`rate` in Hz, `velocity` in m/s, `rangeOfMotion` in m).
         public init(
             lift: BarbellGenerator.Lift, rate: Double, tiltDegrees: Double, bias: Double, velocity: Double,
             rangeOfMotion: Double, seed: UInt64, style: Style = .standard
@@ -80,20 +89,28 @@ public enum QualityValidation {
 
     /// The errors of one set.
     public struct Outcome: Sendable {
+        /// The conditions the set was generated under.
         public var condition: Condition
         /// True reps, and those repd measured (matched by time).
         public var trueReps: Int
+        /// True reps that a rep repd measured at set end covers (its window holds the true rep's middle), with a
+        /// velocity.
         public var matched: Int
         /// Estimate − truth of each matched rep (set end figures): mean concentric velocity (m/s), range of motion
         /// (m), peak concentric velocity (m/s), concentric duration (s).
         public var velocityErrors: [Double]
+        /// Estimate − truth of each matched rep's range of motion, m.
         public var romErrors: [Double]
+        /// Estimate − truth of each matched rep's peak concentric velocity, m/s.
         public var peakErrors: [Double]
+        /// Estimate − truth of each matched rep's concentric duration, s.
         public var concentricErrors: [Double]
         /// The same for the eccentric duration and the two pauses (s); a pause is compared where both have it (a
         /// set's first rep has no pause before it).
         public var eccentricErrors: [Double] = []
+        /// Estimate − truth of the pause at the bottom, s, where both have one.
         public var pauseBottomErrors: [Double] = []
+        /// Estimate − truth of the pause at the top, s, where both have one.
         public var pauseTopErrors: [Double] = []
         /// The same for the figures sent live with each rep.
         public var liveVelocityErrors: [Double]
@@ -244,23 +261,38 @@ public enum QualityValidation {
 
     /// Pooled figures of several sets.
     public struct Summary: Sendable {
+        /// Sets pooled.
         public var sets = 0
+        /// Their true reps.
         public var trueReps = 0
+        /// True reps repd measured (see `Outcome.matched`).
         public var matched = 0
+        /// Matched reps measured over a window not their own (see `Outcome.wrongWindow`).
         public var wrongWindow = 0
+        /// RMS error of the mean concentric velocity at set end, m/s (NaN when no rep was matched, as for all RMS).
         public var velocityRMS = 0.0
+        /// RMS error of the mean concentric velocity sent live with each rep, m/s.
         public var liveVelocityRMS = 0.0
+        /// RMS error of the range of motion, m.
         public var romRMS = 0.0
+        /// RMS error of the peak concentric velocity, m/s.
         public var peakRMS = 0.0
+        /// RMS error of the concentric duration, s.
         public var concentricRMS = 0.0
+        /// RMS error of the eccentric duration, s.
         public var eccentricRMS = 0.0
+        /// RMS error of the pause at the bottom, s.
         public var pauseBottomRMS = 0.0
+        /// RMS error of the pause at the top, s.
         public var pauseTopRMS = 0.0
+        /// RMS error of the sets' velocity loss, percentage points.
         public var lossRMS = 0.0
+        /// The largest velocity loss error in absolute value, percentage points (NaN when no set reported a loss).
         public var lossMaximum = 0.0
         /// Sets that reported a velocity loss (none when the last rep could not be measured).
         public var lossSets = 0
 
+        /// Pools `outcomes`: sums their counts and takes the RMS of each kind of error over all their reps.
         public init(_ outcomes: [Outcome]) {
             func rms(_ values: [Double]) -> Double {
                 values.isEmpty ? .nan : (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot()

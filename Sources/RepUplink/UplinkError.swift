@@ -30,5 +30,6 @@ public struct UplinkError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message alone (the kind is left out).
     public var description: String { message }
 }

@@ -23,6 +23,8 @@ public struct StationState: Sendable, Equatable {
         /// per-rep fields later versions add (e.g. `mean_velocity`, `rom`), each shown as bars.
         public var metrics: [(String, Double)]
 
+        /// Equal when the number, the time and every metric (name and value, in order) are (written out because
+        /// tuples are not `Equatable`).
         public static func == (a: Rep, b: Rep) -> Bool {
             a.number == b.number && a.wall == b.wall && a.metrics.elementsEqual(b.metrics) { $0 == $1 }
         }

@@ -6,10 +6,12 @@ import RepConfiguration
 /// What a request handler needs beyond Hummingbird's basic context: the connection, so that a browser that stops
 /// reading its event stream can be disconnected.
 public struct WebRequestContext: RequestContext {
+    /// Hummingbird's own per-request state (`RequestContext` requires it).
     public var coreContext: CoreRequestContextStorage
     /// The browser's HTTP connection.
     public let channel: any Channel
 
+    /// The context for a request that arrived on `source`'s connection.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel

@@ -134,10 +134,11 @@ struct FixtureDurabilityTests {
         let dir = scratchDirectory()
         let trace = dir + "/trace"
         let out = dir + "/sine.csv"
+        // LeakSanitizer cannot run under ptrace (the ASan CI pass)
         let run = try DaemonProcess(executable: which("strace")!, arguments: [
             "-f", "-o", trace, "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2",
             productsDirectory + "/repctl", "generate", "sine", "--out", out,
-        ], environment: ["ASAN_OPTIONS": "detect_leaks=0"])  // LeakSanitizer cannot run under ptrace (the ASan CI pass)
+        ], environment: ["ASAN_OPTIONS": "detect_leaks=0"])
         #expect(run.waitForExit() == 0, "\(run.standardError)")
         let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
         // The descriptor openat returned for the .partial file, and for the folder opened after the rename.
