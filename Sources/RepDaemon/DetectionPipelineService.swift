@@ -143,9 +143,7 @@ final class DetectionPipelineService: Service {
         defer { events.removeAll(keepingCapacity: true) }
         let wall = wallClock()
         for event in events {
-            hub.publishJournaled(
-                ServerMessage.kind(of: event), type: ServerMessage.typeName(of: event),
-                body: ServerMessage.event(event, wall: wall), wall: wall)
+            hub.publishJournaled(.workout(event, wall: wall))
             onEvent(event)
         }
     }
