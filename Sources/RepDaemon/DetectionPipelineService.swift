@@ -6,11 +6,12 @@ import RepProtocol
 import ServiceLifecycle
 import Synchronization
 
-/// The consumer's end: drains the ring into the rep detector and publishes every event to the hub. Its loop also
-/// drives the systemd watchdog, so a stuck pipeline gets the daemon restarted. When samples stop (sensor lost, end
-/// of a recording) an open set ends after `restToEndSet` seconds of the monotonic clock, since the detector, which
-/// only sees sample times, cannot tell. At shutdown it drains what is left and closes the open set, so the last set
-/// is announced.
+/// The consumer's end: drains the ring into the rep detector and publishes every event to the hub. It owns the
+/// `RepDetector` value itself: no Combine subject sits on this path (`RepDetectionService` is the adapter for apps,
+/// over the same detector). Its loop also drives the systemd watchdog, so a stuck pipeline gets the daemon
+/// restarted. When samples stop (sensor lost, end of a recording) an open set ends after `restToEndSet` seconds of
+/// the monotonic clock, since the detector, which only sees sample times, cannot tell. At shutdown it drains what is
+/// left and closes the open set, so the last set is announced.
 final class DetectionPipelineService: Service {
     private let consumer: SPSCRing<MotionSample>.Consumer
     private let doorbell: Doorbell
@@ -40,9 +41,11 @@ final class DetectionPipelineService: Service {
     }
 
     func run() async throws {
-        let detector = RepDetectionService(configuration: configuration)
+        var detector = RepDetector(configuration: configuration)
         var batch: [MotionSample] = []
         batch.reserveCapacity(4096)
+        var events: [WorkoutEvent] = []
+        events.reserveCapacity(64)
         var iterator = doorbell.stream.makeAsyncIterator()
         let heartbeat = notifier.watchdogInterval.map { max(0.05, $0 / 3) } ?? 1.0
         var lastHeartbeat = ContinuousClock.now - .seconds(3600)
@@ -62,9 +65,12 @@ final class DetectionPipelineService: Service {
         await withGracefulShutdownHandler {
             while !stopping.load(ordering: .acquiring) {
                 let open = await doorbell.wait(&iterator) { !self.consumer.isEmpty || self.control.resetPending }
-                let drained = drain(into: &batch, detector: detector)
+                let drained = drain(into: &batch, detector: &detector, events: &events)
                 if control.takeReset() {
-                    announce(detector.reset())
+                    // A new workout: the open set is closed and announced, then counts start again from set 1.
+                    detector.finish(into: &events)
+                    detector.reset()
+                    announce(&events)
                     record(detector)
                 }
 
@@ -72,14 +78,17 @@ final class DetectionPipelineService: Service {
                 if drained > 0 { lastSample = now }
                 if detector.inSet, now - lastSample >= restToEndSet {
                     let set = detector.setNumber
-                    announce(detector.finish())
+                    detector.finish(into: &events)
+                    announce(&events)
                     record(detector)
-                    logger.notice("no samples for \(JSONWriter.numberText(configuration.restToEndSet)) s: set \(set) ended")
+                    let rest = JSONWriter.numberText(configuration.restToEndSet)
+                    logger.notice("no samples for \(rest) s: set \(set) ended")
                 }
                 if now - lastHeartbeat >= .seconds(heartbeat) {
                     lastHeartbeat = now
                     if notifier.watchdogInterval != nil { notifier.notify("WATCHDOG=1") }
-                    let status = "STATUS=sensor \(state.sensorState), \(hub.clientCount) clients, \(detector.totalReps) reps"
+                    let status =
+                        "STATUS=sensor \(state.sensorState), \(hub.clientCount) clients, \(detector.totalReps) reps"
                     if status != lastStatus {
                         notifier.notify(status)
                         lastStatus = status
@@ -91,8 +100,9 @@ final class DetectionPipelineService: Service {
             self.stopping.store(true, ordering: .releasing)
             self.doorbell.ringAlways()
         }
-        drain(into: &batch, detector: detector)
-        announce(detector.finish())
+        drain(into: &batch, detector: &detector, events: &events)
+        detector.finish(into: &events)
+        announce(&events)
         record(detector)
         // The open set's set_end is journaled on the journal's thread: wait until it is on its way to the clients,
         // or the socket server (shut down next) could say bye first and the set's final count would be lost.
@@ -100,9 +110,12 @@ final class DetectionPipelineService: Service {
         notifier.notify("STOPPING=1")
     }
 
-    /// Feeds everything queued to the detector; returns how many samples that was.
+    /// Feeds everything queued to the detector and announces the events; returns how many samples that was.
+    /// `events` is scratch space (empty before and after), kept by the caller so nothing allocates per batch.
     @discardableResult
-    private func drain(into batch: inout [MotionSample], detector: RepDetectionService) -> Int {
+    private func drain(
+        into batch: inout [MotionSample], detector: inout RepDetector, events: inout [WorkoutEvent]
+    ) -> Int {
         var total = 0
         while true {
             batch.removeAll(keepingCapacity: true)
@@ -110,26 +123,27 @@ final class DetectionPipelineService: Service {
             total += batch.count
             state.samples.wrappingAdd(batch.count, ordering: .relaxed)
             if hub.wantsSamples { hub.publish(.samples, ServerMessage.samples(batch)) }
-            announce(detector.processBatch(batch))
+            detector.process(batch, into: &events)
+            announce(&events)
             record(detector)
         }
         state.updateRing(consumer.statistics)
         return total
     }
 
-    private func record(_ detector: RepDetectionService) {
+    private func record(_ detector: RepDetector) {
         state.reps.store(detector.totalReps, ordering: .relaxed)
         state.sets.store(detector.setNumber, ordering: .relaxed)
         state.inSet.store(detector.inSet, ordering: .relaxed)
     }
 
-    private func announce(_ events: [WorkoutEvent]) {
+    /// Publishes `events` in order and empties it (keeping its capacity).
+    private func announce(_ events: inout [WorkoutEvent]) {
         guard !events.isEmpty else { return }
+        defer { events.removeAll(keepingCapacity: true) }
         let wall = wallClock()
         for event in events {
-            hub.publishJournaled(
-                ServerMessage.kind(of: event), type: ServerMessage.typeName(of: event),
-                body: ServerMessage.event(event, wall: wall), wall: wall)
+            hub.publishJournaled(.workout(event, wall: wall))
             onEvent(event)
         }
     }

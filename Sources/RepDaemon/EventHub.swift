@@ -95,12 +95,12 @@ final class EventHub: Sendable {
         publish(kind, line, id: nil)
     }
 
-    /// Journals an event (message type `type`, its line `body`) and sends it, with its id, to every client
-    /// subscribed to `kind`; callable from any thread. Without a working journal it goes out without an id.
-    func publishJournaled(_ kind: EventKind, type: String, body: String, wall: Double) {
-        guard let journal else { return publish(kind, body, id: nil) }
-        journal.record(type: type, body: body, wall: wall) { line, id in
-            self.publish(kind, line, id: id)
+    /// Journals an event and sends it, with its id, to every client subscribed to its kind; callable from any
+    /// thread. Without a working journal it goes out without an id.
+    func publishJournaled(_ event: JournaledEvent) {
+        guard let journal else { return publish(event.kind, event.line, id: nil) }
+        journal.record(event) { line, id in
+            self.publish(event.kind, line, id: id)
             self.onJournaled()
         }
     }

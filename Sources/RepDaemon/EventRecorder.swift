@@ -109,22 +109,23 @@ final class EventRecorder: @unchecked Sendable {
         thread.submit { _ in NamedThread.nameCurrent("repd-journal") }  // as top -H shows it
     }
 
-    /// Journals an event (`body`: its line) on the journal's thread and then calls `publish` there with the line to
-    /// send (with `id` and `station` when it was journaled) and the id. Returns at once: the caller never waits for
-    /// the disk. `publish` must not block (it hands the line to the event loop).
-    func record(type: String, body: String, wall: Double, publish: @escaping @Sendable (String, Int64?) -> Void) {
+    /// Journals an event on the journal's thread and then calls `publish` there with the line to send (with `id`
+    /// and `station` when it was journaled) and the id. Returns at once: the caller never waits for the disk.
+    /// `publish` must not block (it hands the line to the event loop). The journal's `type`, `wall` and `json`
+    /// columns are the event's `type`, `wall` and `json`.
+    func record(_ event: JournaledEvent, publish: @escaping @Sendable (String, Int64?) -> Void) {
         thread.submit { [self] state in
-            guard state == .active, let journal else { return publish(body, nil) }
+            guard state == .active, let journal else { return publish(event.line, nil) }
             let id: Int64
             do throws(JournalError) {
-                id = try journal.append(type: type, json: String(body.dropLast()), wall: wall)
+                id = try journal.append(type: event.type, json: event.json, wall: event.wall)
             } catch {
                 noteFailure(error)
-                return publish(body, nil)
+                return publish(event.line, nil)
             }
             newest.store(id, ordering: .relaxed)
             noteSuccess(id)
-            publish(ServerMessage.journaled(body, id: id, station: station), id)
+            publish(event.line(id: id, station: station), id)
             handedOverID = id
             appendedSincePrune += 1
             if appendedSincePrune >= 1000 { pruneOnThread() }

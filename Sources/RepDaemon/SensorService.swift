@@ -130,9 +130,7 @@ final class SensorService: Service {
         // Samples that came since the detector's last wake-up are not left waiting for the heartbeat.
         pump.doorbell.ringAlways()
         let wall = wallClock()
-        hub.publishJournaled(
-            .sensor, type: "sensor", body: ServerMessage.sensor(providerState, wall: wall, timestamps: timing?.source),
-            wall: wall)
+        hub.publishJournaled(.sensor(providerState, wall: wall, timestamps: timing?.source))
         onState(providerState)
     }
 }

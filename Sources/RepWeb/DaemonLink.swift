@@ -82,7 +82,7 @@ public struct DaemonLink: Service {
             var replayPending = false
             for try await var chunk in inbound {
                 pending.writeBuffer(&chunk)
-                var messages: [JSONValue] = []
+                var messages: [(line: ServerLine, json: JSONValue)] = []
                 while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = pending.readSlice(length: newline - pending.readerIndex)!
                     pending.moveReaderIndex(forwardBy: 1)
@@ -112,7 +112,7 @@ public struct DaemonLink: Service {
                         logger.warning("repd says: \(reason)")
                     default: break
                     }
-                    messages.append(json)
+                    messages.append((message, json))
                 }
                 if !messages.isEmpty { await board.apply(messages, to: index) }
                 guard pending.readableBytes <= Self.maximumLine else {

@@ -1,4 +1,5 @@
 import NIOCore
+import RepClient
 import RepProtocol
 
 /// Every station's state, and the browsers it is shown to: each change goes out to every browser as that station's
@@ -23,9 +24,9 @@ public actor StationBoard {
     /// Applies repd's messages (what one read brought) to station `index`, in order; if they changed anything, the
     /// station's new state goes out to every browser once (a replay of hundreds of events is one message, not
     /// hundreds).
-    public func apply(_ messages: [JSONValue], to index: Int) {
+    public func apply(_ messages: [(line: ServerLine, json: JSONValue)], to index: Int) {
         var changed = false
-        for message in messages where stations[index].apply(message) { changed = true }
+        for message in messages where stations[index].apply(message.line, json: message.json) { changed = true }
         if changed { publish(index) }
     }
 

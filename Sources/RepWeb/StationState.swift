@@ -1,7 +1,10 @@
+import MotionCore
+import RepClient
 import RepProtocol
 
 /// What the display shows for one station (one repd): the set in progress, the sets done, the sensor and the link to
-/// repd. A value type fed repd's messages in order (`apply(_:)`); it never reads a clock.
+/// repd. A value type fed repd's messages in order, read with `RepClient`'s `ServerLine` (`apply(_:json:)`); it
+/// never reads a clock.
 public struct StationState: Sendable, Equatable {
     /// The state of repd-web's connection to this station's repd.
     public enum Link: String, Sendable, Equatable {
@@ -87,63 +90,76 @@ public struct StationState: Sendable, Equatable {
         self.labelled = label != nil
     }
 
-    /// Applies one message from repd; returns whether anything shown changed. Journaled events already applied
-    /// (an `id` at or below `lastID`) are ignored.
+    /// Applies one message from repd, read into types (`ServerLine.read`); `json` is the same line as parsed, from
+    /// which a rep's measures are taken (those later versions add too). Returns whether anything shown changed.
+    /// Journaled events already applied (an `id` at or below `lastID`) are ignored.
     @discardableResult
-    public mutating func apply(_ message: JSONValue) -> Bool {
-        guard let type = message["type"]?.stringValue else { return false }
-        if let id = message["id"]?.int.map(Int64.init) {
-            if let last = lastID, id <= last { return false }
-            lastID = id
-        }
-        if !labelled, let station = message["station"]?.stringValue, !station.isEmpty { name = station }
-        if let wall = message["wall"]?.double { lastEventWall = wall }
-        switch type {
-        case "hello":
+    public mutating func apply(_ line: ServerLine, json: JSONValue) -> Bool {
+        switch line {
+        case .hello(let hello):
             link = .up
-            daemonVersion = message["version"]?.stringValue
-            if let sensor = message["sensor"] {
-                sensorName = "\(sensor["kind"]?.stringValue ?? "?"): \(sensor["name"]?.stringValue ?? "?")"
-            }
-        case "set_start":
-            guard let number = message["set"]?.int else { return false }
-            if let last = sets.last?.number ?? set, number <= last {
-                sets = []  // numbering started over: a reset, or a new repd
-            }
-            set = number
-            inSet = true
-            count = 0
-            reps = []
-        case "rep":
-            guard let number = message["rep"]?.int, let setNumber = message["set"]?.int else { return false }
-            if setNumber != set {  // a rep without its set_start (subscribed mid-set, or a replay that began there)
-                if let last = sets.last?.number, setNumber <= last { sets = [] }
-                set = setNumber
-                reps = []
-            }
-            inSet = true
-            count = number
-            reps.append(Rep(number: number, wall: message["wall"]?.double ?? 0, metrics: Self.metrics(of: message)))
-            if reps.count > Self.maximumReps { reps.removeFirst(reps.count - Self.maximumReps) }
-        case "set_end":
-            guard let number = message["set"]?.int else { return false }
-            let final = message["reps"]?.int ?? count
-            sets.removeAll { $0.number == number }
-            sets.append(DoneSet(number: number, reps: final, wall: message["wall"]?.double ?? 0))
-            if sets.count > Self.maximumSets { sets.removeFirst(sets.count - Self.maximumSets) }
-            if set != number { reps = [] }
-            set = number
-            inSet = false
-            count = final
-        case "sensor":
-            sensor = message["state"]?.stringValue
-            sensorMessage = message["message"]?.stringValue
-        case "bye":
+            daemonVersion = hello.version
+            sensorName = "\(hello.sensor.kind): \(hello.sensor.name)"
+        case .event(let event):
+            return apply(event, json: json)
+        case .bye:
             link = .down
         default:
             return false
         }
         return true
+    }
+
+    private mutating func apply(_ event: ServerEvent, json: JSONValue) -> Bool {
+        if let id = event.id {
+            if let last = lastID, id <= last { return false }
+            lastID = id
+        }
+        if !labelled, let station = event.station, !station.isEmpty { name = station }
+        lastEventWall = event.wall
+        switch event.body {
+        case .workout(.setStarted(let started)):
+            if let last = sets.last?.number ?? set, started.setNumber <= last {
+                sets = []  // numbering started over: a reset, or a new repd
+            }
+            set = started.setNumber
+            inSet = true
+            count = 0
+            reps = []
+        case .workout(.rep(let rep)):
+            if rep.setNumber != set {  // a rep without its set_start (subscribed mid-set, or a replay that began there)
+                if let last = sets.last?.number, rep.setNumber <= last { sets = [] }
+                set = rep.setNumber
+                reps = []
+            }
+            inSet = true
+            count = rep.repInSet
+            reps.append(Rep(number: rep.repInSet, wall: event.wall, metrics: Self.metrics(of: json)))
+            if reps.count > Self.maximumReps { reps.removeFirst(reps.count - Self.maximumReps) }
+        case .workout(.setEnded(let ended)):
+            sets.removeAll { $0.number == ended.setNumber }
+            sets.append(DoneSet(number: ended.setNumber, reps: ended.repCount, wall: event.wall))
+            if sets.count > Self.maximumSets { sets.removeFirst(sets.count - Self.maximumSets) }
+            if set != ended.setNumber { reps = [] }
+            set = ended.setNumber
+            inSet = false
+            count = ended.repCount
+        case .sensor(let state, _):
+            sensor = ServerMessage.stateName(state)
+            sensorMessage = Self.message(of: state)
+        }
+        return true
+    }
+
+    /// The `message` a `sensor` line carried with its state (nil when none, or empty).
+    private static func message(of state: MotionProviderState) -> String? {
+        let message: String
+        switch state {
+        case .sensorLost(let reason), .polling(let reason): message = reason
+        case .failed(let error): message = error.message
+        case .idle, .running, .stopped, .finished, .sensorBack: return nil
+        }
+        return message.isEmpty ? nil : message
     }
 
     /// Marks the link to repd as `link`; returns whether that changed anything.
@@ -157,7 +173,8 @@ public struct StationState: Sendable, Equatable {
     static func metrics(of message: JSONValue) -> [(String, Double)] {
         guard case .object(let members) = message else { return [] }
         var found: [(String, Double)] = []
-        for (key, value) in members.sorted(by: { Self.order($0.key) < Self.order($1.key) }) where !nonMetricFields.contains(key) {
+        for (key, value) in members.sorted(by: { Self.order($0.key) < Self.order($1.key) })
+        where !nonMetricFields.contains(key) {
             switch value {
             case .number(let d) where d.isFinite: found.append((key, d))
             case .object(let inner):
@@ -182,6 +199,15 @@ public struct StationState: Sendable, Equatable {
     /// The state as one JSON object: what `/events` sends and `/api/status` lists.
     public var json: JSONWriter.Value {
         func optional(_ s: String?) -> JSONWriter.Value { s.map { .string($0) } ?? .null }
+        let repValues: [JSONWriter.Value] = reps.map { rep in
+            .object([
+                ("rep", .integer(rep.number)), ("wall", .number(rep.wall)),
+                ("metrics", .object(rep.metrics.map { ($0.0, .number($0.1)) })),
+            ])
+        }
+        let setValues: [JSONWriter.Value] = sets.map {
+            .object([("set", .integer($0.number)), ("reps", .integer($0.reps)), ("wall", .number($0.wall))])
+        }
         return .object([
             ("station", .string(name)),
             ("repd", .string(link.rawValue)),
@@ -192,13 +218,8 @@ public struct StationState: Sendable, Equatable {
             ("set", set.map { .integer($0) } ?? .null),
             ("in_set", .bool(inSet)),
             ("count", .integer(count)),
-            ("reps", .array(reps.map { rep in
-                .object([
-                    ("rep", .integer(rep.number)), ("wall", .number(rep.wall)),
-                    ("metrics", .object(rep.metrics.map { ($0.0, .number($0.1)) })),
-                ])
-            })),
-            ("sets", .array(sets.map { .object([("set", .integer($0.number)), ("reps", .integer($0.reps)), ("wall", .number($0.wall))]) })),
+            ("reps", .array(repValues)),
+            ("sets", .array(setValues)),
             ("last_id", lastID.map { .integer(Int($0)) } ?? .null),
             ("last_event_wall", lastEventWall.map { .number($0) } ?? .null),
         ])

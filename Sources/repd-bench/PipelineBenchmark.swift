@@ -24,9 +24,10 @@ enum PipelineBenchmark {
             let producer = BenchThread { provider.replayAll() }
             var counted = 0
             let consumer = BenchThread {
-                let detector = RepDetectionService()
+                var detector = RepDetector()
                 var batch: [MotionSample] = []
                 batch.reserveCapacity(4096)
+                var events: [WorkoutEvent] = []
                 var received = 0
                 var bytes = 0
                 while received < samples.count {
@@ -34,9 +35,12 @@ enum PipelineBenchmark {
                     let n = ends.consumer.pop(into: &batch, limit: 4096)
                     if n == 0 { continue }
                     received += n
-                    for event in detector.processBatch(batch) { bytes += ServerMessage.event(event, wall: 0).utf8.count }
+                    detector.process(batch, into: &events)
+                    for event in events { bytes += JournaledEvent.workout(event, wall: 0).line.utf8.count }
+                    events.removeAll(keepingCapacity: true)
                 }
-                for event in detector.finish() { bytes += ServerMessage.event(event, wall: 0).utf8.count }
+                detector.finish(into: &events)
+                for event in events { bytes += JournaledEvent.workout(event, wall: 0).line.utf8.count }
                 counted = detector.totalReps
                 blackHole(bytes)
             }
@@ -46,7 +50,9 @@ enum PipelineBenchmark {
             reps = counted
         }
         return [
-            Figure(key: "pipeline_msamples_per_s", value: best, unit: "M samples/s", goal: "", note: "\(samples.count) samples, \(reps) reps, provider → ring → detector → event lines")
+            Figure(
+                key: "pipeline_msamples_per_s", value: best, unit: "M samples/s", goal: "",
+                note: "\(samples.count) samples, \(reps) reps, provider → ring → detector → event lines")
         ]
     }
 }

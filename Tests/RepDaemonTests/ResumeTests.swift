@@ -18,8 +18,8 @@ struct ReceivedLine: Sendable {
 }
 
 /// Reads a client socket on its own thread, `chunk` bytes at a time with `pause` seconds between reads (0: as fast
-/// as it can), and keeps what each line says. Lines are not parsed as JSON (that would take the test's CPU from
-/// the daemon it measures): `type`, `id` and `wall` are picked out of repd's own field order.
+/// as it can), and keeps what each line says, read with RepClient's `ServerLine` (the reader repctl and repd-web
+/// use), so the test does not depend on the order repd writes the members in.
 final class StreamReader: @unchecked Sendable {
     let fd: Int32
     private let lock = NSLock()
@@ -73,18 +73,15 @@ final class StreamReader: @unchecked Sendable {
         lock.withLock { ended = true }
     }
 
+    /// A line that cannot be read keeps its text, with an empty type.
     private static func describe(_ bytes: ArraySlice<UInt8>, arrival: Double) -> ReceivedLine {
         let text = String(decoding: bytes, as: UTF8.self)
-        func after(_ key: String) -> Substring? {
-            guard let range = text.range(of: key) else { return nil }
-            return text[range.upperBound...]
+        guard let line = try? ServerLine.parse(bytes) else {
+            return ReceivedLine(text: text, arrival: arrival, type: "", id: nil, wall: nil)
         }
-        let type = after("{\"type\":\"").map { String($0.prefix { $0 != "\"" }) } ?? ""
-        let id = after(",\"id\":").flatMap { Int($0.prefix { $0.isNumber }) }
-        let wall = after("\"wall\":").flatMap {
-            Double($0.prefix { $0.isNumber || $0 == "." || $0 == "e" || $0 == "-" })
-        }
-        return ReceivedLine(text: text, arrival: arrival, type: type, id: id, wall: wall)
+        let wall: Double?
+        if case .event(let event) = line { wall = event.wall } else { wall = nil }
+        return ReceivedLine(text: text, arrival: arrival, type: line.type, id: line.eventID.map(Int.init), wall: wall)
     }
 }
 

@@ -1,21 +1,27 @@
+import RepClient
 import RepProtocol
 import Testing
 
 @testable import RepWeb
 
-/// Parses protocol lines written the way repd writes them.
-private func messages(_ lines: [String]) -> [JSONValue] { lines.map { try! JSONParser.parse($0) } }
+/// Reads protocol lines written the way repd writes them, as repd-web's link does: parsed, then read into types.
+private func messages(_ lines: [String]) -> [(line: ServerLine, json: JSONValue)] {
+    lines.map { text in
+        let json = try! JSONParser.parse(text)
+        return (try! ServerLine.read(json), json)
+    }
+}
 
 private func state(after lines: [String], label: String? = nil) -> StationState {
     var state = StationState(socketPath: "/tmp/x.sock", label: label, defaultName: "host")
-    for message in messages(lines) { state.apply(message) }
+    for message in messages(lines) { state.apply(message.line, json: message.json) }
     return state
 }
 
 @Suite("a station's state, fed repd's messages")
 struct StationStateTests {
     let workout = [
-        #"{"type":"hello","protocol":1,"version":"0.1.0","sensor":{"kind":"fixture","name":"w.csv","rate_hz":50},"newest_id":0}"#,
+        #"{"type":"hello","protocol":1,"version":"0.1.0","sensor":{"kind":"fixture","name":"w.csv","rate_hz":50},"rate_hz":50,"subscribed":["rep","sensor","set"],"newest_id":0}"#,
         #"{"type":"sensor","state":"connected","wall":1.0,"id":1,"station":"rack-1"}"#,
         #"{"type":"set_start","set":1,"t":3.1,"wall":2.0,"id":2,"station":"rack-1"}"#,
         #"{"type":"rep","set":1,"rep":1,"total":1,"t":5.0,"wall":2.0,"duration":2.2,"amplitude":0.6,"id":3,"station":"rack-1"}"#,
@@ -52,19 +58,21 @@ struct StationStateTests {
     func duplicateIDs() {
         var s = state(after: workout)
         let before = s
-        let changed = s.apply(messages([workout[3]])[0])
+        let replayed = messages([workout[3]])[0]
+        let changed = s.apply(replayed.line, json: replayed.json)
         #expect(!changed)
         #expect(s == before)
     }
 
     @Test("set numbers starting over (a reset, a new repd) start a new workout: the history is cleared")
     func newWorkout() {
-        let s = state(after: workout + [
-            #"{"type":"set_end","set":1,"reps":2,"t":8,"wall":9,"id":5}"#,
-            #"{"type":"set_start","set":2,"t":20,"wall":20,"id":6}"#,
-            #"{"type":"set_end","set":2,"reps":4,"t":30,"wall":30,"id":7}"#,
-            #"{"type":"set_start","set":1,"t":3,"wall":40,"id":8}"#,
-        ])
+        let s = state(
+            after: workout + [
+                #"{"type":"set_end","set":1,"reps":2,"t":8,"wall":9,"id":5}"#,
+                #"{"type":"set_start","set":2,"t":20,"wall":20,"id":6}"#,
+                #"{"type":"set_end","set":2,"reps":4,"t":30,"wall":30,"id":7}"#,
+                #"{"type":"set_start","set":1,"t":3,"wall":40,"id":8}"#,
+            ])
         #expect(s.sets.isEmpty)
         #expect(s.set == 1 && s.inSet && s.count == 0 && s.reps.isEmpty)
     }
@@ -73,7 +81,8 @@ struct StationStateTests {
     func byeAndSensor() {
         var s = state(after: workout + [#"{"type":"sensor","state":"lost","message":"ENODEV","wall":3,"id":5}"#])
         #expect(s.sensor == "lost" && s.sensorMessage == "ENODEV")
-        let byeChanged = s.apply(messages([#"{"type":"bye","reason":"SIGTERM"}"#])[0])
+        let bye = messages([#"{"type":"bye","reason":"SIGTERM"}"#])[0]
+        let byeChanged = s.apply(bye.line, json: bye.json)
         #expect(byeChanged && s.link == .down)
         let downAgain = s.setLink(.down)
         let connecting = s.setLink(.connecting)
@@ -83,12 +92,18 @@ struct StationStateTests {
     @Test(
         "per-rep fields later versions add are kept as measures (top level or one object deep); others are not",
         arguments: [
-            (#"{"type":"rep","set":1,"rep":1,"total":1,"t":1,"wall":1,"duration":2,"amplitude":0.5}"#,
-             ["duration", "amplitude"]),
-            (#"{"type":"rep","set":1,"rep":1,"total":1,"t":1,"wall":1,"duration":2,"amplitude":0.5,"mean_velocity":0.61,"rom":0.42,"note":"x","id":9,"station":"s"}"#,
-             ["duration", "amplitude", "mean_velocity", "rom"]),
-            (#"{"type":"rep","set":1,"rep":1,"total":1,"t":1,"wall":1,"duration":2,"quality":{"peak_velocity":1.1,"tempo":"2-0-1"}}"#,
-             ["duration", "peak_velocity"]),
+            (
+                #"{"type":"rep","set":1,"rep":1,"total":1,"t":1,"wall":1,"duration":2,"amplitude":0.5}"#,
+                ["duration", "amplitude"]
+            ),
+            (
+                #"{"type":"rep","set":1,"rep":1,"total":1,"t":1,"wall":1,"duration":2,"amplitude":0.5,"mean_velocity":0.61,"rom":0.42,"note":"x","id":9,"station":"s"}"#,
+                ["duration", "amplitude", "mean_velocity", "rom"]
+            ),
+            (
+                #"{"type":"rep","set":1,"rep":1,"total":1,"t":1,"wall":1,"duration":2,"amplitude":0.5,"quality":{"peak_velocity":1.1,"tempo":"2-0-1"}}"#,
+                ["duration", "amplitude", "peak_velocity"]
+            ),
         ])
     func metrics(line: String, names: [String]) {
         let s = state(after: [line])
@@ -97,9 +112,10 @@ struct StationStateTests {
 
     @Test("the JSON a page gets carries the count, the set, the history and each rep's measures")
     func json() throws {
-        let s = state(after: workout + [
-            #"{"type":"rep","set":1,"rep":3,"total":3,"t":9,"wall":3,"duration":2.0,"amplitude":0.5,"mean_velocity":0.55,"id":5}"#,
-        ])
+        let s = state(
+            after: workout + [
+                #"{"type":"rep","set":1,"rep":3,"total":3,"t":9,"wall":3,"duration":2.0,"amplitude":0.5,"mean_velocity":0.55,"id":5}"#
+            ])
         let parsed = try JSONParser.parse(s.json.text)
         #expect(parsed["station"]?.stringValue == "rack-1")
         #expect(parsed["repd"]?.stringValue == "up")
@@ -125,7 +141,9 @@ struct StationStateTests {
             lines.append(#"{"type":"set_start","set":\#(set),"t":0,"wall":0,"id":\#(id)}"#)
             for rep in 1...(set == 1 ? StationState.maximumReps + 20 : 2) {
                 id += 1
-                lines.append(#"{"type":"rep","set":\#(set),"rep":\#(rep),"total":0,"t":0,"wall":0,"duration":1,"id":\#(id)}"#)
+                lines.append(
+                    #"{"type":"rep","set":\#(set),"rep":\#(rep),"total":0,"t":0,"wall":0,"duration":1,"amplitude":0.5,"id":\#(id)}"#
+                )
                 if set == 1, rep == StationState.maximumReps + 20 {
                     #expect(state(after: lines).reps.count == StationState.maximumReps)
                 }
