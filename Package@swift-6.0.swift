@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(name: "repd-fuzz", dependencies: ["FuzzTargets"]),
         .target(name: "CBenchDecoder"),
         // The on-board event journal: append, query since an id, retention (SQLite, WAL).
-        .target(name: "RepJournal", dependencies: ["CSQLite"]),
+        .target(name: "RepJournal", dependencies: ["CSQLite", "RepSettings"]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",

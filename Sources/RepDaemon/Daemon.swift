@@ -133,10 +133,7 @@ public enum Daemon {
         }
         let fileLock = try JournalLock(path: path)
         do {
-            let recorder = try EventRecorder.open(
-                path: path, fileLock: fileLock,
-                synchronous: settings.synchronous == .full ? .full : .normal, maxAgeDays: settings.maxAgeDays,
-                maxEvents: settings.maxEvents, maxSizeMB: settings.maxSizeMB, station: settings.station, logger: logger)
+            let recorder = try EventRecorder.open(settings, path: path, fileLock: fileLock, logger: logger)
             return (recorder, nil)
         } catch {
             logger.error(

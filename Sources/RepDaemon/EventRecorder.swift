@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import RepJournal
 import RepProtocol
+import RepSettings
 import Synchronization
 
 #if canImport(Glibc)
@@ -58,13 +59,14 @@ final class EventRecorder: @unchecked Sendable {
         var errorLogged: Double = -.infinity
     }
 
-    /// Opens the journal, whose lock the caller took (`fileLock`, released here when opening fails, else at
-    /// `close()`); throws (with the file and SQLite's reason) when it cannot be opened.
+    /// Opens the journal the `[journal]` settings describe at `path` (the caller resolved `auto`), whose lock the
+    /// caller took (`fileLock`, released here when opening fails, else at `close()`); an empty station is the host
+    /// name. Throws (with the file and SQLite's reason) when it cannot be opened.
     static func open(
-        path: String, fileLock: JournalLock, synchronous: EventJournal.Synchronous, maxAgeDays: Double,
-        maxEvents: Int, maxSizeMB: Int = 0, station: String = "", logger: Logger
+        _ settings: JournalSettings, path: String, fileLock: JournalLock, logger: Logger
     ) throws(JournalError) -> EventRecorder {
-        let station = station.isEmpty ? stationName(hostName()) : station
+        let station = settings.station.isEmpty ? stationName(hostName()) : settings.station
+        let synchronous = settings.synchronous
         let journal: EventJournal
         do { journal = try EventJournal(path: path, station: station, synchronous: synchronous) } catch {
             fileLock.release()
@@ -78,8 +80,9 @@ final class EventRecorder: @unchecked Sendable {
         }
         let recorder = EventRecorder(
             journal: journal, newest: newest, fileLock: fileLock, path: path, station: station,
-            maxAge: maxAgeDays > 0 ? maxAgeDays * 86_400 : nil, maxEvents: maxEvents > 0 ? maxEvents : nil,
-            maxBytes: maxSizeMB > 0 ? Int64(maxSizeMB) << 20 : nil, logger: logger)
+            maxAge: settings.maxAgeDays > 0 ? settings.maxAgeDays * 86_400 : nil,
+            maxEvents: settings.maxEvents > 0 ? settings.maxEvents : nil,
+            maxBytes: settings.maxSizeMB > 0 ? Int64(settings.maxSizeMB) << 20 : nil, logger: logger)
         logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
         if let skipped = journal.skippedIDs {
             logger.warning(

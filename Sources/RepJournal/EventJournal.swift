@@ -1,4 +1,5 @@
 import CSQLite
+import RepSettings
 
 #if canImport(Glibc)
 import Glibc
@@ -66,14 +67,11 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
 /// reboot), ids go on after the reserved block's end: a gap of at most `idBlock`, never an id handed out twice. After
 /// a crash of repd alone (same boot) the kernel still had every commit, and ids go on without a gap.
 public final class EventJournal {
-    /// How hard each commit waits for the disk (`PRAGMA synchronous`).
-    public enum Synchronous: String, Sendable, Equatable, CaseIterable {
-        /// `NORMAL`: in WAL mode a commit is durable once the WAL is checkpointed; a power cut can lose the last
-        /// commits (never corrupt the file). A crash of repd alone loses nothing.
-        case normal
-        /// `FULL`: every commit is fsync'ed before `append` returns; a power cut loses nothing that was published.
-        case full
-    }
+    /// How hard each commit waits for the disk (`PRAGMA synchronous`): the `journal.synchronous` setting itself.
+    /// With `normal`, in WAL mode a commit is durable once the WAL is checkpointed and a power cut can lose the last
+    /// commits (never corrupt the file; a crash of repd alone loses nothing); with `full`, every commit is fsync'ed
+    /// before `append` returns.
+    public typealias Synchronous = JournalSettings.Synchronous
 
     /// The database file.
     public let path: String
