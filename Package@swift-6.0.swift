@@ -35,7 +35,7 @@ let package = Package(
         .target(
             name: "MotionCore",
             dependencies: [
-                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux]))
             ]
         ),
         // Text without Foundation: decimal numbers, whole small files, trimming.
@@ -59,7 +59,9 @@ let package = Package(
         ),
         .target(
             name: "RepTools",
-            dependencies: ["MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepProtocol"]),
+            dependencies: [
+                "MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection", "RepProtocol",
+            ]),
         // The settings each module takes (sensor, socket, journal, uplink): plain structs, no behaviour, no imports.
         .target(name: "RepSettings"),
         .target(name: "RepConfiguration", dependencies: ["PlainText", "RepDetection", "RepSettings"]),
@@ -138,7 +140,8 @@ let package = Package(
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore", "RepDetection"]),
         .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
         .testTarget(
-            name: "RepDetectionTests", dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
+            name: "RepDetectionTests",
+            dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(
             name: "RepClientTests", dependencies: ["RepClient", "RepProtocol", "RepDetection", "MotionCore"]),
@@ -148,7 +151,8 @@ let package = Package(
         .testTarget(
             name: "RepDaemonTests",
             dependencies: [
-                "RepDaemon", "RepProtocol", "RepClient", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation",
+                "RepDaemon", "RepProtocol", "RepClient", "RepDetection", "MotionCore", "MotionFixtures",
+                "MotionSimulation",
                 "RepJournal", "RepUplink", "RepSettings",
             ]),
         .testTarget(
@@ -158,7 +162,9 @@ let package = Package(
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"], exclude: ["corpus"]),
         .testTarget(
             name: "RepToolsTests",
-            dependencies: ["RepTools", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),
+            dependencies: [
+                "RepTools", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

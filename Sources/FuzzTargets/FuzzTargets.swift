@@ -39,7 +39,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? SysfsValue.number(text, path: "fuzz")
             _ = try? SysfsValue.integer(text, path: "fuzz")
             _ = try? SysfsValue.mountMatrix(text, path: "fuzz")
-            if let values = try? SysfsValue.availableValues(text, path: "fuzz") { _ = SysfsValue.nearestAtOrAbove(100, in: values) }
+            if let values = try? SysfsValue.availableValues(text, path: "fuzz") {
+                _ = SysfsValue.nearestAtOrAbove(100, in: values)
+            }
             _ = parseDecimal(text)
         case .fixtureCSV:
             _ = try? FixtureFileReader.parse(text, name: "fuzz")
@@ -51,7 +53,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .records:
             guard bytes.count >= 4 else { return }
             // Byte 0..3 choose four channel types; the rest is the record stream.
-            let kinds = ["le:s16/16>>0", "be:s12/16>>4", "le:u24/32>>0", "le:s64/64>>0", "be:u8/8>>0", "le:s16/16X2>>0", "le:s29/32>>3", "be:s64/64>>0"]
+            let kinds = [
+                "le:s16/16>>0", "be:s12/16>>4", "le:u24/32>>0", "le:s64/64>>0", "be:u8/8>>0", "le:s16/16X2>>0",
+                "le:s29/32>>3", "be:s64/64>>0",
+            ]
             let names = ["accel_x", "accel_y", "accel_z", "timestamp"]
             var channels: [ScanChannel] = []
             for k in 0..<4 {
@@ -59,7 +64,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 channels.append(ScanChannel(name: names[k], index: Int(bytes[k] >> 3), type: type))
             }
             let layout = RecordLayout(channels: channels)
-            guard let decoder = try? AccelRecordDecoder(layout: layout, scale: [0.01, 0.01, 0.01], offset: [0, 0, 0], mountMatrix: nil) else { return }
+            guard
+                let decoder = try? AccelRecordDecoder(
+                    layout: layout, scale: [0.01, 0.01, 0.01], offset: [0, 0, 0], mountMatrix: nil)
+            else { return }
             var out: [MotionSample] = []
             _ = decoder.decodeAll(UnsafeRawBufferPointer(rebasing: bytes[4...]), into: &out)
         }

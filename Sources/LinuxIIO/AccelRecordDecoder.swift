@@ -54,11 +54,14 @@ public struct AccelRecordDecoder: Sendable {
         let t = timestamp.map { Double($0.type.decode(record, offset: $0.offset)) / 1e9 } ?? fallbackTime
         let m = matrix
         return MotionSample(
-            timestamp: t, ax: m.0 * x + m.1 * y + m.2 * z, ay: m.3 * x + m.4 * y + m.5 * z, az: m.6 * x + m.7 * y + m.8 * z)
+            timestamp: t, ax: m.0 * x + m.1 * y + m.2 * z, ay: m.3 * x + m.4 * y + m.5 * z,
+            az: m.6 * x + m.7 * y + m.8 * z)
     }
 
     /// Decodes every whole record in `bytes` into `output` (appending); returns the bytes consumed.
-    public func decodeAll(_ bytes: UnsafeRawBufferPointer, into output: inout [MotionSample], fallbackTime: Double = 0) -> Int {
+    public func decodeAll(_ bytes: UnsafeRawBufferPointer, into output: inout [MotionSample], fallbackTime: Double = 0)
+        -> Int
+    {
         let count = bytes.count / layout.recordSize
         guard count > 0 else { return 0 }
         let start = output.count
@@ -73,7 +76,9 @@ public struct AccelRecordDecoder: Sendable {
     /// many. Layouts whose axes are plain little-endian 16-bit values (no shift, all bits — the common case) with a
     /// little-endian 64-bit timestamp take specialized loops (without the mount matrix and offset when those are
     /// identity and zero); everything else the general one.
-    public func decode(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<MotionSample>, fallbackTime: Double = 0) -> Int {
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<MotionSample>, fallbackTime: Double = 0
+    ) -> Int {
         let size = layout.recordSize
         let count = bytes.count / size
         guard count > 0 else { return 0 }
@@ -89,8 +94,9 @@ public struct AccelRecordDecoder: Sendable {
                     let y = Int16(littleEndian: r.loadUnaligned(fromByteOffset: 2, as: Int16.self))
                     let z = Int16(littleEndian: r.loadUnaligned(fromByteOffset: 4, as: Int16.self))
                     let t = Int64(littleEndian: r.loadUnaligned(fromByteOffset: 8, as: Int64.self))
-                    (out + i).initialize(to: MotionSample(
-                        timestamp: Double(t) / 1e9, ax: Double(x) * gx, ay: Double(y) * gy, az: Double(z) * gz))
+                    (out + i).initialize(
+                        to: MotionSample(
+                            timestamp: Double(t) / 1e9, ax: Double(x) * gx, ay: Double(y) * gy, az: Double(z) * gz))
                 }
             } else if plain {
                 let (gx, gy, gz) = gain
@@ -101,21 +107,30 @@ public struct AccelRecordDecoder: Sendable {
                     let y = r.loadUnaligned(fromByteOffset: oy, as: Int16.self)
                     let z = r.loadUnaligned(fromByteOffset: oz, as: Int16.self)
                     let t = r.loadUnaligned(fromByteOffset: ot, as: Int64.self)
-                    (out + i).initialize(to: MotionSample(
-                        timestamp: Double(Int64(littleEndian: t)) / 1e9,
-                        ax: Double(Int16(littleEndian: x)) * gx, ay: Double(Int16(littleEndian: y)) * gy,
-                        az: Double(Int16(littleEndian: z)) * gz))
+                    (out + i).initialize(
+                        to: MotionSample(
+                            timestamp: Double(Int64(littleEndian: t)) / 1e9,
+                            ax: Double(Int16(littleEndian: x)) * gx, ay: Double(Int16(littleEndian: y)) * gy,
+                            az: Double(Int16(littleEndian: z)) * gz))
                 }
             } else {
                 let m = matrix
                 for i in 0..<count {
                     let r = base + i * size
-                    let x = (Double(Int16(littleEndian: r.loadUnaligned(fromByteOffset: fast.x, as: Int16.self))) + bias.0) * gain.0
-                    let y = (Double(Int16(littleEndian: r.loadUnaligned(fromByteOffset: fast.y, as: Int16.self))) + bias.1) * gain.1
-                    let z = (Double(Int16(littleEndian: r.loadUnaligned(fromByteOffset: fast.z, as: Int16.self))) + bias.2) * gain.2
+                    let x =
+                        (Double(Int16(littleEndian: r.loadUnaligned(fromByteOffset: fast.x, as: Int16.self))) + bias.0)
+                        * gain.0
+                    let y =
+                        (Double(Int16(littleEndian: r.loadUnaligned(fromByteOffset: fast.y, as: Int16.self))) + bias.1)
+                        * gain.1
+                    let z =
+                        (Double(Int16(littleEndian: r.loadUnaligned(fromByteOffset: fast.z, as: Int16.self))) + bias.2)
+                        * gain.2
                     out[i] = MotionSample(
-                        timestamp: Double(Int64(littleEndian: r.loadUnaligned(fromByteOffset: fast.t, as: Int64.self))) / 1e9,
-                        ax: m.0 * x + m.1 * y + m.2 * z, ay: m.3 * x + m.4 * y + m.5 * z, az: m.6 * x + m.7 * y + m.8 * z)
+                        timestamp: Double(Int64(littleEndian: r.loadUnaligned(fromByteOffset: fast.t, as: Int64.self)))
+                            / 1e9,
+                        ax: m.0 * x + m.1 * y + m.2 * z, ay: m.3 * x + m.4 * y + m.5 * z,
+                        az: m.6 * x + m.7 * y + m.8 * z)
                 }
             }
             return count

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// CLOCK_MONOTONIC in seconds: the clock repd captures on (`current_timestamp_clock` = `monotonic`) and times

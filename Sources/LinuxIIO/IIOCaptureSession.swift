@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Configures a device for buffered capture exactly as repd needs it and puts back exactly the state it found.
@@ -45,7 +45,8 @@ public final class IIOCaptureSession: @unchecked Sendable {
     ) throws(IIOError) {
         if let error = device.scaleErrors.first ?? device.channelErrors.first { throw error }
         guard let bufferDirectory = device.bufferDirectory, device.hasBufferedAccel else {
-            throw IIOError(.unsupported, path: device.syspath, "the device has no buffer with accel_x/y/z scan elements")
+            throw IIOError(
+                .unsupported, path: device.syspath, "the device has no buffer with accel_x/y/z scan elements")
         }
         let enablePath = device.path(bufferDirectory + "/enable")
         savedEnable = try Sysfs.read(enablePath).trimmingWhitespace()
@@ -60,7 +61,9 @@ public final class IIOCaptureSession: @unchecked Sendable {
         let clockPath = device.path("current_timestamp_clock")
         if Sysfs.exists(clockPath) {
             try save(clockPath)
-            if try Sysfs.read(clockPath).trimmingWhitespace() != "monotonic" { try Sysfs.write("monotonic", to: clockPath) }
+            if try Sysfs.read(clockPath).trimmingWhitespace() != "monotonic" {
+                try Sysfs.write("monotonic", to: clockPath)
+            }
             timestampClock = "monotonic"
         }
 
@@ -83,8 +86,11 @@ public final class IIOCaptureSession: @unchecked Sendable {
             if choice.isEmpty, hrtimer { choice = try createHrtimerTrigger(rate: frequency ?? rate) }
             try save(triggerPath)
             if choice != current {
-                do { try Sysfs.write(choice, to: triggerPath) } catch where error.kind == .io {
-                    throw IIOError(.io, path: triggerPath, "\(error.message): the driver refuses trigger '\(choice)' (its validate_trigger accepts only its own, e.g. bmc150 with a hardware FIFO); set sensor.trigger to one of the device's own triggers (\(device.ownTriggers.isEmpty ? "it has none" : device.ownTriggers.joined(separator: ", ")))")
+                do { try Sysfs.write(choice, to: triggerPath) } catch  where error.kind == .io {
+                    throw IIOError(
+                        .io, path: triggerPath,
+                        "\(error.message): the driver refuses trigger '\(choice)' (its validate_trigger accepts only its own, e.g. bmc150 with a hardware FIFO); set sensor.trigger to one of the device's own triggers (\(device.ownTriggers.isEmpty ? "it has none" : device.ownTriggers.joined(separator: ", ")))"
+                    )
                 }
             }
             trigger = choice
@@ -105,8 +111,13 @@ public final class IIOCaptureSession: @unchecked Sendable {
             try Sysfs.write(String(max(1, Int(rateHz * latency))), to: watermarkPath)
         }
         if enable {
-            do { try Sysfs.write("1", to: enablePath) } catch where error.kind == .io && (trigger ?? "").isEmpty && Sysfs.exists(triggerPath) {
-                throw IIOError(.io, path: enablePath, "\(error.message): the device has no trigger (\(triggerPath) is empty and it has none of its own); set sensor.hrtimer_trigger = true (repctl sensors --hrtimer) to let repd create one, or sensor.trigger")
+            do { try Sysfs.write("1", to: enablePath) } catch
+                where error.kind == .io && (trigger ?? "").isEmpty && Sysfs.exists(triggerPath)
+            {
+                throw IIOError(
+                    .io, path: enablePath,
+                    "\(error.message): the device has no trigger (\(triggerPath) is empty and it has none of its own); set sensor.hrtimer_trigger = true (repctl sensors --hrtimer) to let repd create one, or sensor.trigger"
+                )
             }
         }
     }
@@ -126,7 +137,7 @@ public final class IIOCaptureSession: @unchecked Sendable {
         let target = SysfsValue.nearestAtOrAbove(rate, in: device.availableFrequencies) ?? rate
         try save(path)
         // A driver that refuses the value (EINVAL: no list of choices to pick from) keeps its own rate.
-        do { try Sysfs.write(Self.text(target), to: path) } catch where error.kind == .io {}
+        do { try Sysfs.write(Self.text(target), to: path) } catch  where error.kind == .io {}
         frequency = (try? SysfsValue.number(Sysfs.read(path), path: path)) ?? target
     }
 
@@ -162,7 +173,9 @@ public final class IIOCaptureSession: @unchecked Sendable {
         let name = "repd-" + String(device.sysname.map { $0 == ":" ? "-" : $0 })
         let path = folder + "/" + name
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
-            throw Sysfs.error(path, verb: "cannot create an hrtimer trigger (is configfs mounted and CONFIG_IIO_HRTIMER_TRIGGER on?) at")
+            throw Sysfs.error(
+                path,
+                verb: "cannot create an hrtimer trigger (is configfs mounted and CONFIG_IIO_HRTIMER_TRIGGER on?) at")
         }
         createdTrigger = path
         // The trigger appears as /sys/bus/iio/devices/triggerN with `name` = our name; set its frequency there.

@@ -55,11 +55,14 @@ public struct IIODevice: Sendable, Equatable {
 
     /// Whether x, y and z can be captured through the buffer.
     public var hasBufferedAccel: Bool {
-        devnode != nil && ["accel_x", "accel_y", "accel_z"].allSatisfy { name in scanChannels.contains { $0.name == name } }
+        devnode != nil
+            && ["accel_x", "accel_y", "accel_z"].allSatisfy { name in scanChannels.contains { $0.name == name } }
     }
 
     /// How repd would read it.
-    public var captureMode: String { hasBufferedAccel && bufferDirectory != nil ? "buffered" : (hasRawAccel ? "polling" : "none") }
+    public var captureMode: String {
+        hasBufferedAccel && bufferDirectory != nil ? "buffered" : (hasRawAccel ? "polling" : "none")
+    }
 
     /// The full path of an attribute.
     public func path(_ attribute: String) -> String { syspath + "/" + attribute }

@@ -1,7 +1,7 @@
 import CUdev
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finds IIO devices with libudev (subsystem `iio`) and reads what repd needs from sysfs. Works with udevd (udev
@@ -13,7 +13,9 @@ public enum IIODeviceScanner {
     public static func scan() throws(IIOError) -> [IIODevice] {
         guard let udev = udev_new() else { throw IIOError(.io, path: "", "libudev: udev_new failed") }
         defer { udev_unref(udev) }
-        guard let enumerate = udev_enumerate_new(udev) else { throw IIOError(.io, path: "", "libudev: udev_enumerate_new failed") }
+        guard let enumerate = udev_enumerate_new(udev) else {
+            throw IIOError(.io, path: "", "libudev: udev_enumerate_new failed")
+        }
         defer { udev_enumerate_unref(enumerate) }
         udev_enumerate_add_match_subsystem(enumerate, "iio")
         udev_enumerate_scan_devices(enumerate)
@@ -22,12 +24,14 @@ public enum IIODeviceScanner {
         var triggers: [(sysname: String, name: String)] = []
         var entry = udev_enumerate_get_list_entry(enumerate)
         while let current = entry {
-            if let syspath = udev_list_entry_get_name(current), let device = udev_device_new_from_syspath(udev, syspath) {
+            if let syspath = udev_list_entry_get_name(current), let device = udev_device_new_from_syspath(udev, syspath)
+            {
                 let sysname = udev_device_get_sysname(device).map { String(cString: $0) } ?? ""
                 if sysname.hasPrefix("iio:device") {
                     devices.append(device)
                 } else {
-                    if sysname.hasPrefix("trigger"), let name = Sysfs.readIfPresent(String(cString: syspath) + "/name") {
+                    if sysname.hasPrefix("trigger"), let name = Sysfs.readIfPresent(String(cString: syspath) + "/name")
+                    {
                         triggers.append((sysname, name.trimmingWhitespace()))
                     }
                     udev_device_unref(device)
@@ -61,14 +65,19 @@ public enum IIODeviceScanner {
         }
         if let match = accelerometers.first(where: { $0.matches(query) }) { return match }
         if let other = all.first(where: { $0.matches(query) }) {
-            throw IIOError(.unsupported, path: other.syspath, "'\(query)' is not an accelerometer (no in_accel_x/y/z channels)")
+            throw IIOError(
+                .unsupported, path: other.syspath, "'\(query)' is not an accelerometer (no in_accel_x/y/z channels)")
         }
-        throw IIOError(.notFound, path: "/sys/bus/iio/devices", "no IIO accelerometer matches '\(query)'; " + listing(all))
+        throw IIOError(
+            .notFound, path: "/sys/bus/iio/devices", "no IIO accelerometer matches '\(query)'; " + listing(all))
     }
 
     static func listing(_ devices: [IIODevice]) -> String {
         if devices.isEmpty { return "no IIO devices at all (is the driver loaded? is /sys mounted?)" }
-        return "found: " + devices.map { "\($0.sysname) '\($0.name)' (\($0.isAccelerometer ? "accelerometer" : "not an accelerometer"))" }
+        return "found: "
+            + devices.map {
+                "\($0.sysname) '\($0.name)' (\($0.isAccelerometer ? "accelerometer" : "not an accelerometer"))"
+            }
             .joined(separator: ", ")
     }
 
@@ -78,13 +87,18 @@ public enum IIODeviceScanner {
         let devnode = udev_device_get_devnode(device).map { String(cString: $0) }
         func attribute(_ name: String) -> String? { Sysfs.readIfPresent(syspath + "/" + name)?.trimmingWhitespace() }
         let name = attribute("name") ?? sysname
-        let bufferDirectory = Sysfs.exists(syspath + "/buffer0/enable") ? "buffer0" : (Sysfs.exists(syspath + "/buffer/enable") ? "buffer" : nil)
-        let scanDirectory = hasTypeFiles(syspath + "/buffer0") ? "buffer0" : (hasTypeFiles(syspath + "/scan_elements") ? "scan_elements" : nil)
+        let bufferDirectory =
+            Sysfs.exists(syspath + "/buffer0/enable")
+            ? "buffer0" : (Sysfs.exists(syspath + "/buffer/enable") ? "buffer" : nil)
+        let scanDirectory =
+            hasTypeFiles(syspath + "/buffer0")
+            ? "buffer0" : (hasTypeFiles(syspath + "/scan_elements") ? "scan_elements" : nil)
         var channels: [ScanChannel] = []
         var channelErrors: [IIOError] = []
         var ignoredChannels: [IIOError] = []
         if let scanDirectory {
-            for file in listDirectory(syspath + "/" + scanDirectory) where file.hasPrefix("in_") && file.hasSuffix("_type") {
+            for file in listDirectory(syspath + "/" + scanDirectory)
+            where file.hasPrefix("in_") && file.hasSuffix("_type") {
                 let channel = String(file.dropFirst(3).dropLast(5))
                 let typePath = syspath + "/" + scanDirectory + "/" + file
                 let indexPath = syspath + "/" + scanDirectory + "/in_\(channel)_index"
@@ -99,7 +113,9 @@ public enum IIODeviceScanner {
                     guard let indexText = attribute(scanDirectory + "/in_\(channel)_index") else {
                         throw IIOError(.unsupported, path: indexPath, "missing or unreadable")
                     }
-                    channels.append(ScanChannel(name: channel, index: try SysfsValue.integer(indexText, path: indexPath), type: type))
+                    channels.append(
+                        ScanChannel(
+                            name: channel, index: try SysfsValue.integer(indexText, path: indexPath), type: type))
                 } catch {
                     if ["accel_x", "accel_y", "accel_z", "timestamp"].contains(channel) {
                         channelErrors.append(error)
@@ -113,7 +129,8 @@ public enum IIODeviceScanner {
         let axes = ["x", "y", "z"]
         let (scale, scaleErrors) = readScale(syspath: syspath, attribute: attribute)
         let offset = axes.map { axis in
-            (attribute("in_accel_\(axis)_offset") ?? attribute("in_accel_offset")).flatMap { parseDecimalValue($0) } ?? 0
+            (attribute("in_accel_\(axis)_offset") ?? attribute("in_accel_offset")).flatMap { parseDecimalValue($0) }
+                ?? 0
         }
         // The udev property wins over the driver's attribute; one that does not parse is reported and the next
         // source is used.
@@ -121,10 +138,14 @@ public enum IIODeviceScanner {
         var matrixSource: String?
         var matrixProblems: [IIOError] = []
         var sources: [(name: String, path: String, text: String?)] = [
-            ("udev ACCEL_MOUNT_MATRIX", "udev ACCEL_MOUNT_MATRIX",
-             udev_device_get_property_value(device, "ACCEL_MOUNT_MATRIX").map { String(cString: $0) })
+            (
+                "udev ACCEL_MOUNT_MATRIX", "udev ACCEL_MOUNT_MATRIX",
+                udev_device_get_property_value(device, "ACCEL_MOUNT_MATRIX").map { String(cString: $0) }
+            )
         ]
-        sources += ["in_accel_mount_matrix", "mount_matrix", "in_mount_matrix"].map { ($0, syspath + "/" + $0, attribute($0)) }
+        sources += ["in_accel_mount_matrix", "mount_matrix", "in_mount_matrix"].map {
+            ($0, syspath + "/" + $0, attribute($0))
+        }
         for source in sources {
             guard let text = source.text else { continue }
             do {
@@ -135,9 +156,12 @@ public enum IIODeviceScanner {
                 matrixProblems.append(error)
             }
         }
-        let frequencyAttribute = ["sampling_frequency", "in_accel_sampling_frequency"].first { Sysfs.exists(syspath + "/" + $0) }
+        let frequencyAttribute = ["sampling_frequency", "in_accel_sampling_frequency"].first {
+            Sysfs.exists(syspath + "/" + $0)
+        }
         // The list may be shared by type or not (bmc150: in_accel_sampling_frequency with sampling_frequency_available).
-        let available = frequencyAttribute.flatMap { attribute($0 + "_available") ?? attribute("sampling_frequency_available") }
+        let available =
+            frequencyAttribute.flatMap { attribute($0 + "_available") ?? attribute("sampling_frequency_available") }
             .flatMap { try? SysfsValue.availableValues($0, path: "") } ?? []
         let number = sysname.split(separator: "e").last.flatMap { Int($0) } ?? 0
         let own = triggers.filter { $0 == "\(name)-dev\(number)" || $0 == "\(name)-trigger" }
@@ -147,9 +171,11 @@ public enum IIODeviceScanner {
             scanElementsDirectory: scanDirectory, scanChannels: channels, channelErrors: channelErrors,
             ignoredChannels: ignoredChannels,
             hasRawAccel: axes.allSatisfy { Sysfs.exists(syspath + "/in_accel_\($0)_raw") }, scale: scale,
-            scaleErrors: channels.contains { $0.name.hasPrefix("accel_") } || Sysfs.exists(syspath + "/in_accel_x_raw") ? scaleErrors : [],
+            scaleErrors: channels.contains { $0.name.hasPrefix("accel_") } || Sysfs.exists(syspath + "/in_accel_x_raw")
+                ? scaleErrors : [],
             offset: offset,
-            mountMatrix: matrix, mountMatrixSource: matrixSource, mountMatrixProblems: matrixProblems, frequencyAttribute: frequencyAttribute,
+            mountMatrix: matrix, mountMatrixSource: matrixSource, mountMatrixProblems: matrixProblems,
+            frequencyAttribute: frequencyAttribute,
             samplingFrequency: frequencyAttribute.flatMap { attribute($0) }.flatMap { parseDecimalValue($0) },
             availableFrequencies: available, currentTrigger: attribute("trigger/current_trigger"), ownTriggers: own)
     }
@@ -173,7 +199,10 @@ public enum IIODeviceScanner {
             }
         }
         if !missing.isEmpty {
-            errors.insert(IIOError(.unsupported, path: syspath, "no \(missing.joined(separator: ", ")) or in_accel_scale: counts cannot be converted to g"), at: 0)
+            errors.insert(
+                IIOError(
+                    .unsupported, path: syspath,
+                    "no \(missing.joined(separator: ", ")) or in_accel_scale: counts cannot be converted to g"), at: 0)
         }
         return (scale, errors)
     }

@@ -4,7 +4,7 @@ import RepSettings
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real accelerometer through the IIO buffered character device, behind the `MotionProvider` protocol.
@@ -130,7 +130,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     do {
                         var driver = BufferedCapture(context)
                         buffered = try capture(with: &driver, on: found)
-                    } catch where error.kind == .io {
+                    } catch  where error.kind == .io {
                         // The driver refused the setup (a trigger it does not accept, a buffer it cannot start):
                         // the message names the file and the fix; samples still flow by polling.
                         buffered = .refused(error.description)

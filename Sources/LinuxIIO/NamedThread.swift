@@ -1,7 +1,7 @@
 import CLinuxShims
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A dedicated, named POSIX thread (not a Task: it blocks in poll() and must never wait behind other work): the

@@ -42,11 +42,17 @@ public struct ScanType: Sendable, Equatable, CustomStringConvertible {
             IIOError(.unsupported, path: "", "scan type '\(text.filter { $0 != "\n" })': \(reason)")
         }
         let bigEndian: Bool
-        if rest.hasPrefix("be:") { bigEndian = true } else if rest.hasPrefix("le:") { bigEndian = false } else {
+        if rest.hasPrefix("be:") {
+            bigEndian = true
+        } else if rest.hasPrefix("le:") {
+            bigEndian = false
+        } else {
             throw fail("expected 'be:' or 'le:'")
         }
         rest = rest.dropFirst(3)
-        guard let sign = rest.first, sign == "s" || sign == "u" else { throw fail("expected 's' or 'u' after the endianness") }
+        guard let sign = rest.first, sign == "s" || sign == "u" else {
+            throw fail("expected 's' or 'u' after the endianness")
+        }
         rest = rest.dropFirst()
         func number() -> Int? {
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
@@ -67,11 +73,17 @@ public struct ScanType: Sendable, Equatable, CustomStringConvertible {
         guard rest.hasPrefix(">>") else { throw fail("expected '>>SHIFT'") }
         rest = rest.dropFirst(2)
         guard let shift = number(), rest.isEmpty else { throw fail("expected the shift and nothing after it") }
-        guard [8, 16, 32, 64].contains(storage) else { throw fail("storage of \(storage) bits (8, 16, 32 or 64 are supported)") }
+        guard [8, 16, 32, 64].contains(storage) else {
+            throw fail("storage of \(storage) bits (8, 16, 32 or 64 are supported)")
+        }
         guard bits >= 1, bits <= storage else { throw fail("\(bits) value bits do not fit \(storage) storage bits") }
-        guard shift + bits <= storage else { throw fail("shift \(shift) + \(bits) bits exceed \(storage) storage bits") }
+        guard shift + bits <= storage else {
+            throw fail("shift \(shift) + \(bits) bits exceed \(storage) storage bits")
+        }
         guard repeatCount >= 1, repeatCount <= 64 else { throw fail("repeat \(repeatCount) (1 to 64 supported)") }
-        return ScanType(bigEndian: bigEndian, signed: sign == "s", bits: bits, storageBits: storage, repeatCount: repeatCount, shift: shift)
+        return ScanType(
+            bigEndian: bigEndian, signed: sign == "s", bits: bits, storageBits: storage, repeatCount: repeatCount,
+            shift: shift)
     }
 
     /// Decodes element `element` of this channel from `record` at byte `offset`: read the storage in its byte order,

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads and writes sysfs attribute files, with errors that name the file and say how to fix permissions.

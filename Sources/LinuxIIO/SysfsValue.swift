@@ -22,7 +22,8 @@ public enum SysfsValue {
     public static func mountMatrix(_ text: String, path: String) throws(IIOError) -> [[Double]] {
         let rows = text.trimmingWhitespace().split(separator: ";", omittingEmptySubsequences: false)
         guard rows.count == 3 else {
-            throw IIOError(.invalidValue, path: path, "mount matrix '\(printable(text))' does not have 3 rows separated by ';'")
+            throw IIOError(
+                .invalidValue, path: path, "mount matrix '\(printable(text))' does not have 3 rows separated by ';'")
         }
         var matrix: [[Double]] = []
         for row in rows {
@@ -73,7 +74,9 @@ public enum SysfsValue {
 
     /// `text` trimmed, with control characters as `?`, at most `limit` characters: safe to put in a message or a log.
     static func printable(_ text: String, limit: Int = 80) -> String {
-        String(text.trimmingWhitespace().unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }.prefix(limit))
+        String(
+            text.trimmingWhitespace().unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }
+                .prefix(limit))
     }
 }
 

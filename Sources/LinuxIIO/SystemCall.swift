@@ -1,7 +1,7 @@
 import SystemPackage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a system call that reports failure as -1 and `errno` came to, once `EINTR` was retried.

@@ -1,7 +1,7 @@
 import CLinuxShims
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An eventfd (`EFD_CLOEXEC | EFD_NONBLOCK`) that wakes a thread blocked in `poll()` on `fd`: to stop the IIO

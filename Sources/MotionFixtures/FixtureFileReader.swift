@@ -56,24 +56,26 @@ public enum FixtureFileReader {
                 throw FixtureError(file: path, line: parser.lineNumber, reason: .io("read failed: \(error)"))
             }
             let filled = carried + got
-            let consumed = try buffer.withUnsafeBytes { raw in Result { () throws(FixtureError) -> Int in
-                var lineStart = 0
-                var index = 0
-                while index < filled {
-                    if raw[index] == UInt8(ascii: "\n") {
-                        let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<index])
-                        if let sample = try parser.consume(line: line) { body(sample) }
-                        lineStart = index + 1
+            let consumed = try buffer.withUnsafeBytes { raw in
+                Result { () throws(FixtureError) -> Int in
+                    var lineStart = 0
+                    var index = 0
+                    while index < filled {
+                        if raw[index] == UInt8(ascii: "\n") {
+                            let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<index])
+                            if let sample = try parser.consume(line: line) { body(sample) }
+                            lineStart = index + 1
+                        }
+                        index += 1
                     }
-                    index += 1
+                    if got == 0, lineStart < filled {  // the last line has no newline
+                        let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<filled])
+                        if let sample = try parser.consume(line: line) { body(sample) }
+                        lineStart = filled
+                    }
+                    return lineStart
                 }
-                if got == 0, lineStart < filled {  // the last line has no newline
-                    let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<filled])
-                    if let sample = try parser.consume(line: line) { body(sample) }
-                    lineStart = filled
-                }
-                return lineStart
-            } }.get()
+            }.get()
             if got == 0 { break }
             carried = filled - consumed
             if consumed > 0, carried > 0 {

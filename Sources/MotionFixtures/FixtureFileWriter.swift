@@ -2,11 +2,11 @@ import MotionCore
 import SystemPackage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes fixture CSV files (`t,ax,ay,az`, seconds and g) so that they read back to identical samples.
@@ -67,7 +67,8 @@ public final class FixtureFileWriter {
         }
         if let synced { throw FixtureError(file: temporaryPath, line: 0, reason: .io("fsync failed: \(synced)")) }
         guard rename(temporaryPath, path) == 0 else {
-            throw FixtureError(file: path, line: 0, reason: .io("cannot rename \(temporaryPath): \(Errno(rawValue: errno))"))
+            throw FixtureError(
+                file: path, line: 0, reason: .io("cannot rename \(temporaryPath): \(Errno(rawValue: errno))"))
         }
         try Self.syncFolder(of: path)
     }
@@ -77,12 +78,16 @@ public final class FixtureFileWriter {
     private static func syncFolder(of path: String) throws(FixtureError) {
         let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let folderFD: FileDescriptor
-        do { folderFD = try FileDescriptor.open(FilePath(folder), .readOnly, options: [.directory, .closeOnExec]) } catch {
-            throw FixtureError(file: path, line: 0, reason: .io("cannot open its folder \(folder) to sync it: \(error)"))
+        do {
+            folderFD = try FileDescriptor.open(FilePath(folder), .readOnly, options: [.directory, .closeOnExec])
+        } catch {
+            throw FixtureError(
+                file: path, line: 0, reason: .io("cannot open its folder \(folder) to sync it: \(error)"))
         }
         defer { try? folderFD.close() }
         guard fsync(folderFD.rawValue) == 0 || errno == EINVAL else {
-            throw FixtureError(file: path, line: 0, reason: .io("fsync of its folder \(folder) failed: \(Errno(rawValue: errno))"))
+            throw FixtureError(
+                file: path, line: 0, reason: .io("fsync of its folder \(folder) failed: \(Errno(rawValue: errno))"))
         }
     }
 

@@ -168,9 +168,15 @@ public struct BarbellGenerator: Sendable {
             let second = topStart ? concentric : eccentric
             let low = topStart ? -rom : 0.0, high = topStart ? 0.0 : rom
             let start = t
-            phases.append(Phase(start: t, duration: first.duration, from: topStart ? high : low, to: topStart ? low : high, warp: first.warp))
+            phases.append(
+                Phase(
+                    start: t, duration: first.duration, from: topStart ? high : low, to: topStart ? low : high,
+                    warp: first.warp))
             t += first.duration + turnaroundPause
-            phases.append(Phase(start: t, duration: second.duration, from: topStart ? low : high, to: topStart ? high : low, warp: second.warp))
+            phases.append(
+                Phase(
+                    start: t, duration: second.duration, from: topStart ? low : high, to: topStart ? high : low,
+                    warp: second.warp))
             t += second.duration
             movements.append((start, t))
             if k < reps - 1 {

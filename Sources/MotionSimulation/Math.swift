@@ -1,12 +1,12 @@
 // Elementary functions without Foundation: the C library's, which every platform Swift runs on has.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(ucrt)
-import ucrt
+    import ucrt
 #endif
 
 @inline(__always) func _sin(_ x: Double) -> Double { sin(x) }

@@ -71,7 +71,8 @@ public enum SignalGenerator {
         let g = motion.gravity
         return samples(duration: leadSeconds + active + extraSeconds, sampleRate: sampleRate) { t in
             let local = t - leadSeconds
-            var s = local >= 0 && local < active
+            var s =
+                local >= 0 && local < active
                 ? motion.sample(at: local) : MotionSample(timestamp: t, ax: g.x, ay: g.y, az: g.z)
             if noise > 0 {
                 s.ax += random.nextGaussian(standardDeviation: noise)

@@ -1,11 +1,11 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(ucrt)
-import ucrt
+    import ucrt
 #endif
 
 /// Parses decimal numbers from ASCII bytes without allocating, exactly as `Double(String)` would.
@@ -71,7 +71,9 @@ public enum DecimalParser {
         }
         guard index == count else { return slowPath(bytes) }
         guard significant <= 15, abs(exponent) <= 22 else {
-            if significant <= 19, let value = EiselLemire.convert(mantissa: mantissa, exponent: exponent, negative: negative) {
+            if significant <= 19,
+                let value = EiselLemire.convert(mantissa: mantissa, exponent: exponent, negative: negative)
+            {
                 return value
             }
             return slowPath(bytes)

@@ -10,7 +10,9 @@ public enum TextFile {
     /// The file's bytes, or the system's error.
     public static func readBytes(_ path: String) throws(Errno) -> [UInt8] {
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec]) } catch { throw error as! Errno }
+        do { fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec]) } catch {
+            throw error as! Errno
+        }
         defer { try? fd.close() }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)

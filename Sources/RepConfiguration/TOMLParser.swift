@@ -48,12 +48,15 @@ struct TOMLParser {
                 if let table = current {
                     if let first = document.tables[table]!.entries[key] {
                         throw TOMLSyntaxError(
-                            line: keyLine, column: keyColumn, reason: "key '\(key)' appears twice in [\(table)] (first on line \(first.line))")
+                            line: keyLine, column: keyColumn,
+                            reason: "key '\(key)' appears twice in [\(table)] (first on line \(first.line))")
                     }
                     document.tables[table]!.entries[key] = entry
                 } else {
                     if let first = document.root[key] {
-                        throw TOMLSyntaxError(line: keyLine, column: keyColumn, reason: "key '\(key)' appears twice (first on line \(first.line))")
+                        throw TOMLSyntaxError(
+                            line: keyLine, column: keyColumn,
+                            reason: "key '\(key)' appears twice (first on line \(first.line))")
                     }
                     document.root[key] = entry
                 }
@@ -69,7 +72,9 @@ struct TOMLParser {
         let name = try bareKey(what: "table name")
         skipBlanks()
         guard peek == "]" else {
-            if peek == nil || peek == "\n" || peek == "\r" { throw error("the table header needs its closing ']' on the same line") }
+            if peek == nil || peek == "\n" || peek == "\r" {
+                throw error("the table header needs its closing ']' on the same line")
+            }
             throw error("expected ']' after the table name '\(name)'")
         }
         advance()
@@ -81,11 +86,15 @@ struct TOMLParser {
         while let c = peek, Self.isBareKeyCharacter(c) { advance() }
         let key = String(String.UnicodeScalarView(scalars[start..<index]))
         if let c = peek {
-            if c == "." && !key.isEmpty { throw error("dotted keys are not used in repd's configuration: write [\(key)] and the key below it") }
+            if c == "." && !key.isEmpty {
+                throw error("dotted keys are not used in repd's configuration: write [\(key)] and the key below it")
+            }
             if c == "\"" || c == "'" { throw error("quoted keys are not used in repd's configuration") }
         }
         guard !key.isEmpty else {
-            throw error(peek.map { "expected a \(what) (letters, digits, '_' or '-'), found \(Self.describe($0))" } ?? "expected a \(what)")
+            throw error(
+                peek.map { "expected a \(what) (letters, digits, '_' or '-'), found \(Self.describe($0))" }
+                    ?? "expected a \(what)")
         }
         if let c = peek, !(c == " " || c == "\t" || c == "=" || c == "]" || c == "\n" || c == "\r" || c == "#") {
             throw error("\(Self.describe(c)) is not allowed in a \(what) (letters, digits, '_' or '-')")
@@ -98,7 +107,9 @@ struct TOMLParser {
         skipBlanks()
         if peek == "#" { try comment() }
         guard let c = peek else { return }
-        guard c == "\n" || c == "\r" else { throw error("unexpected \(Self.describe(c)) after the value; one key = value per line") }
+        guard c == "\n" || c == "\r" else {
+            throw error("unexpected \(Self.describe(c)) after the value; one key = value per line")
+        }
         try newline()
     }
 
@@ -108,10 +119,14 @@ struct TOMLParser {
         guard let c = peek else { throw error("expected a value after '='") }
         switch c {
         case "\"":
-            if lookahead(1) == "\"" && lookahead(2) == "\"" { throw error("multi-line strings are not used in repd's configuration") }
+            if lookahead(1) == "\"" && lookahead(2) == "\"" {
+                throw error("multi-line strings are not used in repd's configuration")
+            }
             return .string(try singleLineString(quote: "\""))
         case "'":
-            if lookahead(1) == "'" && lookahead(2) == "'" { throw error("multi-line strings are not used in repd's configuration") }
+            if lookahead(1) == "'" && lookahead(2) == "'" {
+                throw error("multi-line strings are not used in repd's configuration")
+            }
             return .string(try singleLineString(quote: "'"))
         case "[":
             return try array()
@@ -141,7 +156,9 @@ struct TOMLParser {
                 continue
             }
             if Self.isControl(c), c != "\t" {
-                throw error("control character \(Self.describe(c)) in a string\(escapes ? "; write it as an escape" : "")", back: 1)
+                throw error(
+                    "control character \(Self.describe(c)) in a string\(escapes ? "; write it as an escape" : "")",
+                    back: 1)
             }
             result.append(c)
         }
@@ -170,14 +187,16 @@ struct TOMLParser {
         var value: UInt32 = 0
         for _ in 0..<digits {
             guard let c = peek, let digit = Self.hexValue(c) else {
-                throw TOMLSyntaxError(line: line, column: column, reason: "'\\\(digits == 4 ? "u" : "U")' needs \(digits) hex digits")
+                throw TOMLSyntaxError(
+                    line: line, column: column, reason: "'\\\(digits == 4 ? "u" : "U")' needs \(digits) hex digits")
             }
             advance()
             value = value * 16 + digit
         }
         guard let scalar = Unicode.Scalar(value) else {
             throw TOMLSyntaxError(
-                line: line, column: column, reason: "U+\(String(value, radix: 16, uppercase: true)) is not a Unicode scalar value")
+                line: line, column: column,
+                reason: "U+\(String(value, radix: 16, uppercase: true)) is not a Unicode scalar value")
         }
         return scalar
     }
@@ -230,9 +249,13 @@ struct TOMLParser {
     private mutating func bareValue() throws(TOMLSyntaxError) -> TOMLValue {
         let startColumn = column
         let start = index
-        while let c = peek, !(c == " " || c == "\t" || c == "," || c == "]" || c == "#" || c == "\n" || c == "\r") { advance() }
+        while let c = peek, !(c == " " || c == "\t" || c == "," || c == "]" || c == "#" || c == "\n" || c == "\r") {
+            advance()
+        }
         let text = String(String.UnicodeScalarView(scalars[start..<index]))
-        func fail(_ reason: String) -> TOMLSyntaxError { TOMLSyntaxError(line: line, column: startColumn, reason: reason) }
+        func fail(_ reason: String) -> TOMLSyntaxError {
+            TOMLSyntaxError(line: line, column: startColumn, reason: reason)
+        }
         switch text {
         case "true": return .bool(true)
         case "false": return .bool(false)
@@ -241,14 +264,18 @@ struct TOMLParser {
         case "nan", "+nan", "-nan": return .float(.nan)
         default: break
         }
-        if let first = text.unicodeScalars.first, !(first == "+" || first == "-" || first == "." || ("0"..."9").contains(first)) {
+        if let first = text.unicodeScalars.first,
+            !(first == "+" || first == "-" || first == "." || ("0"..."9").contains(first))
+        {
             if text.hasPrefix("True") || text.hasPrefix("False") || text.hasPrefix("TRUE") || text.hasPrefix("FALSE") {
                 throw fail("'\(text)' is not a value: booleans are lowercase true or false")
             }
             throw fail("'\(text)' is not a value: strings need quotes, e.g. \"\(text)\"")
         }
         let head = Array(text.unicodeScalars.prefix(5))
-        if text.contains(":") || head.count == 5 && head[4] == "-" && head[..<4].allSatisfy({ ("0"..."9").contains($0) }) {
+        if text.contains(":")
+            || head.count == 5 && head[4] == "-" && head[..<4].allSatisfy({ ("0"..."9").contains($0) })
+        {
             throw fail("dates and times are not used in repd's configuration")
         }
         if let value = Self.integer(text) { return .integer(value) }
@@ -258,7 +285,9 @@ struct TOMLParser {
         }
         let digits = text.drop { $0 == "+" || $0 == "-" }
         if digits.count > 1, digits.first == "0", digits.dropFirst().first?.isNumber == true {
-            throw fail("'\(text)' is not a number: TOML numbers have no leading zeros (octal is 0o…; socket.mode is a string, \"0660\")")
+            throw fail(
+                "'\(text)' is not a number: TOML numbers have no leading zeros (octal is 0o…; socket.mode is a string, \"0660\")"
+            )
         }
         throw fail("'\(text)' is not a number")
     }
@@ -269,7 +298,9 @@ struct TOMLParser {
         var s = Substring(text)
         func value(_ digits: some StringProtocol, radix: Int, negative: Bool = false) -> Int64? {
             let plain = digits.filter { $0 != "_" }
-            guard !plain.isEmpty, plain.allSatisfy({ $0.isASCII && ($0.hexDigitValue ?? radix) < radix }) else { return nil }
+            guard !plain.isEmpty, plain.allSatisfy({ $0.isASCII && ($0.hexDigitValue ?? radix) < radix }) else {
+                return nil
+            }
             return wide ? 0 : Int64((negative ? "-" : "") + plain, radix: radix)
         }
         for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where s.hasPrefix(prefix) {
@@ -295,13 +326,18 @@ struct TOMLParser {
         let exponentIndex = s.firstIndex { $0 == "e" || $0 == "E" }
         let mantissa = exponentIndex.map { s[..<$0] } ?? s
         let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && validUnderscores($0) && $0.allSatisfy { $0 == "_" || $0.isASCII && $0.isNumber } })
+        guard parts.count <= 2,
+            parts.allSatisfy({
+                !$0.isEmpty && validUnderscores($0) && $0.allSatisfy { $0 == "_" || $0.isASCII && $0.isNumber }
+            })
         else { return nil }
         if parts[0].count > 1, parts[0].first == "0" { return nil }
         if let e = exponentIndex {
             var exponent = s[s.index(after: e)...]
             if exponent.first == "+" || exponent.first == "-" { exponent = exponent.dropFirst() }
-            guard !exponent.isEmpty, validUnderscores(exponent), exponent.allSatisfy({ $0 == "_" || $0.isASCII && $0.isNumber }) else { return nil }
+            guard !exponent.isEmpty, validUnderscores(exponent),
+                exponent.allSatisfy({ $0 == "_" || $0.isASCII && $0.isNumber })
+            else { return nil }
         } else if parts.count == 1 {
             return nil  // an integer, not a float
         }

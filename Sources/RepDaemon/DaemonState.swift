@@ -3,7 +3,7 @@ import RepProtocol
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Counters and facts any part of the daemon may read for `status`, updated without locks where it matters.

@@ -1,7 +1,7 @@
 import Logging
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// A swift-log handler that writes one line per message to stderr. Under systemd (`JOURNAL_STREAM` set) each line
@@ -32,7 +32,9 @@ public struct JournalLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { $1 } }
-        let details = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let details =
+            all.isEmpty
+            ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         // Messages quote what clients, sysfs and files said: escaped, so no newline in them can start a line of
         // its own (a forged `<0>` priority) and no escape sequence reaches a terminal.
         let text = LogText.escaped("\(event.message)\(details)")

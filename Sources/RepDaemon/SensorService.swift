@@ -41,7 +41,8 @@ final class SamplePump: MotionSampleSink {
             if shouldLog {
                 let s = producer.statistics
                 logger.warning(
-                    "the detector falls behind: the ring is full and dropped \(s.droppedBatches) batches (\(s.droppedElements) samples) so far")
+                    "the detector falls behind: the ring is full and dropped \(s.droppedBatches) batches (\(s.droppedElements) samples) so far"
+                )
             }
             doorbell.ring()
             return
@@ -71,7 +72,8 @@ final class SensorService: Service {
     private let onState: @Sendable (MotionProviderState) -> Void
 
     init(
-        provider: any MotionProvider & Sendable, pump: SamplePump, hub: EventHub, state: DaemonState, readiness: Readiness, logger: Logger,
+        provider: any MotionProvider & Sendable, pump: SamplePump, hub: EventHub, state: DaemonState,
+        readiness: Readiness, logger: Logger,
         onState: @escaping @Sendable (MotionProviderState) -> Void = { _ in }
     ) {
         self.provider = provider

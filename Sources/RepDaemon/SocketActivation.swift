@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// systemd socket activation (`sd_listen_fds(3)`): the listening socket passed as fd 3 when `LISTEN_PID` is this
@@ -30,7 +30,8 @@ public enum SocketActivation {
             var value: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             guard getsockopt(fd, SOL_SOCKET, name, &value, &length) == 0 else {
-                throw SocketError(description: "\(passed) is not a socket (\(String(cString: strerror(errno)))); \(fix)")
+                throw SocketError(
+                    description: "\(passed) is not a socket (\(String(cString: strerror(errno)))); \(fix)")
             }
             return value
         }

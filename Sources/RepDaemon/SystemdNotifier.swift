@@ -1,7 +1,7 @@
 import RepProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sd_notify(3)` without libsystemd: one datagram per message to `$NOTIFY_SOCKET` (a path, or `@name` for the

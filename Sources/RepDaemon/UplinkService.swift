@@ -38,6 +38,7 @@ final class UplinkService: Service {
         let newest = max(s.newestID, s.ackedID)
         return .init(
             state: s.state.rawValue, broker: s.broker, lastError: s.lastError, ackedID: s.ackedID,
-            backlog: max(0, newest - s.ackedID), inFlight: s.inFlight, published: s.published, connections: s.connections)
+            backlog: max(0, newest - s.ackedID), inFlight: s.inFlight, published: s.published,
+            connections: s.connections)
     }
 }

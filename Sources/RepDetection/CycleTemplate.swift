@@ -141,7 +141,8 @@ struct CycleTemplate {
         }
         let firstHalf = halfEnergy(hq, hx, hy, hz, Double(half))
         let secondHalf = halfEnergy(sq - hq, sx - hx, sy - hy, sz - hz, count - Double(half))
-        guard firstHalf >= Self.halfEnergyShare * firstHalfSquares, secondHalf >= Self.halfEnergyShare * secondHalfSquares
+        guard firstHalf >= Self.halfEnergyShare * firstHalfSquares,
+            secondHalf >= Self.halfEnergyShare * secondHalfSquares
         else { return 0 }
         let centeredEnergy = sq - (sx * sx + sy * sy + sz * sz) / count
         let centeredDot = dot - (sx * sum.0 + sy * sum.1 + sz * sum.2) / count

@@ -89,7 +89,8 @@ struct PeriodTracker {
                                             let xa = x[a0], ya = y[a0], za = z[a0], ea = e[a0]
                                             for k in 1...short {
                                                 let s = base - k, b = a0 - k
-                                                cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
+                                                cross[k] +=
+                                                    xi * x[s] + yi * y[s] + zi * z[s]
                                                     - (xa * x[b] + ya * y[b] + za * z[b])
                                                 now[k] += ei - ea
                                                 lagged[k] += e[s] - e[b]
@@ -98,7 +99,8 @@ struct PeriodTracker {
                                             guard short < maximumLag else { return }
                                             for k in (short + 1)...maximumLag {
                                                 let s = base - k, b = base - 2 * k
-                                                cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
+                                                cross[k] +=
+                                                    xi * x[s] + yi * y[s] + zi * z[s]
                                                     - (x[s] * x[b] + y[s] * y[b] + z[s] * z[b])
                                                 now[k] += ei - e[s]
                                                 lagged[k] += e[s] - e[b]
@@ -167,7 +169,9 @@ struct PeriodTracker {
                         keyMaxima.withUnsafeMutableBufferPointer { keys in
                             nsdf.withUnsafeMutableBufferPointer { n in
                                 if steady {
-                                    for k in 1..<(maximumLag + 1) { n[k] = 2 * cross[k] / max(now[k] + lagged[k], 1e-12) }
+                                    for k in 1..<(maximumLag + 1) {
+                                        n[k] = 2 * cross[k] / max(now[k] + lagged[k], 1e-12)
+                                    }
                                 } else {
                                     for k in 1...maximumLag {
                                         let full = latest - window[k] + 1 >= origin + k

@@ -260,8 +260,11 @@ public struct RepDetector: Sendable {
         if k == 0 { window = minimumWindow }
         // A step-long period may be half a stride: judge the stride too. (Only periodic motion is judged: the rest
         // neither starts a set nor counts.)
-        walkingLikeness = k > 0 && clarity >= c.minimumPeriodicity
-            ? Self.larger(walking(at: i, lag: k, window: window), walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow), halfStride: true))
+        walkingLikeness =
+            k > 0 && clarity >= c.minimumPeriodicity
+            ? Self.larger(
+                walking(at: i, lag: k, window: window),
+                walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow), halfStride: true))
             : nil
         // The exercise gate, every fourth point (160 ms) while the motion is periodic.
         if c.minimumExerciseLikelihood == 0 || k == 0 || clarity < c.minimumPeriodicity {
@@ -289,13 +292,15 @@ public struct RepDetector: Sendable {
         periodicity = clarity
 
         if open {
-            inSetStep(at: i, lag: k, clarity: clarity, walking: (walkingLikeness ?? -9) >= c.maximumWalkingLikeness,
+            inSetStep(
+                at: i, lag: k, clarity: clarity, walking: (walkingLikeness ?? -9) >= c.maximumWalkingLikeness,
                 into: &events)
             return
         }
         // Walking comes and goes as the arm's swing varies: no set starts within a few seconds of a walking moment.
         let afterWalking = Double(i - lastWalking) * Self.spacing <= Self.walkingHoldOff
-        let steady = k > 0 && !afterWalking && clarity >= c.minimumPeriodicity
+        let steady =
+            k > 0 && !afterWalking && clarity >= c.minimumPeriodicity
             && rms(endingAt: i, window: window) >= c.minimumAmplitude
         if steady, runLag > 0, max(Double(k), runLag) / min(Double(k), runLag) <= c.periodTolerance {
             runLag = 0.8 * runLag + 0.2 * Double(k)
@@ -314,7 +319,9 @@ public struct RepDetector: Sendable {
         }
     }
 
-    private mutating func inSetStep(at i: Int, lag k: Int, clarity: Double, walking: Bool, into events: inout [WorkoutEvent]) {
+    private mutating func inSetStep(
+        at i: Int, lag k: Int, clarity: Double, walking: Bool, into events: inout [WorkoutEvent]
+    ) {
         let c = configuration
         var current = template.match(grid, endingAt: i)
         if walking { current = 0 }
@@ -348,7 +355,8 @@ public struct RepDetector: Sendable {
             Self.isNewPace(k, comparedTo: lag, tolerance: c.periodTolerance),
             // … and the motion is still as large as the set's (a third of its RMS: a rep 1.6 times slower at the same
             // depth accelerates 0.4 times as much), not the small movements of a rest.
-            rms(endingAt: i, window: max(k, minimumWindow)) >= max(c.minimumAmplitude, template.amplitude / (2 * 2.0.squareRoot()) / 3)
+            rms(endingAt: i, window: max(k, minimumWindow))
+                >= max(c.minimumAmplitude, template.amplitude / (2 * 2.0.squareRoot()) / 3)
         {
             retryAt = i + max(1, k / 2)
             reanchor(at: i, lag: k, window: max(k, minimumWindow), into: &events)
@@ -378,7 +386,8 @@ public struct RepDetector: Sendable {
     private mutating func startSet(at i: Int, window: Int, into events: inout [WorkoutEvent]) {
         let candidateLag = Int(runLag.rounded())
         // The look-back never reaches into the previous set: its cycles were counted there.
-        guard let cycles = anchor(at: i, lag: candidateLag, window: window, after: previousSetEnd, starting: true) else {
+        guard let cycles = anchor(at: i, lag: candidateLag, window: window, after: previousSetEnd, starting: true)
+        else {
             return
         }
         runLag = 0
@@ -472,7 +481,8 @@ public struct RepDetector: Sendable {
         var final = liveCount
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
         // it is dismissed, and its live reps are taken back.
-        let dismissed = c.minimumExerciseLikelihood > 0 && setGateCount >= 4
+        let dismissed =
+            c.minimumExerciseLikelihood > 0 && setGateCount >= 4
             && setGateSum / Double(setGateCount) < Self.gateDismissalMultiple * c.minimumExerciseLikelihood
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
@@ -488,8 +498,10 @@ public struct RepDetector: Sendable {
             // one that fills a gap of more than 1.25 periods between reps (a rep that moved a little differently).
             let separation = c.minimumCycleSeparation * Double(lag)
             var candidates: [Int] = []
-            Self.peaks(in: scratch, offset: low, upTo: high == grid.next - 1 ? high - 1 : high,
-                threshold: c.lookbackMatch, separation: separation) { candidates.append($0) }
+            Self.peaks(
+                in: scratch, offset: low, upTo: high == grid.next - 1 ? high - 1 : high,
+                threshold: c.lookbackMatch, separation: separation
+            ) { candidates.append($0) }
             var strong: [Int] = []
             for j in candidates where scratch[j - low] >= c.finalMatch { strong.append(j) }
             var count = strong.count
@@ -573,9 +585,10 @@ public struct RepDetector: Sendable {
     private mutating func measureLive(at j: Int) -> RepQuality? {
         let period = Double(lag) * Self.spacing
         let end = time(j) - smoothingDelay
-        guard let result = measureRep(
-            start: lastRest ?? end - period, fixedStart: lastRest != nil, end: end, period: period,
-            previous: lastMeasure, startsAtTop: lastRest != nil ? lastMeasure?.startsAtTop : nil)
+        guard
+            let result = measureRep(
+                start: lastRest ?? end - period, fixedStart: lastRest != nil, end: end, period: period,
+                previous: lastMeasure, startsAtTop: lastRest != nil ? lastMeasure?.startsAtTop : nil)
         else {
             lastRest = nil
             lastMeasure = nil
@@ -619,9 +632,11 @@ public struct RepDetector: Sendable {
             previousEnd = nil
             let period = Double(lag) * Self.spacing
             let after = k + 1 < liveQualities.count ? liveQualities[k + 1]?.start : nil
-            guard let result = measureRep(
-                start: before, fixedStart: true, end: after ?? before + period, period: after.map { $0 - before } ?? period,
-                previous: nil, startsAtTop: qualities.last?.startsAtTop),
+            guard
+                let result = measureRep(
+                    start: before, fixedStart: true, end: after ?? before + period,
+                    period: after.map { $0 - before } ?? period,
+                    previous: nil, startsAtTop: qualities.last?.startsAtTop),
                 let q = result.0
             else { continue }
             qualities.append(q)
@@ -639,8 +654,9 @@ public struct RepDetector: Sendable {
         start: Double, fixedStart: Bool, end: Double, period: Double, previous: RepKinematics.Measure?,
         startsAtTop: Bool?
     ) -> (RepQuality?, RepKinematics.Measure, Double)? {
-        guard let m = quality.measure(
-            start: start, end: end, period: period, fixedStart: fixedStart, startsAtTop: startsAtTop)
+        guard
+            let m = quality.measure(
+                start: start, end: end, period: period, fixedStart: fixedStart, startsAtTop: startsAtTop)
         else {
             return nil
         }

@@ -124,7 +124,9 @@ public enum RepKinematics {
         if k > 0, k < t.count - 1 {
             let y0 = sign * v[k - 1], y2 = sign * v[k + 1]
             let curvature = y0 - 2 * peakSample + y2
-            if curvature < 0, y0 < peakSample, y2 < peakSample { peak = peakSample - (y0 - y2) * (y0 - y2) / (8 * curvature) }
+            if curvature < 0, y0 < peakSample, y2 < peakSample {
+                peak = peakSample - (y0 - y2) * (y0 - y2) / (8 * curvature)
+            }
         }
         return (start.time, end.time, abs(end.position - start.position) / duration, peak)
     }

@@ -112,7 +112,9 @@ struct RepQualityAnalyzer {
         // within a block, but its mean moves).
         let before = previousBlock
         previousBlock = quiet ? m : nil
-        if quiet, let p = before, (m.0 - p.0) * (m.0 - p.0) + (m.1 - p.1) * (m.1 - p.1) + (m.2 - p.2) * (m.2 - p.2) < 1e-4 {
+        if quiet, let p = before,
+            (m.0 - p.0) * (m.0 - p.0) + (m.1 - p.1) * (m.1 - p.1) + (m.2 - p.2) * (m.2 - p.2) < 1e-4
+        {
             // Tracked slowly: each still block moves the estimate a tenth of the way (about 2.5 s of stillness).
             if let g = gravity {
                 gravity = (g.0 + 0.1 * (m.0 - g.0), g.1 + 0.1 * (m.1 - g.1), g.2 + 0.1 * (m.2 - g.2))
@@ -435,7 +437,6 @@ struct RepQualityAnalyzer {
         let c1 = -12 * p / (T * T * T) + 6 * v / (T * T)
         return c0 * c0 + c0 * c1 * T + c1 * c1 * T * T / 3
     }
-
 
     /// Why this rep gets no velocity, or nil when it does (placement `bar` and a high enough sample rate).
     func velocityUnavailable(rate: Double) -> String? {

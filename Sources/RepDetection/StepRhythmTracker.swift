@@ -61,7 +61,8 @@ struct StepRhythmTracker {
         verticalNow += vi * vi - vb * vb
         for k in 1...Self.longest {
             let s = grid.slot(i - k), t = grid.slot(first - 1 - k)
-            product[k] += xi * grid.x[s] + yi * grid.y[s] + zi * grid.z[s] - (xb * grid.x[t] + yb * grid.y[t] + zb * grid.z[t])
+            product[k] +=
+                xi * grid.x[s] + yi * grid.y[s] + zi * grid.z[s] - (xb * grid.x[t] + yb * grid.y[t] + zb * grid.z[t])
             then[k] += grid.energy[s] - grid.energy[t]
             let vs = grid.vertical[s], vt = grid.vertical[t]
             verticalProduct[k] += vi * vs - vb * vt
@@ -110,7 +111,8 @@ struct StepRhythmTracker {
         let energy = max(now, 0), verticalEnergy = max(verticalNow, 0)
         for k in 1...Self.longest {
             peaks.0.add(product[k] / max((energy * max(then[k], 0)).squareRoot(), 1e-12), lag: k)
-            peaks.1.add(verticalProduct[k] / max((verticalEnergy * max(verticalThen[k], 0)).squareRoot(), 1e-12), lag: k)
+            peaks.1.add(
+                verticalProduct[k] / max((verticalEnergy * max(verticalThen[k], 0)).squareRoot(), 1e-12), lag: k)
         }
         return (peaks.0.best, Double(peaks.0.bestLag) * MotionGrid.spacing, peaks.1.best)
     }

@@ -48,7 +48,8 @@ public struct SetEvent: Sendable, Equatable, Hashable {
     public var quality: SetQuality?
 
     /// Creates a set event.
-    public init(setNumber: Int, timestamp: Double, repCount: Int, liveRepCount: Int? = nil, quality: SetQuality? = nil) {
+    public init(setNumber: Int, timestamp: Double, repCount: Int, liveRepCount: Int? = nil, quality: SetQuality? = nil)
+    {
         self.quality = quality
         self.setNumber = setNumber
         self.timestamp = timestamp

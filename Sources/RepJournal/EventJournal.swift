@@ -2,7 +2,7 @@ import CSQLite
 import RepSettings
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One journaled event.
@@ -103,7 +103,8 @@ public final class EventJournal {
     /// size of a durable id reservation (at least 1); `handsOutIDs` false opens a reading connection (see the
     /// property).
     public init(
-        path: String, station: String, synchronous: Synchronous = .normal, bootID: String = EventJournal.currentBootID(),
+        path: String, station: String, synchronous: Synchronous = .normal,
+        bootID: String = EventJournal.currentBootID(),
         idBlock: Int64 = 1000, handsOutIDs: Bool = true
     ) throws(JournalError) {
         precondition(idBlock >= 1, "an id block holds at least one id")
@@ -156,7 +157,8 @@ public final class EventJournal {
                     boot TEXT NOT NULL)
                 """, operation: "open")
             if handsOutIDs { try recoverIDs() }
-            insert = try prepare("INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
+            insert = try prepare(
+                "INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
             select = try prepare(
                 "SELECT id, station, type, wall, json FROM events WHERE id > ? ORDER BY id LIMIT ?", operation: "open")
         } catch {
@@ -403,7 +405,8 @@ public final class EventJournal {
                 let share = 1 - Double(maxBytes) * 0.9 / Double(used)
                 let drop = max(1, Int64((Double(rows) * share).rounded(.up)))
                 try execute(
-                    "DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT \(drop))", operation: "prune")
+                    "DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT \(drop))",
+                    operation: "prune")
                 deleted += Int(sqlite3_changes(db))
             }
         }
@@ -446,7 +449,8 @@ public final class EventJournal {
     }
 
     private func failure(_ operation: String, _ rc: Int32) -> JournalError {
-        let message = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+        let message =
+            db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
         return JournalError(path: path, operation: operation, code: rc, message: message)
     }
 

@@ -74,7 +74,9 @@ extension ClientCommand {
         let trimmed = bytes[start..<end]
         guard let first = trimmed.first else { throw ProtocolError("empty line") }
         if first == UInt8(ascii: "{") { return try parseJSON(trimmed) }
-        guard let text = String(validating: trimmed, as: UTF8.self) else { throw ProtocolError("the line is not UTF-8") }
+        guard let text = String(validating: trimmed, as: UTF8.self) else {
+            throw ProtocolError("the line is not UTF-8")
+        }
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         let name = String(words[0])
         if name == "history" { return .history(try HistoryRequest.parse(words: words.dropFirst().map(String.init))) }

@@ -82,7 +82,8 @@ public struct HistoryRequest: Sendable, Equatable {
             case "limit": request.limit = try limit(Int(value), text: value)
             default:
                 throw ProtocolError(
-                    "history: unknown argument \"\(String(key.prefix(32)))\" (after, before, from, to, limit, latest, event types)")
+                    "history: unknown argument \"\(String(key.prefix(32)))\" (after, before, from, to, limit, latest, event types)"
+                )
             }
         }
         if !kinds.isEmpty { request.kinds = try eventKinds(kinds) }
@@ -129,7 +130,8 @@ public struct HistoryRequest: Sendable, Equatable {
 
     private static func id(_ text: String, _ name: String) throws(ProtocolError) -> Int64 {
         guard let id = Int64(text), id >= 0 else {
-            throw ProtocolError("history: \(name) needs an event id (a whole number ≥ 0), not \"\(String(text.prefix(32)))\"")
+            throw ProtocolError(
+                "history: \(name) needs an event id (a whole number ≥ 0), not \"\(String(text.prefix(32)))\"")
         }
         return id
     }

@@ -48,10 +48,11 @@ public enum ServerMessage {
         }
 
         var json: JSONWriter.Value {
-            .object([
-                ("records", .integer(recordsRead)), ("bytes_discarded", .integer(bytesDiscarded)),
-                ("reconnects", .integer(reconnects)),
-            ] + (timestamps.map { [("timestamps", .string($0))] } ?? []))
+            .object(
+                [
+                    ("records", .integer(recordsRead)), ("bytes_discarded", .integer(bytesDiscarded)),
+                    ("reconnects", .integer(reconnects)),
+                ] + (timestamps.map { [("timestamps", .string($0))] } ?? []))
         }
     }
 
@@ -95,7 +96,8 @@ public enum ServerMessage {
             if let broker { members.append(("broker", .string(broker))) }
             if let lastError { members.append(("last_error", .string(lastError))) }
             members += [
-                ("acked_id", .integer(Int(ackedID))), ("backlog", .integer(Int(backlog))), ("in_flight", .integer(inFlight)),
+                ("acked_id", .integer(Int(ackedID))), ("backlog", .integer(Int(backlog))),
+                ("in_flight", .integer(inFlight)),
                 ("published", .integer(published)), ("connections", .integer(connections)),
             ]
             return .object(members)
@@ -106,11 +108,13 @@ public enum ServerMessage {
     public static func hello(
         daemonVersion: String, sensor: SensorInfo, subscribed: Set<EventKind>, newestID: Int64? = nil
     ) -> String {
-        line([
-            ("type", .string("hello")), ("protocol", .integer(protocolVersion)), ("version", .string(daemonVersion)),
-            ("sensor", sensor.json), ("rate_hz", .number(sensor.rateHz)),
-            ("subscribed", .array(subscribed.map(\.rawValue).sorted().map { .string($0) })),
-        ] + (newestID.map { [("newest_id", .integer(Int($0)))] } ?? []))
+        line(
+            [
+                ("type", .string("hello")), ("protocol", .integer(protocolVersion)),
+                ("version", .string(daemonVersion)),
+                ("sensor", sensor.json), ("rate_hz", .number(sensor.rateHz)),
+                ("subscribed", .array(subscribed.map(\.rawValue).sorted().map { .string($0) })),
+            ] + (newestID.map { [("newest_id", .integer(Int($0)))] } ?? []))
     }
 
     /// A journaled event's line: `body` (one JSON object, with or without its newline) with `"id"` and `"station"`
@@ -147,13 +151,17 @@ public enum ServerMessage {
     public static func event(_ event: WorkoutEvent, wall: Double) -> String {
         switch event {
         case .rep(let r):
-            return line([
-                ("type", .string("rep")), ("set", .integer(r.setNumber)), ("rep", .integer(r.repInSet)),
-                ("total", .integer(r.totalReps)), ("t", .number(r.timestamp)), ("wall", .number(wall)),
-                ("duration", .number(r.duration)), ("amplitude", .number(r.amplitude)),
-            ] + (r.quality.map(qualityFields) ?? []))
+            return line(
+                [
+                    ("type", .string("rep")), ("set", .integer(r.setNumber)), ("rep", .integer(r.repInSet)),
+                    ("total", .integer(r.totalReps)), ("t", .number(r.timestamp)), ("wall", .number(wall)),
+                    ("duration", .number(r.duration)), ("amplitude", .number(r.amplitude)),
+                ] + (r.quality.map(qualityFields) ?? []))
         case .setStarted(let s):
-            return line([("type", .string("set_start")), ("set", .integer(s.setNumber)), ("t", .number(s.timestamp)), ("wall", .number(wall))])
+            return line([
+                ("type", .string("set_start")), ("set", .integer(s.setNumber)), ("t", .number(s.timestamp)),
+                ("wall", .number(wall)),
+            ])
         case .setEnded(let s):
             var fields: [(String, JSONWriter.Value)] = [
                 ("type", .string("set_end")), ("set", .integer(s.setNumber)), ("reps", .integer(s.repCount)),
@@ -161,7 +169,9 @@ public enum ServerMessage {
             if let live = s.liveRepCount { fields.append(("live_reps", .integer(live))) }
             fields += [("t", .number(s.timestamp)), ("wall", .number(wall))]
             if let q = s.quality {
-                if let v = q.fastestMeanVelocity { fields.append(("fastest_mean_velocity_m_s", .number(rounded(v, 3)))) }
+                if let v = q.fastestMeanVelocity {
+                    fields.append(("fastest_mean_velocity_m_s", .number(rounded(v, 3))))
+                }
                 if let l = q.velocityLoss { fields.append(("velocity_loss_pct", .number(rounded(l, 1)))) }
                 if let why = q.velocityUnavailable { fields.append(("velocity_unavailable", .string(why))) }
                 fields.append(("quality", .array(q.reps.map { .object(qualityFields($0)) })))
@@ -173,7 +183,9 @@ public enum ServerMessage {
     /// A rep's quality as members of its `rep` line (and of each entry of `set_end.quality`): times in s, range of
     /// motion in m, velocities in m/s, velocity loss in %; a member is left out when it was not measured.
     static func qualityFields(_ q: RepQuality) -> [(String, JSONWriter.Value)] {
-        var fields: [(String, JSONWriter.Value)] = [("start_t", .number(rounded(q.start, 3))), ("end_t", .number(rounded(q.end, 3)))]
+        var fields: [(String, JSONWriter.Value)] = [
+            ("start_t", .number(rounded(q.start, 3))), ("end_t", .number(rounded(q.end, 3))),
+        ]
         if let top = q.startsAtTop { fields.append(("starts_at", .string(top ? "top" : "bottom"))) }
         let times: [(String, Double?)] = [
             ("eccentric_s", q.eccentric), ("concentric_s", q.concentric), ("pause_bottom_s", q.pauseBottom),
@@ -182,8 +194,10 @@ public enum ServerMessage {
         for case (let key, let value?) in times { fields.append((key, .number(rounded(value, 3)))) }
         if let v = q.velocity {
             fields += [
-                ("rom_m", .number(rounded(v.rangeOfMotion, 3))), ("mean_velocity_m_s", .number(rounded(v.meanConcentric, 3))),
-                ("peak_velocity_m_s", .number(rounded(v.peakConcentric, 3))), ("velocity_loss_pct", .number(rounded(v.loss, 1))),
+                ("rom_m", .number(rounded(v.rangeOfMotion, 3))),
+                ("mean_velocity_m_s", .number(rounded(v.meanConcentric, 3))),
+                ("peak_velocity_m_s", .number(rounded(v.peakConcentric, 3))),
+                ("velocity_loss_pct", .number(rounded(v.loss, 1))),
             ]
         }
         if let why = q.velocityUnavailable { fields.append(("velocity_unavailable", .string(why))) }
@@ -222,7 +236,8 @@ public enum ServerMessage {
         switch state {
         case .idle, .running, .stopped, .finished, .sensorBack: break
         case .sensorLost(let reason), .polling(let reason): members.append(("message", .string(reason)))
-        case .failed(let error): members += [("kind", .string(error.kind.rawValue)), ("message", .string(error.message))]
+        case .failed(let error):
+            members += [("kind", .string(error.kind.rawValue)), ("message", .string(error.message))]
         }
         if let timestamps { members.append(("timestamps", .string(timestamps))) }
         members.append(("wall", .number(wall)))
@@ -295,17 +310,21 @@ public enum ServerMessage {
 
     /// The reply to `status`.
     public static func status(_ s: Status, daemonVersion: String) -> String {
-        line([
-            ("type", .string("status")), ("version", .string(daemonVersion)), ("uptime_s", .number(s.uptime)),
-            ("sensor", s.sensor.json), ("sensor_state", .string(s.sensorState)), ("samples", .integer(s.samples)),
-            ("ring", .object([
-                ("capacity", .integer(s.ringCapacity)), ("dropped_batches", .integer(s.ringDroppedBatches)),
-                ("dropped_samples", .integer(s.ringDroppedSamples)),
-            ])),
-            ("clients", .integer(s.clients)), ("reps", .integer(s.reps)), ("sets", .integer(s.sets)),
-            ("in_set", .bool(s.inSet)),
-        ] + (s.iio.map { [("iio", $0.json)] } ?? []) + (s.journal.map { [("journal", $0.json)] } ?? [])
-            + (s.uplink.map { [("uplink", $0.json)] } ?? []))
+        line(
+            [
+                ("type", .string("status")), ("version", .string(daemonVersion)), ("uptime_s", .number(s.uptime)),
+                ("sensor", s.sensor.json), ("sensor_state", .string(s.sensorState)), ("samples", .integer(s.samples)),
+                (
+                    "ring",
+                    .object([
+                        ("capacity", .integer(s.ringCapacity)), ("dropped_batches", .integer(s.ringDroppedBatches)),
+                        ("dropped_samples", .integer(s.ringDroppedSamples)),
+                    ])
+                ),
+                ("clients", .integer(s.clients)), ("reps", .integer(s.reps)), ("sets", .integer(s.sets)),
+                ("in_set", .bool(s.inSet)),
+            ] + (s.iio.map { [("iio", $0.json)] } ?? []) + (s.journal.map { [("journal", $0.json)] } ?? [])
+                + (s.uplink.map { [("uplink", $0.json)] } ?? []))
     }
 
     /// The journal part of `status`: its file, newest id, and whether it is being written.
@@ -365,7 +384,9 @@ public enum ServerMessage {
     public static func pong() -> String { line([("type", .string("pong"))]) }
 
     /// A refused line.
-    public static func error(_ message: String) -> String { line([("type", .string("error")), ("message", .string(message))]) }
+    public static func error(_ message: String) -> String {
+        line([("type", .string("error")), ("message", .string(message))])
+    }
 
     /// Sent to every client when the daemon stops.
     public static func bye(reason: String) -> String { line([("type", .string("bye")), ("reason", .string(reason))]) }

@@ -16,16 +16,19 @@ public enum DetectorPlot {
         var detector = RepDetector(configuration: configuration)
         var events: [WorkoutEvent] = []
         // Per grid point: time, period (s), periodicity, match (nan outside sets), walking-like.
-        var trace: [(t: Double, period: Double, periodicity: Double, match: Double, walking: Bool, exercise: Double)] = []
+        var trace: [(t: Double, period: Double, periodicity: Double, match: Double, walking: Bool, exercise: Double)] =
+            []
         trace.reserveCapacity(samples.count / 2)
         for sample in samples {
             let before = detector.gridPoints
             detector.process(sample, into: &events)
             if detector.gridPoints != before {
                 let walking = (detector.walkingLikeness ?? -9) >= configuration.maximumWalkingLikeness
-                trace.append((
-                    sample.timestamp, detector.period, detector.periodicity, detector.match ?? .nan, walking,
-                    detector.exerciseLikelihood ?? .nan))
+                trace.append(
+                    (
+                        sample.timestamp, detector.period, detector.periodicity, detector.match ?? .nan, walking,
+                        detector.exerciseLikelihood ?? .nan
+                    ))
             }
         }
         detector.finish(into: &events)
@@ -42,7 +45,9 @@ public enum DetectorPlot {
             <rect width="100%" height="100%" fill="white"/>
 
             """
-        let reps = events.compactMap { event -> RepEvent? in if case .rep(let r) = event { return r } else { return nil } }
+        let reps = events.compactMap { event -> RepEvent? in
+            if case .rep(let r) = event { return r } else { return nil }
+        }
         var heading = "\(escape(title)) — counted \(reps.count) reps"
         if let trueReps { heading += " (true \(trueReps))" }
         svg += "<text x=\"\(n(left))\" y=\"24\" font-size=\"16\">\(heading)</text>\n"
@@ -55,7 +60,8 @@ public enum DetectorPlot {
             case .setEnded(let s):
                 if let start = openSet {
                     let y0 = top
-                    svg += "<rect x=\"\(n(x(start)))\" y=\"\(n(y0))\" width=\"\(n(max(1, x(s.timestamp) - x(start))))\" "
+                    svg +=
+                        "<rect x=\"\(n(x(start)))\" y=\"\(n(y0))\" width=\"\(n(max(1, x(s.timestamp) - x(start))))\" "
                     svg += "height=\"\(n(2 * panel + gap))\" fill=\"#fff3c4\"/>\n"
                     let live = s.liveRepCount.map { " (live \($0))" } ?? ""
                     var loss = ""
@@ -64,14 +70,18 @@ public enum DetectorPlot {
                     } else if let why = s.quality?.velocityUnavailable {
                         loss = ", no velocity: \(escape(why))"
                     }
-                    svg += "<text x=\"\(n(x(start) + 3))\" y=\"\(n(y0 + 14))\">set \(s.setNumber): \(s.repCount)\(live)\(loss)</text>\n"
+                    svg +=
+                        "<text x=\"\(n(x(start) + 3))\" y=\"\(n(y0 + 14))\">set \(s.setNumber): \(s.repCount)\(live)\(loss)</text>\n"
                     // Each measured rep: its window, and its mean concentric velocity (bar) or tempo.
                     for q in s.quality?.reps ?? [] {
-                        let label = q.velocity.map { "\(format($0.meanConcentric, decimals: 2)) m/s" }
+                        let label =
+                            q.velocity.map { "\(format($0.meanConcentric, decimals: 2)) m/s" }
                             ?? "\(q.eccentric.map { "e" + format($0, decimals: 1) } ?? "")\(q.concentric.map { " c" + format($0, decimals: 1) } ?? "")"
-                        svg += "<rect x=\"\(n(x(q.start)))\" y=\"\(n(y0 + 20))\" width=\"\(n(max(1, x(q.end) - x(q.start) - 1)))\" "
+                        svg +=
+                            "<rect x=\"\(n(x(q.start)))\" y=\"\(n(y0 + 20))\" width=\"\(n(max(1, x(q.end) - x(q.start) - 1)))\" "
                         svg += "height=\"3\" fill=\"#8c564b\"/>\n"
-                        svg += "<text x=\"\(n((x(q.start) + x(q.end)) / 2))\" y=\"\(n(y0 + 36))\" text-anchor=\"middle\" "
+                        svg +=
+                            "<text x=\"\(n((x(q.start) + x(q.end)) / 2))\" y=\"\(n(y0 + 36))\" text-anchor=\"middle\" "
                         svg += "font-size=\"10\" fill=\"#8c564b\">\(label)</text>\n"
                     }
                 }
@@ -84,40 +94,59 @@ public enum DetectorPlot {
         let raw: [(String, (MotionSample) -> Double)] = [("#d62728", \.ax), ("#2ca02c", \.ay), ("#1f77b4", \.az)]
         let rawValues = samples.flatMap { [$0.ax, $0.ay, $0.az] }
         let rawRange = (rawValues.min() ?? -1, rawValues.max() ?? 1)
-        svg += axisFrame(top: top, height: panel, left: left, width: width - left - right, range: rawRange, label: "g (x red, y green, z blue)")
+        svg += axisFrame(
+            top: top, height: panel, left: left, width: width - left - right, range: rawRange,
+            label: "g (x red, y green, z blue)")
         for (color, value) in raw {
-            svg += polyline(samples.map { ($0.timestamp, value($0)) }, color: color, x: x, top: top, height: panel, range: rawRange)
+            svg += polyline(
+                samples.map { ($0.timestamp, value($0)) }, color: color, x: x, top: top, height: panel, range: rawRange)
         }
 
         // Panel 2: periodicity and match (−1…1) with their thresholds; the tracked period (0–max s) in orange.
         let top2 = top + panel + gap
         let range = (-1.0, 1.0)
         let maxPeriod = configuration.maximumRepPeriod
-        svg += axisFrame(top: top2, height: panel, left: left, width: width - left - right, range: range, label: "periodicity (black), match in a set (purple), thresholds (dashed); period (orange, 0–\(format(maxPeriod, decimals: 0)) s); | matched cycles; grey: walking\(configuration.minimumExerciseLikelihood > 0 ? "; exercise gate 0–1 (green)" : "")")
+        svg += axisFrame(
+            top: top2, height: panel, left: left, width: width - left - right, range: range,
+            label:
+                "periodicity (black), match in a set (purple), thresholds (dashed); period (orange, 0–\(format(maxPeriod, decimals: 0)) s); | matched cycles; grey: walking\(configuration.minimumExerciseLikelihood > 0 ? "; exercise gate 0–1 (green)" : "")"
+        )
         for (value, color) in [(configuration.minimumPeriodicity, "#555555"), (configuration.minimumMatch, "#9467bd")] {
-            svg += polyline([(t0, value), (t1, value)], color: color, x: x, top: top2, height: panel, range: range, dashed: true)
+            svg += polyline(
+                [(t0, value), (t1, value)], color: color, x: x, top: top2, height: panel, range: range, dashed: true)
         }
-        svg += polyline(trace.map { ($0.t, 2 * $0.period / maxPeriod - 1) }, color: "#ff7f0e", x: x, top: top2, height: panel, range: range)
-        svg += polyline(trace.map { ($0.t, $0.periodicity) }, color: "#000000", x: x, top: top2, height: panel, range: range)
+        svg += polyline(
+            trace.map { ($0.t, 2 * $0.period / maxPeriod - 1) }, color: "#ff7f0e", x: x, top: top2, height: panel,
+            range: range)
+        svg += polyline(
+            trace.map { ($0.t, $0.periodicity) }, color: "#000000", x: x, top: top2, height: panel, range: range)
         // The exercise gate (when on): its probability, 0–1 drawn over −1…1, where it judged; its threshold dashed.
         if configuration.minimumExerciseLikelihood > 0 {
             let threshold = 2 * configuration.minimumExerciseLikelihood - 1
-            svg += polyline([(t0, threshold), (t1, threshold)], color: "#2ca02c", x: x, top: top2, height: panel, range: range, dashed: true)
+            svg += polyline(
+                [(t0, threshold), (t1, threshold)], color: "#2ca02c", x: x, top: top2, height: panel, range: range,
+                dashed: true)
             var judged: [(Double, Double)] = []
             for point in trace {
                 if point.exercise.isNaN {
-                    if !judged.isEmpty { svg += polyline(judged, color: "#2ca02c", x: x, top: top2, height: panel, range: range) }
+                    if !judged.isEmpty {
+                        svg += polyline(judged, color: "#2ca02c", x: x, top: top2, height: panel, range: range)
+                    }
                     judged.removeAll()
                 } else {
                     judged.append((point.t, 2 * point.exercise - 1))
                 }
             }
-            if !judged.isEmpty { svg += polyline(judged, color: "#2ca02c", x: x, top: top2, height: panel, range: range) }
+            if !judged.isEmpty {
+                svg += polyline(judged, color: "#2ca02c", x: x, top: top2, height: panel, range: range)
+            }
         }
         var inSet: [(Double, Double)] = []
         for point in trace {
             if point.match.isNaN {
-                if !inSet.isEmpty { svg += polyline(inSet, color: "#9467bd", x: x, top: top2, height: panel, range: range) }
+                if !inSet.isEmpty {
+                    svg += polyline(inSet, color: "#9467bd", x: x, top: top2, height: panel, range: range)
+                }
                 inSet.removeAll()
             } else {
                 inSet.append((point.t, point.match))
@@ -125,14 +154,18 @@ public enum DetectorPlot {
         }
         if !inSet.isEmpty { svg += polyline(inSet, color: "#9467bd", x: x, top: top2, height: panel, range: range) }
         for point in trace where point.walking {
-            svg += "<rect x=\"\(n(x(point.t)))\" y=\"\(n(top2 + panel - 6))\" width=\"2\" height=\"6\" fill=\"#999\"/>\n"
+            svg +=
+                "<rect x=\"\(n(x(point.t)))\" y=\"\(n(top2 + panel - 6))\" width=\"2\" height=\"6\" fill=\"#999\"/>\n"
         }
         for rep in reps {
             let px = n(x(rep.timestamp))
-            svg += "<line x1=\"\(px)\" x2=\"\(px)\" y1=\"\(n(top))\" y2=\"\(n(top2 + panel))\" stroke=\"#e377c2\" stroke-width=\"1.2\"/>\n"
-            svg += "<text x=\"\(px)\" y=\"\(n(top2 + panel + 14))\" text-anchor=\"middle\" font-size=\"10\">\(rep.repInSet)</text>\n"
+            svg +=
+                "<line x1=\"\(px)\" x2=\"\(px)\" y1=\"\(n(top))\" y2=\"\(n(top2 + panel))\" stroke=\"#e377c2\" stroke-width=\"1.2\"/>\n"
+            svg +=
+                "<text x=\"\(px)\" y=\"\(n(top2 + panel + 14))\" text-anchor=\"middle\" font-size=\"10\">\(rep.repInSet)</text>\n"
         }
-        svg += "<text x=\"\(n(left))\" y=\"\(n(height - 6))\">time (s): \(format(t0, decimals: 1)) … \(format(t1, decimals: 1))</text>\n"
+        svg +=
+            "<text x=\"\(n(left))\" y=\"\(n(height - 6))\">time (s): \(format(t0, decimals: 1)) … \(format(t1, decimals: 1))</text>\n"
         svg += "</svg>\n"
         return (svg, events)
     }
@@ -151,7 +184,8 @@ public enum DetectorPlot {
             if detector.gridPoints != before {
                 let walking = (detector.walkingLikeness ?? -9) >= configuration.maximumWalkingLikeness
                 out += "\(format(sample.timestamp, decimals: 2)),\(format(detector.period, decimals: 2)),"
-                out += "\(format(detector.periodicity, decimals: 3)),\(detector.match.map { format($0, decimals: 3) } ?? ""),"
+                out +=
+                    "\(format(detector.periodicity, decimals: 3)),\(detector.match.map { format($0, decimals: 3) } ?? ""),"
                 out += walking ? "1," : "0,"
                 out += detector.walkingLikeness.map { format($0, decimals: 2) } ?? ""
                 out += "," + (detector.exerciseLikelihood.map { format($0, decimals: 3) } ?? "")
@@ -169,11 +203,16 @@ public enum DetectorPlot {
         return out
     }
 
-    private static func axisFrame(top: Double, height: Double, left: Double, width: Double, range: (Double, Double), label: String) -> String {
-        var s = "<rect x=\"\(n(left))\" y=\"\(n(top))\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"none\" stroke=\"#999\"/>\n"
+    private static func axisFrame(
+        top: Double, height: Double, left: Double, width: Double, range: (Double, Double), label: String
+    ) -> String {
+        var s =
+            "<rect x=\"\(n(left))\" y=\"\(n(top))\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"none\" stroke=\"#999\"/>\n"
         s += "<text x=\"\(n(left + 4))\" y=\"\(n(top - 6))\">\(escape(label))</text>\n"
-        s += "<text x=\"\(n(left - 4))\" y=\"\(n(top + 10))\" text-anchor=\"end\">\(format(range.1, decimals: 2))</text>\n"
-        s += "<text x=\"\(n(left - 4))\" y=\"\(n(top + height))\" text-anchor=\"end\">\(format(range.0, decimals: 2))</text>\n"
+        s +=
+            "<text x=\"\(n(left - 4))\" y=\"\(n(top + 10))\" text-anchor=\"end\">\(format(range.1, decimals: 2))</text>\n"
+        s +=
+            "<text x=\"\(n(left - 4))\" y=\"\(n(top + height))\" text-anchor=\"end\">\(format(range.0, decimals: 2))</text>\n"
         return s
     }
 

@@ -64,7 +64,10 @@ public struct FalseCountStatistics: Sendable, Equatable {
     }
 
     var json: JSONWriter.Value {
-        .object([("n", .integer(count)), ("zero_pct", .number(zeroPercent)), ("false_reps_per_hour", .number(falseRepsPerHour))])
+        .object([
+            ("n", .integer(count)), ("zero_pct", .number(zeroPercent)),
+            ("false_reps_per_hour", .number(falseRepsPerHour)),
+        ])
     }
 }
 
@@ -84,7 +87,9 @@ public struct EvaluationReport: Sendable {
 
     /// Statistics per folder (the first component of each file's path).
     public var byFolder: [(String, ErrorStatistics)] {
-        grouped { entry in entry.file.split(separator: "/").count > 1 ? String(entry.file.split(separator: "/")[0]) : "." }
+        grouped { entry in
+            entry.file.split(separator: "/").count > 1 ? String(entry.file.split(separator: "/")[0]) : "."
+        }
     }
 
     /// For the exercises whose every recording has a true count of 0 (walking, sitting…): per exercise, the share
@@ -139,14 +144,18 @@ public struct EvaluationReport: Sendable {
         var lines: [String] = []
         func row(_ name: String, _ s: ErrorStatistics) -> String {
             let cells = [
-                pad(name, 20), pad(String(s.count), 4, right: true), pad(format(s.meanAbsoluteError, decimals: 2), 6, right: true),
-                pad(format(s.bias, decimals: 2), 6, right: true), pad(format(s.exactPercent, decimals: 0), 7, right: true),
+                pad(name, 20), pad(String(s.count), 4, right: true),
+                pad(format(s.meanAbsoluteError, decimals: 2), 6, right: true),
+                pad(format(s.bias, decimals: 2), 6, right: true),
+                pad(format(s.exactPercent, decimals: 0), 7, right: true),
                 pad(format(s.withinOnePercent, decimals: 0), 8, right: true),
             ]
             return cells.joined(separator: "  ")
         }
-        let header = [pad("group", 20), pad("n", 4, right: true), pad("MAE", 6, right: true), pad("bias", 6, right: true),
-                      pad("exact%", 7, right: true), pad("±1%", 8, right: true)].joined(separator: "  ")
+        let header = [
+            pad("group", 20), pad("n", 4, right: true), pad("MAE", 6, right: true), pad("bias", 6, right: true),
+            pad("exact%", 7, right: true), pad("±1%", 8, right: true),
+        ].joined(separator: "  ")
         lines.append(header)
         for (name, stats) in byExercise { lines.append(row(name, stats)) }
         lines.append("")
@@ -154,12 +163,18 @@ public struct EvaluationReport: Sendable {
         lines.append(row("overall", overall))
         if !falseCounts.isEmpty {
             lines.append("")
-            lines.append([pad("no exercise (true 0)", 20), pad("n", 4, right: true), pad("count 0", 8, right: true),
-                          pad("false reps/h", 13, right: true)].joined(separator: "  "))
+            lines.append(
+                [
+                    pad("no exercise (true 0)", 20), pad("n", 4, right: true), pad("count 0", 8, right: true),
+                    pad("false reps/h", 13, right: true),
+                ].joined(separator: "  "))
             for (name, stats) in falseCounts {
-                lines.append([pad(name, 20), pad(String(stats.count), 4, right: true),
-                              pad(format(stats.zeroPercent, decimals: 0) + " %", 8, right: true),
-                              pad(format(stats.falseRepsPerHour, decimals: 0), 13, right: true)].joined(separator: "  "))
+                lines.append(
+                    [
+                        pad(name, 20), pad(String(stats.count), 4, right: true),
+                        pad(format(stats.zeroPercent, decimals: 0) + " %", 8, right: true),
+                        pad(format(stats.falseRepsPerHour, decimals: 0), 13, right: true),
+                    ].joined(separator: "  "))
             }
         }
         for failure in failures {

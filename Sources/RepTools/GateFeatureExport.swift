@@ -33,10 +33,14 @@ public enum GateFeatureExport {
         for sample in samples {
             let before = detector.gridPoints
             detector.process(sample, into: &events)
-            guard detector.gridPoints != before, let features = detector.gateFeatures, features != last else { continue }
+            guard detector.gridPoints != before, let features = detector.gateFeatures, features != last else {
+                continue
+            }
             last = features
-            var cells = [format(sample.timestamp, decimals: 2), detector.inSet ? "1" : "0",
-                         format(detector.exerciseLikelihood ?? 0, decimals: 4)]
+            var cells = [
+                format(sample.timestamp, decimals: 2), detector.inSet ? "1" : "0",
+                format(detector.exerciseLikelihood ?? 0, decimals: 4),
+            ]
             cells += features.values.map { format($0, decimals: 5) }
             rows.append(prefix + cells.joined(separator: ","))
         }
@@ -70,7 +74,8 @@ public enum GateModelFile {
             left: values["left"]!.map { Int($0) }, right: values["right"]!.map { Int($0) },
             probability: values["probability"]!)
         guard model.isValid else {
-            throw ManifestError(file: file, line: 0, reason: "not a valid tree (lengths, children, features or probabilities)")
+            throw ManifestError(
+                file: file, line: 0, reason: "not a valid tree (lengths, children, features or probabilities)")
         }
         return model
     }

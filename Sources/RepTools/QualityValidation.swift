@@ -126,7 +126,9 @@ public enum QualityValidation {
 
     /// Generates the set for `condition`, runs the detector over it and compares.
     /// With `anyRate`, velocities are measured below repd's minimum rate too (to show why it is there).
-    public static func run(_ condition: Condition, method: VerticalAcceleration = .magnitude, anyRate: Bool = false) -> Outcome {
+    public static func run(_ condition: Condition, method: VerticalAcceleration = .magnitude, anyRate: Bool = false)
+        -> Outcome
+    {
         let set = condition.generator.generate()
         var configuration = RepDetectorConfiguration()
         configuration.placement = .bar
@@ -161,12 +163,15 @@ public enum QualityValidation {
         for truth in set.reps {
             guard let t = truth.quality.velocity else { continue }
             let liveMatch = match(truth, in: live)
-            if let q = liveMatch, let v = q.velocity { outcome.liveVelocityErrors.append(v.meanConcentric - t.meanConcentric) }
+            if let q = liveMatch, let v = q.velocity {
+                outcome.liveVelocityErrors.append(v.meanConcentric - t.meanConcentric)
+            }
             let found = match(truth, in: final)
             func text(_ q: RepQuality?) -> String {
                 guard let q else { return "-" }
                 let v = q.velocity
-                return "[\(format(q.start, decimals: 2))–\(format(q.end, decimals: 2))] ecc \(q.eccentric.map { format($0, decimals: 2) } ?? "-") con \(q.concentric.map { format($0, decimals: 2) } ?? "-") mcv \(v.map { format($0.meanConcentric, decimals: 3) } ?? "-") pk \(v.map { format($0.peakConcentric, decimals: 3) } ?? "-") rom \(v.map { format($0.rangeOfMotion, decimals: 3) } ?? "-")"
+                return
+                    "[\(format(q.start, decimals: 2))–\(format(q.end, decimals: 2))] ecc \(q.eccentric.map { format($0, decimals: 2) } ?? "-") con \(q.concentric.map { format($0, decimals: 2) } ?? "-") mcv \(v.map { format($0.meanConcentric, decimals: 3) } ?? "-") pk \(v.map { format($0.peakConcentric, decimals: 3) } ?? "-") rom \(v.map { format($0.rangeOfMotion, decimals: 3) } ?? "-")"
             }
             outcome.details.append("true \(text(truth.quality))\n  est  \(text(found))\n  live \(text(liveMatch))")
             guard let q = found, let v = q.velocity else { continue }
@@ -199,11 +204,12 @@ public enum QualityValidation {
         for lift in BarbellGenerator.Lift.allCases {
             // A range of motion per velocity: a fast rep over a short range would have to brake harder than
             // gravity (the generator then makes it slower, and the truth says so).
-            let roms: [Double] = switch lift {
-            case .squat: [0.45, 0.6, 0.8]
-            case .bench: [0.2, 0.35, 0.45]
-            case .deadlift: [0.45, 0.55, 0.65]
-            }
+            let roms: [Double] =
+                switch lift {
+                case .squat: [0.45, 0.6, 0.8]
+                case .bench: [0.2, 0.35, 0.45]
+                case .deadlift: [0.45, 0.55, 0.65]
+                }
             for rate in rates {
                 for tilt in tilts {
                     for bias in biases {
@@ -243,11 +249,12 @@ public enum QualityValidation {
         for (r, rate) in [100.0, 400, 1600].enumerated() {
             for (l, lift) in BarbellGenerator.Lift.allCases.enumerated() {
                 for (v, velocity) in [0.3, 1.5].enumerated() {
-                    let rom: Double = switch lift {
-                    case .squat: velocity < 1 ? 0.45 : 0.8
-                    case .bench: velocity < 1 ? 0.2 : 0.45
-                    case .deadlift: velocity < 1 ? 0.45 : 0.65
-                    }
+                    let rom: Double =
+                        switch lift {
+                        case .squat: velocity < 1 ? 0.45 : 0.8
+                        case .bench: velocity < 1 ? 0.2 : 0.45
+                        case .deadlift: velocity < 1 ? 0.45 : 0.65
+                        }
                     conditions.append(
                         Condition(
                             lift: lift, rate: rate, tiltDegrees: [0, 5, 10][(l + v + r) % 3],
@@ -325,11 +332,13 @@ public enum QualityValidation {
             if groups[k] == nil { order.append(k) }
             groups[k, default: []].append(outcome)
         }
-        var out = "| \(name) | sets | reps measured (not their own window) | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | velocity loss RMS / max (pp), sets | conc. / ecc. duration RMS (s) | pause bottom / top RMS (s) |\n"
+        var out =
+            "| \(name) | sets | reps measured (not their own window) | mean conc. velocity RMS (m/s) | live | ROM RMS (cm) | peak velocity RMS (m/s) | velocity loss RMS / max (pp), sets | conc. / ecc. duration RMS (s) | pause bottom / top RMS (s) |\n"
         out += "|---|---|---|---|---|---|---|---|---|---|\n"
         for k in order {
             let s = Summary(groups[k]!)
-            out += "| \(k) | \(s.sets) | \(s.matched)/\(s.trueReps) (\(s.wrongWindow)) | \(format(s.velocityRMS, decimals: 3)) | "
+            out +=
+                "| \(k) | \(s.sets) | \(s.matched)/\(s.trueReps) (\(s.wrongWindow)) | \(format(s.velocityRMS, decimals: 3)) | "
             out += "\(format(s.liveVelocityRMS, decimals: 3)) | \(format(s.romRMS * 100, decimals: 1)) | "
             out += "\(format(s.peakRMS, decimals: 3)) | "
             out += "\(format(s.lossRMS, decimals: 1)) / \(format(s.lossMaximum, decimals: 1)), \(s.lossSets) | "

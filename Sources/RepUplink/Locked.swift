@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A value behind a pthread mutex, for state the uplink's thread shares with the rest of the daemon.

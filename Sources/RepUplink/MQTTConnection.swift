@@ -1,7 +1,7 @@
 import CMosquitto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `mosquitto_lib_init`, once per process, after `repd_mosquitto_load` succeeded (libmosquitto initialises OpenSSL).
@@ -75,7 +75,10 @@ final class MQTTConnection {
         }
         if let tls = settings.tls {
             let rc = mosquitto_tls_set(handle, tls.caFile, tls.caPath, tls.certFile, tls.keyFile, nil)
-            try check(rc, "TLS files (ca_file \(tls.caFile ?? "-"), cert_file \(tls.certFile ?? "-"), key_file \(tls.keyFile ?? "-"))")
+            try check(
+                rc,
+                "TLS files (ca_file \(tls.caFile ?? "-"), cert_file \(tls.certFile ?? "-"), key_file \(tls.keyFile ?? "-"))"
+            )
             try check(mosquitto_tls_insecure_set(handle, tls.insecure), "tls_insecure")
         }
         let payload = Array(will.utf8)
@@ -151,10 +154,13 @@ final class MQTTConnection {
         let broker = "\(settings.host):\(settings.port)"
         switch rc {
         case MOSQ_ERR_ERRNO.rawValue where connecting, MOSQ_ERR_EAI.rawValue:
-            let reason = rc == MOSQ_ERR_EAI.rawValue ? "the host name cannot be resolved" : String(cString: strerror(code))
+            let reason =
+                rc == MOSQ_ERR_EAI.rawValue ? "the host name cannot be resolved" : String(cString: strerror(code))
             // systemd's RestrictAddressFamilies= (EAFNOSUPPORT) and IPAddressDeny= (EPERM) look like this: say so.
-            let sandbox = rc == MOSQ_ERR_ERRNO.rawValue && (code == EAFNOSUPPORT || code == EPERM)
-                ? " (under systemd, allow the uplink network access: see README, \"Collect events from many stations\")" : ""
+            let sandbox =
+                rc == MOSQ_ERR_ERRNO.rawValue && (code == EAFNOSUPPORT || code == EPERM)
+                ? " (under systemd, allow the uplink network access: see README, \"Collect events from many stations\")"
+                : ""
             return UplinkError(.unreachable, "cannot reach the broker at \(broker): \(reason)\(sandbox)")
         case MOSQ_ERR_ERRNO.rawValue where [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT].contains(code):
             return UplinkError(.unreachable, "cannot reach the broker at \(broker): \(String(cString: strerror(code)))")
@@ -163,7 +169,9 @@ final class MQTTConnection {
             // OpenSSL says only "certificate verify failed", for a CA that did not sign the broker's certificate
             // and for a certificate that does not name the host alike: say what that means and what to check.
             if let reason = lastLibraryError, reason.contains("certificate verify failed") {
-                let trusted = settings.tls?.caFile.map { "uplink.ca_file (\($0))" } ?? "uplink.ca_path (\(settings.tls?.caPath ?? "-"))"
+                let trusted =
+                    settings.tls?.caFile.map { "uplink.ca_file (\($0))" }
+                    ?? "uplink.ca_path (\(settings.tls?.caPath ?? "-"))"
                 return UplinkError(
                     .tls,
                     "TLS with the broker at \(broker) failed: the broker's certificate is not trusted (\(reason)); "
@@ -175,7 +183,8 @@ final class MQTTConnection {
             let hint = refusal == 4 || refusal == 5 ? " (check uplink.username and uplink.password_file)" : ""
             return UplinkError(.refused, "the broker at \(broker) refused the connection: \(reason)\(hint)")
         default:
-            let detail = rc == MOSQ_ERR_ERRNO.rawValue && code != 0 ? String(cString: strerror(code)) : Self.describe(rc)
+            let detail =
+                rc == MOSQ_ERR_ERRNO.rawValue && code != 0 ? String(cString: strerror(code)) : Self.describe(rc)
             return UplinkError(.connectionLost, "the connection to the broker at \(broker) ended: \(detail)")
         }
     }

@@ -1,7 +1,7 @@
 import PlainText
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The broker password, from a file (`uplink.password_file`) so that it never appears on a command line or in the
@@ -27,7 +27,8 @@ enum PasswordFile {
         while text.last == "\n" || text.last == "\r" { text.removeLast() }
         guard !text.isEmpty else { throw UplinkError(.passwordFile, "uplink.password_file \(path) is empty") }
         guard !text.contains("\n") else {
-            throw UplinkError(.passwordFile, "uplink.password_file \(path) has more than one line (it holds only the password)")
+            throw UplinkError(
+                .passwordFile, "uplink.password_file \(path) has more than one line (it holds only the password)")
         }
         return text
     }

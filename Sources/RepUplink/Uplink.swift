@@ -5,7 +5,7 @@ import RepSettings
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The fleet uplink: follows the event journal and publishes every event to an MQTT broker (QoS 1), one JSON
@@ -58,7 +58,9 @@ public final class Uplink: Sendable {
         let worker = WorkerStart(
             settings: session, journalPath: journalPath, logger: logger, shared: shared, finish: finish)
         let started = NamedThread(name: "repd-uplink") {
-            UplinkWorker(settings: worker.settings, journalPath: worker.journalPath, logger: worker.logger, shared: worker.shared).run()
+            UplinkWorker(
+                settings: worker.settings, journalPath: worker.journalPath, logger: worker.logger, shared: worker.shared
+            ).run()
             worker.finish.finish()
         }
         if started.started {

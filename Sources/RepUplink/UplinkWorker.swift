@@ -4,7 +4,7 @@ import RepJournal
 import RepProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The uplink's thread: one loop that connects (with backoff), publishes from the journal within the in-flight
@@ -55,16 +55,21 @@ final class UplinkWorker {
         var timeout = 1000
         if connection == nil {
             let until = (journal == nil ? nextJournalAttempt : nextAttempt) - now
-            timeout = max(0, min(1000, Int(until.components.seconds * 1000 + until.components.attoseconds / 1_000_000_000_000_000)))
+            timeout = max(
+                0,
+                min(1000, Int(until.components.seconds * 1000 + until.components.attoseconds / 1_000_000_000_000_000)))
         }
         service(timeoutMilliseconds: timeout)
         // A broker that accepts the TCP connection but never answers (one shutting down, a black hole on the
         // way) must not hold the uplink: give up after `connectTimeout` and try again.
-        if connection != nil, !connected, ContinuousClock.now - connectStarted > .milliseconds(Int(settings.connectTimeout * 1000)) {
+        if connection != nil, !connected,
+            ContinuousClock.now - connectStarted > .milliseconds(Int(settings.connectTimeout * 1000))
+        {
             failed(
                 UplinkError(
                     .unreachable,
-                    "no answer (CONNACK) from the broker at \(settings.host):\(settings.port) within \(formatSeconds(settings.connectTimeout)) s"))
+                    "no answer (CONNACK) from the broker at \(settings.host):\(settings.port) within \(formatSeconds(settings.connectTimeout)) s"
+                ))
         }
         persist()
         updateStatus()
@@ -90,7 +95,8 @@ final class UplinkWorker {
             if connection.socket >= 0 { try connection.misc() }
             try handle(connection.takeEvents(), on: connection)
             if connection.socket < 0 {
-                throw UplinkError(.connectionLost, "the connection to the broker at \(settings.host):\(settings.port) ended")
+                throw UplinkError(
+                    .connectionLost, "the connection to the broker at \(settings.host):\(settings.port) ended")
             }
         } catch {
             failed(error)
@@ -108,7 +114,8 @@ final class UplinkWorker {
                 lastError = nil
                 let backlog = (try? journal?.newestID).flatMap { $0 }.map { max(0, $0 - window.watermark) } ?? 0
                 logger.info(
-                    "uplink: connected to \(settings.brokerURL) as \(settings.clientID); sending \(settings.eventsTopic) after event id \(window.watermark) (backlog \(backlog))")
+                    "uplink: connected to \(settings.brokerURL) as \(settings.clientID); sending \(settings.eventsTopic) after event id \(window.watermark) (backlog \(backlog))"
+                )
                 _ = try connection.publish(topic: settings.statusTopic, payload: statusPayload(.online), retain: true)
             case .acknowledged(let mid):
                 if window.acknowledged(mid: mid) == nil, mid == offlineMID { offlineMID = nil }
@@ -132,7 +139,8 @@ final class UplinkWorker {
             for entry in page {
                 let line = ServerMessage.journaled(entry.json, id: entry.id, station: entry.station)
                 do {
-                    let mid = try connection.publish(topic: settings.eventsTopic, payload: String(line.dropLast()), retain: false)
+                    let mid = try connection.publish(
+                        topic: settings.eventsTopic, payload: String(line.dropLast()), retain: false)
                     window.sent(id: entry.id, mid: mid)
                     published += 1
                 } catch {
@@ -193,7 +201,8 @@ final class UplinkWorker {
             persisted = acked
             let newest = (try? opened.newestID) ?? 0
             logger.info(
-                "uplink: \(settings.brokerURL), station \(settings.station): the broker has acknowledged events up to id \(acked) (newest \(newest))")
+                "uplink: \(settings.brokerURL), station \(settings.station): the broker has acknowledged events up to id \(acked) (newest \(newest))"
+            )
         } catch {
             nextJournalAttempt = ContinuousClock.now + .seconds(5)
             journalTrouble(error)
@@ -309,7 +318,8 @@ final class UplinkWorker {
         connected = false
         let newest = (try? journal?.newestID).flatMap { $0 } ?? persisted
         logger.info(
-            "uplink: stopped; the broker has acknowledged every event up to id \(persisted)\(newest > persisted ? " (\(newest - persisted) to send after a restart)" : "")")
+            "uplink: stopped; the broker has acknowledged every event up to id \(persisted)\(newest > persisted ? " (\(newest - persisted) to send after a restart)" : "")"
+        )
         journal?.close()
         journal = nil
         shared.status.withLock { status in

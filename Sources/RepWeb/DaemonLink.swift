@@ -54,7 +54,8 @@ public struct DaemonLink: Service {
                     if Task.isCancelled { break }
                     if !failing {
                         let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
-                        logger.warning("cannot read repd on \(path): \(error); retrying (every 0.2 s, backing off to 2 s)")
+                        logger.warning(
+                            "cannot read repd on \(path): \(error); retrying (every 0.2 s, backing off to 2 s)")
                     }
                     failing = true
                 }

@@ -45,7 +45,10 @@ public final class EventStreamHub: Service, Sendable {
     private let logger: Logger
 
     /// A hub; see the type's description for the limits.
-    public init(queueLimit: Int = 64, stallTimeout: Duration = .seconds(10), pingInterval: Duration = .seconds(10), logger: Logger) {
+    public init(
+        queueLimit: Int = 64, stallTimeout: Duration = .seconds(10), pingInterval: Duration = .seconds(10),
+        logger: Logger
+    ) {
         precondition(queueLimit > 0)
         self.queueLimit = queueLimit
         self.stallTimeout = stallTimeout
@@ -61,7 +64,8 @@ public final class EventStreamHub: Service, Sendable {
     /// Adds a browser whose HTTP connection is `channel`; `first` are the messages it gets before any update (the
     /// current state). Nil once the hub has stopped.
     public func add(channel: any Channel, first: [ByteBuffer]) -> Client? {
-        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(queueLimit))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(queueLimit))
         // Under the lock, so that no update can overtake the state it follows.
         let id: Int? = state.withLockedValue { state in
             guard !state.closed else { return nil }
@@ -141,7 +145,8 @@ public final class EventStreamHub: Service, Sendable {
     private func dropStalled() {
         let now = ContinuousClock.now
         let stalled: [(Int, Entry)] = state.withLockedValue { state in
-            let stalled = state.clients.filter { _, entry in entry.writingSince.map { now - $0 > stallTimeout } ?? false }
+            let stalled = state.clients.filter { _, entry in entry.writingSince.map { now - $0 > stallTimeout } ?? false
+            }
             for id in stalled.keys { state.clients.removeValue(forKey: id) }
             state.dropped += stalled.count
             return stalled.map { ($0.key, $0.value) }

@@ -4,7 +4,7 @@ import SystemPackage
 import Synchronization
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// Set by SIGINT/SIGTERM so blocking loops can finish cleanly.
@@ -36,13 +36,17 @@ func connectToDaemon(path: String) throws(ClientError) -> RepConnection {
         switch error.errno {
         case .permissionDenied?, .notPermitted?:
             throw ClientError(
-                description: "permission denied on \(path): join group 'repd' (sudo usermod -aG repd $USER, then log in again)",
+                description:
+                    "permission denied on \(path): join group 'repd' (sudo usermod -aG repd $USER, then log in again)",
                 transient: false)
         case .noSuchFileOrDirectory?, .connectionRefused?:
             throw ClientError(
-                description: "no repd is listening on \(path) (start it: sudo systemctl start repd, or repd --demo; or give --socket PATH)",
+                description:
+                    "no repd is listening on \(path) (start it: sudo systemctl start repd, or repd --demo; or give --socket PATH)",
                 transient: true)
-        default: throw ClientError(description: error.description, transient: error.errno != nil && error.operation != .socket)
+        default:
+            throw ClientError(
+                description: error.description, transient: error.errno != nil && error.operation != .socket)
         }
     }
 }

@@ -46,7 +46,10 @@ struct Generate: ParsableCommand {
     @Option(help: "Gravity in the sensor frame, as x,y,z (normalized); walk: while the arm hangs still.")
     var gravity: String = "0,0,1"
 
-    @Option(help: "workout: reps per set, comma-separated (default: the demo's 8,10,12); barbell: reps in the set (default 6).")
+    @Option(
+        help:
+            "workout: reps per set, comma-separated (default: the demo's 8,10,12); barbell: reps in the set (default 6)."
+    )
     var reps: String?
 
     @Option(help: "workout: seconds of rest between sets (default: the demo's 15).")
@@ -55,13 +58,19 @@ struct Generate: ParsableCommand {
     @Option(help: "workout: seconds per rep (default: the demo's 2.2; each rep varies by up to 10 %).")
     var period: Double?
 
-    @Option(help: "workout: how far each rep moves the sensor along gravity (down and back up), in m (default: the demo's 0.45).")
+    @Option(
+        help:
+            "workout: how far each rep moves the sensor along gravity (down and back up), in m (default: the demo's 0.45)."
+    )
     var depth: Double?
 
     @Option(help: "workout: how far the sensor tilts at the bottom of each rep, in degrees (default: the demo's 8).")
     var tilt: Double?
 
-    @Option(help: "workout: how much longer the last rep of each set takes than the first, as a fraction (0.5: 1.5 times as long; default 0, a steady tempo).")
+    @Option(
+        help:
+            "workout: how much longer the last rep of each set takes than the first, as a fraction (0.5: 1.5 times as long; default 0, a steady tempo)."
+    )
     var slowdown: Double?
 
     @Option(help: "workout, sine or walk: random seed.")
@@ -121,13 +130,19 @@ struct Generate: ParsableCommand {
     @Option(help: "barbell: scale error of each axis, as a fraction.")
     var scaleError = 0.01
 
-    @Option(help: "barbell: seconds the bar rests at the start position between reps, each varying by up to a third (0: touch-and-go).")
+    @Option(
+        help:
+            "barbell: seconds the bar rests at the start position between reps, each varying by up to a third (0: touch-and-go)."
+    )
     var startPause = 0.8
 
     @Option(help: "barbell: seconds of pause at the far turnaround (paused squat or bench: 1-2).")
     var turnaroundPause = 0.1
 
-    @Option(help: "barbell: how far the bar moves (towards the turnaround and back) while it rests between reps, m (0: still).")
+    @Option(
+        help:
+            "barbell: how far the bar moves (towards the turnaround and back) while it rests between reps, m (0: still)."
+    )
     var restMotion = 0.0
 
     @Option(help: "barbell: where to write the true per-rep figures as CSV.")
@@ -138,9 +153,13 @@ struct Generate: ParsableCommand {
         _ = try vector(gravity, "--gravity")
         _ = try vector(direction, "--direction")
         if let reps { _ = try repList(reps) }
-        if let period { guard period > 0, period.isFinite else { throw ValidationError("--period must be a positive number.") } }
+        if let period {
+            guard period > 0, period.isFinite else { throw ValidationError("--period must be a positive number.") }
+        }
         for (value, name) in [(depth, "--depth"), (tilt, "--tilt"), (slowdown, "--slowdown")] {
-            if let value { guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") } }
+            if let value {
+                guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
+            }
         }
         guard stride > 0, stride.isFinite else { throw ValidationError("--stride must be a positive number.") }
         guard seconds >= 0, seconds.isFinite else { throw ValidationError("--seconds must be a number >= 0.") }
@@ -150,7 +169,9 @@ struct Generate: ParsableCommand {
         for (value, name) in [(startPause, "--start-pause"), (turnaroundPause, "--turnaround-pause")] {
             guard value >= 0, value <= 60 else { throw ValidationError("\(name) must be in [0, 60] s.") }
         }
-        guard restMotion >= 0, restMotion < rom else { throw ValidationError("--rest-motion must be from 0 to below --rom.") }
+        guard restMotion >= 0, restMotion < rom else {
+            throw ValidationError("--rest-motion must be from 0 to below --rom.")
+        }
         for (value, name) in [(barTilt, "--bar-tilt"), (bias, "--bias"), (scaleError, "--scale-error")] {
             guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
         }
@@ -176,9 +197,11 @@ struct Generate: ParsableCommand {
             samples = generator.generate().samples
         case .sine:
             let motion = SineMotion(
-                frequency: frequency, amplitude: amplitude, phase: phase, direction: try vector(direction, "--direction"),
+                frequency: frequency, amplitude: amplitude, phase: phase,
+                direction: try vector(direction, "--direction"),
                 gravity: try vector(gravity, "--gravity").normalized)
-            samples = SignalGenerator.repetitions(count: count, of: motion, sampleRate: rate, noise: noise ?? 0, seed: seed)
+            samples = SignalGenerator.repetitions(
+                count: count, of: motion, sampleRate: rate, noise: noise ?? 0, seed: seed)
         case .walk:
             var walk = WalkingGenerator()
             walk.sampleRate = rate
@@ -224,7 +247,8 @@ struct Generate: ParsableCommand {
 
     /// The truth of a barbell set, one line per rep (s, m, m/s, %).
     static func truthCSV(_ set: BarbellGenerator.BarbellSet) -> String {
-        var out = "rep,start,end,eccentric_s,concentric_s,pause_bottom_s,pause_top_s,rom_m,mean_velocity_m_s,peak_velocity_m_s,velocity_loss_pct\n"
+        var out =
+            "rep,start,end,eccentric_s,concentric_s,pause_bottom_s,pause_top_s,rom_m,mean_velocity_m_s,peak_velocity_m_s,velocity_loss_pct\n"
         func f(_ value: Double?) -> String { value.map { format($0, decimals: 4) } ?? "" }
         for (index, rep) in set.reps.enumerated() {
             let q = rep.quality

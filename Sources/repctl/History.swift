@@ -3,7 +3,7 @@ import RepClient
 import RepProtocol
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 struct History: ParsableCommand {

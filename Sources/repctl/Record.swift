@@ -8,7 +8,7 @@ import RepProtocol
 import Synchronization
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 struct Record: ParsableCommand {
@@ -48,7 +48,11 @@ struct Record: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let duration { guard Self.seconds(duration) != nil else { throw ValidationError("--duration: '\(duration)' is not a duration like 30s, 2m, 500ms") } }
+        if let duration {
+            guard Self.seconds(duration) != nil else {
+                throw ValidationError("--duration: '\(duration)' is not a duration like 30s, 2m, 500ms")
+            }
+        }
     }
 
     static func seconds(_ text: String) -> Double? {
@@ -84,7 +88,8 @@ struct Record: ParsableCommand {
         print("repctl: \(ending); wrote \(writer.sampleCount) samples to \(out)")
     }
 
-    private func recordFromDaemon(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String {
+    private func recordFromDaemon(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String
+    {
         let connection: RepConnection
         do { connection = try connectToDaemon(path: socketPath(socket)) } catch {
             printError("repctl: \(error)")
@@ -176,7 +181,9 @@ struct Progress {
         shownAt = elapsed
         let span = (last ?? 0) - (first ?? 0)
         let rate = span > 0 ? Double(count - 1) / span : 0
-        fputs("\r\u{1B}[Krecording: \(format(elapsed, decimals: 1)) s · \(count) samples · \(format(rate, decimals: 1)) Hz · \(reps) reps", stderr)
+        fputs(
+            "\r\u{1B}[Krecording: \(format(elapsed, decimals: 1)) s · \(count) samples · \(format(rate, decimals: 1)) Hz · \(reps) reps",
+            stderr)
     }
 
     func finish() { if !quiet { fputs("\n", stderr) } }

@@ -8,9 +8,9 @@ import RepProtocol
 import RepTools
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Darwin)
-@preconcurrency import Darwin
+    @preconcurrency import Darwin
 #endif
 
 /// repctl: tools around repd — evaluate the detector on recordings, plot a recording.
@@ -20,7 +20,8 @@ struct Repctl: ParsableCommand {
         commandName: "repctl",
         abstract: "Tools for repd: evaluate rep counting on recordings, plot a recording.",
         subcommands: [
-            Status.self, Subscribe.self, History.self, Record.self, Sensors.self, Evaluate.self, Plot.self, Generate.self,
+            Status.self, Subscribe.self, History.self, Record.self, Sensors.self, Evaluate.self, Plot.self,
+            Generate.self,
             ValidateQuality.self,
         ])
 }
@@ -73,7 +74,9 @@ struct Evaluate: ParsableCommand {
     var features: String?
 
     @Option(
-        help: "An exercise gate model file (a tree: lines feature, threshold, left, right, probability) instead of the built-in one.")
+        help:
+            "An exercise gate model file (a tree: lines feature, threshold, left, right, probability) instead of the built-in one."
+    )
     var gate: String?
 
     @Option(help: "The exercise gate's threshold, 0 to 1 (0 turns the gate off; default: the configuration's).")
@@ -129,7 +132,8 @@ struct Evaluate: ParsableCommand {
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw a recording with the detector's tracked period, periodicity and match, each matched cycle (rep), and the sets with their final and live counts, as SVG.",
+        abstract:
+            "Draw a recording with the detector's tracked period, periodicity and match, each matched cycle (rep), and the sets with their final and live counts, as SVG.",
         discussion: """
             Each rep of a set's final count is marked with its measured window and its mean concentric velocity \
             (--placement bar) or its eccentric and concentric durations (wrist, arm); each set with its velocity \
@@ -153,13 +157,22 @@ struct Plot: ParsableCommand {
     @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
     var config: String?
 
-    @Option(help: "Also write the detector's view as CSV: period, periodicity, match, walking, the exercise gate's probability and features at every grid point, and the events.")
+    @Option(
+        help:
+            "Also write the detector's view as CSV: period, periodicity, match, walking, the exercise gate's probability and features at every grid point, and the events."
+    )
     var trace: String?
 
-    @Option(help: "Where the sensor sat: bar (velocities and range of motion), wrist or arm (tempo only); default: the configuration's.")
+    @Option(
+        help:
+            "Where the sensor sat: bar (velocities and range of motion), wrist or arm (tempo only); default: the configuration's."
+    )
     var placement: SensorPlacement?
 
-    @Option(help: "The exercise gate's threshold, 0 to 1 (0 turns it off; default: the configuration's). When on, the plot draws its probability.")
+    @Option(
+        help:
+            "The exercise gate's threshold, 0 to 1 (0 turns it off; default: the configuration's). When on, the plot draws its probability."
+    )
     var minimumExerciseLikelihood: Double?
 
     func validate() throws {
@@ -182,7 +195,9 @@ struct Plot: ParsableCommand {
             samples: samples, title: name, configuration: detector, trueReps: trueReps)
         do {
             try TextFile.write(svg, to: out)
-            if let trace { try TextFile.write(DetectorPlot.traceCSV(samples: samples, configuration: detector), to: trace) }
+            if let trace {
+                try TextFile.write(DetectorPlot.traceCSV(samples: samples, configuration: detector), to: trace)
+            }
         } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)

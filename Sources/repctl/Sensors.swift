@@ -6,7 +6,7 @@ import RepProtocol
 import Synchronization
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 struct Sensors: ParsableCommand {
@@ -38,7 +38,10 @@ struct Sensors: ParsableCommand {
     @Flag(help: "Poll in_accel_*_raw instead of using the buffer (with --read).")
     var poll = false
 
-    @Flag(help: "Create an hrtimer trigger through configfs if the device has none (with --read), as sensor.hrtimer_trigger does.")
+    @Flag(
+        help:
+            "Create an hrtimer trigger through configfs if the device has none (with --read), as sensor.hrtimer_trigger does."
+    )
     var hrtimer = false
 
     @Option(help: "Give up after this many seconds (with --read).")
@@ -65,7 +68,9 @@ struct Sensors: ParsableCommand {
         }
         let accelerometers = devices.filter(\.isAccelerometer)
         if accelerometers.isEmpty {
-            printError("repctl: no IIO accelerometer found; \(devices.isEmpty ? "no IIO devices at all" : "found: " + devices.map { "\($0.sysname) '\($0.name)'" }.joined(separator: ", "))")
+            printError(
+                "repctl: no IIO accelerometer found; \(devices.isEmpty ? "no IIO devices at all" : "found: " + devices.map { "\($0.sysname) '\($0.name)'" }.joined(separator: ", "))"
+            )
             throw ExitCode(1)
         }
         for device in accelerometers {
@@ -77,19 +82,31 @@ struct Sensors: ParsableCommand {
         var lines = ["\(d.sysname): \(d.name)\(d.label.map { " (label \($0))" } ?? "")"]
         lines.append("  node      \(d.devnode ?? "none")")
         lines.append("  syspath   \(d.syspath)")
-        lines.append("  capture   \(d.captureMode)\(d.bufferDirectory.map { " (\($0)/)" } ?? "")\(d.udevInitialized ? "" : "; not initialized by udevd (sysfs only)")")
+        lines.append(
+            "  capture   \(d.captureMode)\(d.bufferDirectory.map { " (\($0)/)" } ?? "")\(d.udevInitialized ? "" : "; not initialized by udevd (sysfs only)")"
+        )
         for c in d.scanChannels {
             lines.append("  channel   \(c.name)  index \(c.index)  \(c.type)")
         }
         lines.append("  scale     \(d.scale.map { "\($0)" }.joined(separator: " ")) m/s² per count (x y z)")
         for error in d.scaleErrors + d.channelErrors { lines.append("  error     \(error)") }
         for error in d.ignoredChannels { lines.append("  ignored   \(error)") }
-        if d.offset.contains(where: { $0 != 0 }) { lines.append("  offset    \(d.offset.map { "\($0)" }.joined(separator: " "))") }
-        if let m = d.mountMatrix { lines.append("  mount     \(m.map { $0.map { "\($0)" }.joined(separator: ", ") }.joined(separator: "; ")) (\(d.mountMatrixSource ?? ""))") }
+        if d.offset.contains(where: { $0 != 0 }) {
+            lines.append("  offset    \(d.offset.map { "\($0)" }.joined(separator: " "))")
+        }
+        if let m = d.mountMatrix {
+            lines.append(
+                "  mount     \(m.map { $0.map { "\($0)" }.joined(separator: ", ") }.joined(separator: "; ")) (\(d.mountMatrixSource ?? ""))"
+            )
+        }
         for problem in d.mountMatrixProblems { lines.append("  warning   \(problem)") }
         let frequency = d.samplingFrequency.map { "\($0) Hz" } ?? "unknown"
-        lines.append("  rate      \(frequency)\(d.availableFrequencies.isEmpty ? "" : "; available " + d.availableFrequencies.map { JSONWriter.numberText($0) }.joined(separator: " "))")
-        lines.append("  trigger   \(d.currentTrigger.map { $0.isEmpty ? "none set" : $0 } ?? "no trigger folder")\(d.ownTriggers.isEmpty ? "" : "; own: " + d.ownTriggers.joined(separator: ", "))")
+        lines.append(
+            "  rate      \(frequency)\(d.availableFrequencies.isEmpty ? "" : "; available " + d.availableFrequencies.map { JSONWriter.numberText($0) }.joined(separator: " "))"
+        )
+        lines.append(
+            "  trigger   \(d.currentTrigger.map { $0.isEmpty ? "none set" : $0 } ?? "no trigger folder")\(d.ownTriggers.isEmpty ? "" : "; own: " + d.ownTriggers.joined(separator: ", "))"
+        )
         return lines.joined(separator: "\n")
     }
 
@@ -98,14 +115,26 @@ struct Sensors: ParsableCommand {
             ("sysname", .string(d.sysname)), ("name", .string(d.name)), ("label", d.label.map { .string($0) } ?? .null),
             ("devnode", d.devnode.map { .string($0) } ?? .null), ("syspath", .string(d.syspath)),
             ("capture", .string(d.captureMode)), ("udev_initialized", .bool(d.udevInitialized)),
-            ("channels", .array(d.scanChannels.map { .object([("name", .string($0.name)), ("index", .integer($0.index)), ("type", .string($0.type.description))]) })),
-            ("scale", .array(d.scale.map { .number($0) })), ("errors", .array((d.scaleErrors + d.channelErrors).map { .string($0.description) })),
-            ("ignored_channels", .array(d.ignoredChannels.map { .string($0.description) })), ("offset", .array(d.offset.map { .number($0) })),
+            (
+                "channels",
+                .array(
+                    d.scanChannels.map {
+                        .object([
+                            ("name", .string($0.name)), ("index", .integer($0.index)),
+                            ("type", .string($0.type.description)),
+                        ])
+                    })
+            ),
+            ("scale", .array(d.scale.map { .number($0) })),
+            ("errors", .array((d.scaleErrors + d.channelErrors).map { .string($0.description) })),
+            ("ignored_channels", .array(d.ignoredChannels.map { .string($0.description) })),
+            ("offset", .array(d.offset.map { .number($0) })),
             ("mount_matrix", d.mountMatrix.map { .array($0.map { .array($0.map { .number($0) }) }) } ?? .null),
             ("mount_matrix_problems", .array(d.mountMatrixProblems.map { .string($0.description) })),
             ("sampling_frequency", d.samplingFrequency.map { .number($0) } ?? .null),
             ("available_frequencies", .array(d.availableFrequencies.map { .number($0) })),
-            ("trigger", d.currentTrigger.map { .string($0) } ?? .null), ("own_triggers", .array(d.ownTriggers.map { .string($0) })),
+            ("trigger", d.currentTrigger.map { .string($0) } ?? .null),
+            ("own_triggers", .array(d.ownTriggers.map { .string($0) })),
         ]).text
     }
 
@@ -139,9 +168,15 @@ struct Sensors: ParsableCommand {
         }
         for s in got.prefix(count) {
             if json {
-                print(JSONWriter.Value.object([("t", .number(s.timestamp)), ("ax", .number(s.ax)), ("ay", .number(s.ay)), ("az", .number(s.az))]).text)
+                print(
+                    JSONWriter.Value.object([
+                        ("t", .number(s.timestamp)), ("ax", .number(s.ax)), ("ay", .number(s.ay)),
+                        ("az", .number(s.az)),
+                    ]).text)
             } else {
-                print("\(format(s.timestamp, decimals: 6))  \(format(s.ax, decimals: 4))  \(format(s.ay, decimals: 4))  \(format(s.az, decimals: 4))")
+                print(
+                    "\(format(s.timestamp, decimals: 6))  \(format(s.ax, decimals: 4))  \(format(s.ay, decimals: 4))  \(format(s.az, decimals: 4))"
+                )
             }
         }
         if got.count < count {

@@ -36,7 +36,8 @@ struct Status: ParsableCommand {
     static func describe(_ s: ServerMessage.Status, version: String) -> String {
         var reader = ""
         if let iio = s.iio {
-            reader = "\niio      \(iio.recordsRead) records read, \(iio.reconnects) reconnections, "
+            reader =
+                "\niio      \(iio.recordsRead) records read, \(iio.reconnects) reconnections, "
                 + "\(iio.bytesDiscarded) bytes of partial records dropped"
         }
         var journal = ""
@@ -48,7 +49,8 @@ struct Status: ParsableCommand {
         if let u = s.uplink {
             uplink = "\nuplink   \(u.state)"
             if u.state != "disabled" {
-                uplink += " \(u.broker ?? ""), acknowledged through id \(u.ackedID), "
+                uplink +=
+                    " \(u.broker ?? ""), acknowledged through id \(u.ackedID), "
                     + "backlog \(u.backlog), in flight \(u.inFlight), "
                     + "\(u.published) published, \(u.connections) connection" + (u.connections == 1 ? "" : "s")
                 if let error = u.lastError { uplink += "\n         last error: \(error)" }

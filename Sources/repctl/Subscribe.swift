@@ -4,7 +4,7 @@ import RepDetection
 import RepProtocol
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 struct Subscribe: ParsableCommand {
@@ -115,7 +115,8 @@ struct Subscribe: ParsableCommand {
     static func describe(_ event: ServerEvent) -> String {
         switch event.body {
         case .workout(.rep(let r)):
-            return "set \(r.setNumber) · rep \(r.repInSet) · \(format(r.duration, decimals: 1)) s\(quality(r.quality))  (total \(r.totalReps))"
+            return
+                "set \(r.setNumber) · rep \(r.repInSet) · \(format(r.duration, decimals: 1)) s\(quality(r.quality))  (total \(r.totalReps))"
         case .workout(.setStarted(let s)): return "set \(s.setNumber) started"
         case .workout(.setEnded(let s)):
             let live = s.liveRepCount.map { " (counted live: \($0); corrected after the set)" } ?? ""

@@ -34,7 +34,10 @@ struct ValidateQuality: ParsableCommand {
     @Option(help: "Also write the tables to this file.")
     var out: String?
 
-    @Flag(help: "First print each rep's truth and measure, for the sets where a rep went unmeasured, a velocity (live or final) is off by more than 0.05 m/s or the velocity loss by more than 3 points.")
+    @Flag(
+        help:
+            "First print each rep's truth and measure, for the sets where a rep went unmeasured, a velocity (live or final) is off by more than 0.05 m/s or the velocity loss by more than 3 points."
+    )
     var verbose = false
 
     func run() throws {
@@ -44,23 +47,30 @@ struct ValidateQuality: ParsableCommand {
             for condition in standard + styled {
                 let outcome = QualityValidation.run(condition, anyRate: true)
                 let c = condition
-                let bad = outcome.matched < outcome.trueReps || abs(outcome.lossError ?? 99) > 3
+                let bad =
+                    outcome.matched < outcome.trueReps || abs(outcome.lossError ?? 99) > 3
                     || (outcome.velocityErrors + outcome.liveVelocityErrors).contains { abs($0) > 0.05 }
                 guard bad else { continue }
-                print("\(c.style) \(c.lift.rawValue) \(Int(c.rate)) Hz tilt \(Int(c.tiltDegrees)) bias \(c.bias) v \(c.velocity) rom \(c.rangeOfMotion) seed \(c.seed): loss error \(outcome.lossError.map { format($0, decimals: 1) } ?? "-")")
+                print(
+                    "\(c.style) \(c.lift.rawValue) \(Int(c.rate)) Hz tilt \(Int(c.tiltDegrees)) bias \(c.bias) v \(c.velocity) rom \(c.rangeOfMotion) seed \(c.seed): loss error \(outcome.lossError.map { format($0, decimals: 1) } ?? "-")"
+                )
                 for line in outcome.details { print("  " + line) }
             }
         }
         let magnitude = standard.map { QualityValidation.run($0, anyRate: true) }
         let projection = standard.filter { $0.rate == 100 }.map { QualityValidation.run($0, method: .projection) }
         let fast = magnitude.filter { $0.condition.rate >= 100 }
-        var text = "### By sample rate (all lifts, tilts, biases, velocities; below 40 Hz repd claims no velocity, measured here anyway)\n\n"
+        var text =
+            "### By sample rate (all lifts, tilts, biases, velocities; below 40 Hz repd claims no velocity, measured here anyway)\n\n"
         text += QualityValidation.table(magnitude, by: "rate") {
             "\(format($0.rate, decimals: $0.rate == $0.rate.rounded() ? 0 : 1)) Hz"
         }
-        text += "\n### By bar tilt, ≥ 100 Hz: length of the acceleration (repd) and, at 100 Hz, its projection on gravity\n\n"
+        text +=
+            "\n### By bar tilt, ≥ 100 Hz: length of the acceleration (repd) and, at 100 Hz, its projection on gravity\n\n"
         // One table: the projection's rows follow the magnitude's under the same header, each row saying which.
-        text += QualityValidation.table(fast, by: "tilt, vertical acceleration") { "\(Int($0.tiltDegrees))°, magnitude" }
+        text += QualityValidation.table(fast, by: "tilt, vertical acceleration") {
+            "\(Int($0.tiltDegrees))°, magnitude"
+        }
         text += QualityValidation.table(projection, by: "") { "\(Int($0.tiltDegrees))°, projection (100 Hz)" }
             .split(separator: "\n").dropFirst(2).map { $0 + "\n" }.joined()
         text += "\n### By bias, ≥ 100 Hz\n\n"

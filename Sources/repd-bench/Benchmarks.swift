@@ -95,10 +95,14 @@ enum DetectorBenchmark {
         blackHole(reps)
         let rate = Double(samples.count) / seconds / 1e6
         return [
-            Figure(key: "detector_msamples_per_s", value: rate, unit: "M samples/s", goal: "≥ 3",
-                   note: "\(samples.count) samples of a \(generator.sets)-set workout at 100 Hz, \(reps) reps counted, defaults"),
-            Figure(key: "detector_gate_cost", value: seconds / ungated, unit: "x", goal: "small",
-                   note: "time with the exercise gate on (default) over off, same samples, same run"),
+            Figure(
+                key: "detector_msamples_per_s", value: rate, unit: "M samples/s", goal: "≥ 3",
+                note:
+                    "\(samples.count) samples of a \(generator.sets)-set workout at 100 Hz, \(reps) reps counted, defaults"
+            ),
+            Figure(
+                key: "detector_gate_cost", value: seconds / ungated, unit: "x", goal: "small",
+                note: "time with the exercise gate on (default) over off, same samples, same run"),
         ]
     }
 }
@@ -120,8 +124,9 @@ enum FixtureBenchmark {
         precondition(count == samples.count, "fixture read back \(count) of \(samples.count) rows")
         let perMillion = parse * 1_000_000 / Double(count)
         return [
-            Figure(key: "fixture_load_s_per_1m_rows", value: perMillion, unit: "s", goal: "well under 1",
-                   note: "\(count) rows read and parsed (streamed in 256 KiB chunks), scaled to 1 M")
+            Figure(
+                key: "fixture_load_s_per_1m_rows", value: perMillion, unit: "s", goal: "well under 1",
+                note: "\(count) rows read and parsed (streamed in 256 KiB chunks), scaled to 1 M")
         ]
     }
 }

@@ -6,7 +6,7 @@ import RepClient
 import RepProtocol
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// Figures of the real repd process: event latency, fan-out to 1000 clients (with and without one that never
@@ -24,7 +24,10 @@ enum DaemonBenchmark {
     static func run(quick: Bool, repd: String, directory: String) -> [Figure] {
         raiseFileLimit()
         guard fileExists(repd) else {
-            return [Figure(key: "latency_p99_us", value: .nan, unit: "µs", goal: "< 1000", note: "repd not found at \(repd)")]
+            return [
+                Figure(
+                    key: "latency_p99_us", value: .nan, unit: "µs", goal: "< 1000", note: "repd not found at \(repd)")
+            ]
         }
         var generator = WorkoutGenerator()
         generator.sets = quick ? 4 : 10
@@ -38,26 +41,43 @@ enum DaemonBenchmark {
         let file = fopen(config, "w")!
         fputs("[socket]\nmax_clients = 4000\nclient_queue_kib = 256\n", file)
         fclose(file)
-        let setup = Setup(repd: repd, directory: directory, fixture: fixture, config: config, speed: 5, seconds: quick ? 8 : 25)
+        let setup = Setup(
+            repd: repd, directory: directory, fixture: fixture, config: config, speed: 5, seconds: quick ? 8 : 25)
 
         var figures: [Figure] = []
         let single = measure(setup, clients: 0, stalled: false)
         figures += [
-            Figure(key: "latency_p50_us", value: single.latencyP50, unit: "µs", goal: "", note: "sample due at the reader → rep line read by the client (see README)"),
-            Figure(key: "latency_p99_us", value: single.latencyP99, unit: "µs", goal: "< 1000", note: "\(single.latencyCount) reps inside sets, one client"),
-            Figure(key: "rss_idle_mb", value: single.idleRSS, unit: "MiB", goal: "≤ 12", note: "repd replaying, no client yet"),
+            Figure(
+                key: "latency_p50_us", value: single.latencyP50, unit: "µs", goal: "",
+                note: "sample due at the reader → rep line read by the client (see README)"),
+            Figure(
+                key: "latency_p99_us", value: single.latencyP99, unit: "µs", goal: "< 1000",
+                note: "\(single.latencyCount) reps inside sets, one client"),
+            Figure(
+                key: "rss_idle_mb", value: single.idleRSS, unit: "MiB", goal: "≤ 12",
+                note: "repd replaying, no client yet"),
         ]
         let plain = measure(setup, clients: 1000, stalled: false)
         figures += [
-            Figure(key: "latency_1000_clients_p99_us", value: plain.latencyP99, unit: "µs", goal: "", note: "the same with 1000 other clients to serve first"),
-            Figure(key: "fanout_clients", value: Double(plain.connected), unit: "clients", goal: "1000", note: "connected at once"),
-            Figure(key: "fanout_p99_ms", value: plain.fanoutP99, unit: "ms", goal: "", note: "publish → read, over every client and rep (\(plain.fanoutCount) deliveries)"),
-            Figure(key: "rss_1000_clients_mb", value: plain.loadedRSS, unit: "MiB", goal: "", note: "with 1000 clients"),
+            Figure(
+                key: "latency_1000_clients_p99_us", value: plain.latencyP99, unit: "µs", goal: "",
+                note: "the same with 1000 other clients to serve first"),
+            Figure(
+                key: "fanout_clients", value: Double(plain.connected), unit: "clients", goal: "1000",
+                note: "connected at once"),
+            Figure(
+                key: "fanout_p99_ms", value: plain.fanoutP99, unit: "ms", goal: "",
+                note: "publish → read, over every client and rep (\(plain.fanoutCount) deliveries)"),
+            Figure(
+                key: "rss_1000_clients_mb", value: plain.loadedRSS, unit: "MiB", goal: "", note: "with 1000 clients"),
         ]
         let stalled = measure(setup, clients: 1000, stalled: true)
         figures.append(
-            Figure(key: "fanout_p99_ms_with_stalled", value: stalled.fanoutP99, unit: "ms", goal: "≤ 2 × fanout_p99_ms",
-                   note: "the same plus one client subscribed to samples that never reads (\(stalled.fanoutCount) deliveries)"))
+            Figure(
+                key: "fanout_p99_ms_with_stalled", value: stalled.fanoutP99, unit: "ms", goal: "≤ 2 × fanout_p99_ms",
+                note:
+                    "the same plus one client subscribed to samples that never reads (\(stalled.fanoutCount) deliveries)"
+            ))
         return figures
     }
 
@@ -75,8 +95,14 @@ enum DaemonBenchmark {
     static func measure(_ s: Setup, clients: Int, stalled: Bool) -> Result {
         let socket = s.directory + "/repd-bench-\(getpid()).sock"
         unlink(socket)
-        guard let daemon = Child(s.repd, ["--config", s.config, "--fixture", s.fixture, "--speed", "\(s.speed)", "--socket", socket, "--quiet", "--log-level", "warning"],
-                                 log: s.directory + "/repd-bench-daemon.log")
+        guard
+            let daemon = Child(
+                s.repd,
+                [
+                    "--config", s.config, "--fixture", s.fixture, "--speed", "\(s.speed)", "--socket", socket,
+                    "--quiet", "--log-level", "warning",
+                ],
+                log: s.directory + "/repd-bench-daemon.log")
         else { return Result() }
         defer {
             daemon.signal(SIGTERM)

@@ -1,7 +1,7 @@
 import RepProtocol
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// repd's memory with a sensor and 10 clients: scripts/measure-footprint.py feeds an umockdev-emulated lis3dh at
@@ -13,7 +13,11 @@ enum FootprintBenchmark {
         let root = executableDirectory() + "/../../.."
         let script = root + "/scripts/measure-footprint.py"
         guard fileExists("/usr/bin/umockdev-wrapper"), fileExists(script) else {
-            return [Figure(key: "footprint_rss_mb", value: .nan, unit: "MiB", goal: "≤ 12", note: "umockdev-wrapper or \(script) missing")]
+            return [
+                Figure(
+                    key: "footprint_rss_mb", value: .nan, unit: "MiB", goal: "≤ 12",
+                    note: "umockdev-wrapper or \(script) missing")
+            ]
         }
         let output = root + "/.build/repd-bench-footprint.json"
         let arguments = [repd, "--runs", "1", "--clients", "10", "--seconds", quick ? "2" : "5"]
@@ -29,8 +33,12 @@ enum FootprintBenchmark {
         let context = "\(repd) (\(format(binary, decimals: 1)) MB), a sensor at 100 Hz and 10 clients"
         return [
             Figure(key: "footprint_rss_mb", value: median("rss_mib"), unit: "MiB", goal: "≤ 12", note: context),
-            Figure(key: "footprint_private_dirty_mb", value: median("private_dirty_mib"), unit: "MiB", goal: "≤ 3", note: "the same run: memory only this process holds and wrote"),
-            Figure(key: "footprint_pss_mb", value: median("pss_mib"), unit: "MiB", goal: "", note: "the same run: shared pages divided among the processes that map them"),
+            Figure(
+                key: "footprint_private_dirty_mb", value: median("private_dirty_mib"), unit: "MiB", goal: "≤ 3",
+                note: "the same run: memory only this process holds and wrote"),
+            Figure(
+                key: "footprint_pss_mb", value: median("pss_mib"), unit: "MiB", goal: "",
+                note: "the same run: shared pages divided among the processes that map them"),
         ]
     }
 

@@ -1,6 +1,6 @@
 import RepProtocol
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// A child process started with posix_spawn (no Foundation in the benchmark).
@@ -42,7 +42,10 @@ struct Child {
         while fgets(&line, 256, file) != nil {
             let text = String(cString: line)
             if text.hasPrefix(name) {
-                let kb = text.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Double($0) } ?? 0
+                let kb =
+                    text.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
+                        Double($0)
+                    } ?? 0
                 return kb / 1024
             }
         }
@@ -67,9 +70,11 @@ func sleepSeconds(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
 /// JSON. The arguments reach the script as they are (never spliced into a shell line).
 func umockdevScriptJSON(_ script: String, _ arguments: [String], output: String) -> JSONValue? {
     unlink(output)
-    guard let child = Child(
-        "/usr/bin/umockdev-wrapper", ["/bin/sh", "-c", "out=$1; shift; /usr/bin/python3 \"$@\" > \"$out\"", "sh", output, script] + arguments,
-        log: "/dev/null")
+    guard
+        let child = Child(
+            "/usr/bin/umockdev-wrapper",
+            ["/bin/sh", "-c", "out=$1; shift; /usr/bin/python3 \"$@\" > \"$out\"", "sh", output, script] + arguments,
+            log: "/dev/null")
     else { return nil }
     _ = child.wait()
     guard let file = fopen(output, "r") else { return nil }

@@ -3,9 +3,9 @@ import RepTools
 import RepProtocol
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Darwin)
-@preconcurrency import Darwin
+    @preconcurrency import Darwin
 #endif
 
 /// repd-bench: measures repd's speed and footprint and prints a table (or one JSON object).
@@ -32,7 +32,10 @@ struct RepdBench: ParsableCommand {
     @Option(help: "The repd binary to measure (default: the one next to repd-bench).")
     var repd: String?
 
-    @Option(help: "Run only these benchmarks (comma-separated: ring, detector, decode, pipeline, fixture, daemon, cpu, footprint).")
+    @Option(
+        help:
+            "Run only these benchmarks (comma-separated: ring, detector, decode, pipeline, fixture, daemon, cpu, footprint)."
+    )
     var only: String?
 
     @Option(help: "How many times to run every benchmark; each figure is the median, with the min–max spread.")
@@ -54,9 +57,12 @@ struct RepdBench: ParsableCommand {
             if wanted("pipeline") { figures += PipelineBenchmark.run(quick: quick) }
             if wanted("fixture") { figures += FixtureBenchmark.run(quick: quick, directory: tmp) }
             if wanted("daemon") {
-                figures += DaemonBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
+                figures += DaemonBenchmark.run(
+                    quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
             }
-            if wanted("cpu") { figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd") }
+            if wanted("cpu") {
+                figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd")
+            }
             if wanted("footprint") {
                 figures += FootprintBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd")
             }
@@ -65,13 +71,19 @@ struct RepdBench: ParsableCommand {
         let figures = Figure.merged(runs)
         if json {
             // One key per figure (its median), and "spread": per figure [min, max, number of values].
-            let spread = figures.map { ($0.key, JSONWriter.Value.array([.number($0.minimum), .number($0.maximum), .number(Double($0.runs))])) }
-            print(JSONWriter.Value.object(figures.map { ($0.key, .number($0.value)) } + [("spread", .object(spread))]).text)
+            let spread = figures.map {
+                ($0.key, JSONWriter.Value.array([.number($0.minimum), .number($0.maximum), .number(Double($0.runs))]))
+            }
+            print(
+                JSONWriter.Value.object(figures.map { ($0.key, .number($0.value)) } + [("spread", .object(spread))])
+                    .text)
         } else {
             for f in figures {
                 let name = f.key.padding(34)
                 let spread = "\(format(f.minimum, decimals: 3))–\(format(f.maximum, decimals: 3)) (\(f.runs))"
-                print("\(name) \(format(f.value, decimals: 3).padding(10)) \(spread.padding(24)) \(f.unit.padding(14)) goal \(f.goal.padding(14)) \(f.note)")
+                print(
+                    "\(name) \(format(f.value, decimals: 3).padding(10)) \(spread.padding(24)) \(f.unit.padding(14)) goal \(f.goal.padding(14)) \(f.note)"
+                )
             }
         }
     }

@@ -68,7 +68,9 @@ enum RingBenchmark {
         let capacity = 4096
         let batch = (0..<64).map { MotionSample(timestamp: Double($0), ax: 0, ay: 0, az: 1) }
 
-        func measure(push: @escaping (UnsafeBufferPointer<MotionSample>) -> Bool, pop: @escaping (inout [MotionSample]) -> Int) -> Double {
+        func measure(
+            push: @escaping (UnsafeBufferPointer<MotionSample>) -> Bool, pop: @escaping (inout [MotionSample]) -> Int
+        ) -> Double {
             let start = monotonicNow()
             let producer = BenchThread {
                 batch.withUnsafeBufferPointer { buffer in
@@ -104,9 +106,14 @@ enum RingBenchmark {
             ratios.append(lockFree.last! / locked.last!)
         }
         return [
-            Figure(key: "ring_mops", samples: lockFree, unit: "M samples/s", goal: "", note: "SPSC ring, 2 threads, batches of 64, capacity \(capacity)"),
-            Figure(key: "mutex_ring_mops", samples: locked, unit: "M samples/s", goal: "", note: "the same ring behind a Mutex (bulk copies too), same run"),
-            Figure(key: "ring_vs_mutex", samples: ratios, unit: "×", goal: "≥ 4", note: "ratio within each pair of runs"),
+            Figure(
+                key: "ring_mops", samples: lockFree, unit: "M samples/s", goal: "",
+                note: "SPSC ring, 2 threads, batches of 64, capacity \(capacity)"),
+            Figure(
+                key: "mutex_ring_mops", samples: locked, unit: "M samples/s", goal: "",
+                note: "the same ring behind a Mutex (bulk copies too), same run"),
+            Figure(
+                key: "ring_vs_mutex", samples: ratios, unit: "×", goal: "≥ 4", note: "ratio within each pair of runs"),
         ]
     }
 }

@@ -3,7 +3,7 @@ import RepClient
 import RepProtocol
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// Many clients of repd's socket read with one poll() loop; each line handed to a callback, read, with its arrival
@@ -24,7 +24,9 @@ final class ClientSwarm {
     /// every line that reads (others are skipped).
     func pump(seconds: Double, indices: Range<Int>? = nil, _ handle: (Int, ServerLine, Double) -> Void) {
         let range = indices ?? 0..<connections.count
-        var pollfds = range.map { pollfd(fd: connections[$0].fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0) }
+        var pollfds = range.map {
+            pollfd(fd: connections[$0].fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0)
+        }
         let end = monotonicNow() + seconds
         while monotonicNow() < end {
             for i in pollfds.indices { pollfds[i].revents = 0 }

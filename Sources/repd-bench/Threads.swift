@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs `body` on a new POSIX thread; `join()` waits for it.
@@ -14,10 +14,12 @@ final class BenchThread: @unchecked Sendable {
 
     init(_ body: @escaping () -> Void) {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        pthread_create(&handle, nil, { raw in
-            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, box)
+        pthread_create(
+            &handle, nil,
+            { raw in
+                Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            }, box)
     }
 
     func join() { pthread_join(handle, nil) }

@@ -5,7 +5,7 @@ import RepProtocol
 import RepWeb
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// repd-web: the station display, a web page of the set in progress for a screen beside the rack.
@@ -67,7 +67,9 @@ struct RepdWeb: AsyncParsableCommand {
             throw ValidationError("--socket '\(entry)': expected PATH or NAME=PATH")
         }
         guard (1...100_000).contains(clientQueue) else { throw ValidationError("--client-queue must be in 1…100000") }
-        guard clientTimeout.isFinite, clientTimeout >= 0.1 else { throw ValidationError("--client-timeout must be at least 0.1") }
+        guard clientTimeout.isFinite, clientTimeout >= 0.1 else {
+            throw ValidationError("--client-timeout must be at least 0.1")
+        }
         if let logLevel, let problem = LogLevel.commandLineProblem(logLevel) { throw ValidationError(problem) }
     }
 
@@ -86,8 +88,12 @@ struct RepdWeb: AsyncParsableCommand {
             stations = [WebService.Station(socketPath: path)]
         }
         if checkConfig {
-            let paths = stations.map { $0.socketPath.isEmpty ? DefaultSocketPath.forClient() + " (default)" : $0.socketPath }
-            print("repd-web: configuration OK (\(config ?? "defaults")): http://\(address)/, \(paths.joined(separator: ", "))")
+            let paths = stations.map {
+                $0.socketPath.isEmpty ? DefaultSocketPath.forClient() + " (default)" : $0.socketPath
+            }
+            print(
+                "repd-web: configuration OK (\(config ?? "defaults")): http://\(address)/, \(paths.joined(separator: ", "))"
+            )
             return
         }
         let configured = LogLevel.effective(flag: logLevel, configured: configuration.logLevel)
@@ -111,7 +117,8 @@ struct RepdWeb: AsyncParsableCommand {
     /// `PATH` or `NAME=PATH` (a path may contain '=' after its first '/').
     static func station(_ entry: String) -> WebService.Station {
         if let equals = entry.firstIndex(of: "="), !entry[..<equals].contains("/") {
-            return WebService.Station(socketPath: String(entry[entry.index(after: equals)...]), label: String(entry[..<equals]))
+            return WebService.Station(
+                socketPath: String(entry[entry.index(after: equals)...]), label: String(entry[..<equals]))
         }
         return WebService.Station(socketPath: entry)
     }

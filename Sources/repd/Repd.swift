@@ -8,9 +8,9 @@ import RepProtocol
 import RepSettings
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Darwin)
-@preconcurrency import Darwin
+    @preconcurrency import Darwin
 #endif
 
 /// repd: counts exercise repetitions from an accelerometer and publishes them on a Unix socket.
@@ -63,7 +63,8 @@ struct Repd: AsyncParsableCommand {
     @Option(help: "The event journal's SQLite file (journal.path; \"\" turns the journal off).")
     var journal: String?
 
-    @Option(help: "The station name events carry and the uplink's topics use (journal.station; default: the host name).")
+    @Option(
+        help: "The station name events carry and the uplink's topics use (journal.station; default: the host name).")
     var station: String?
 
     @Flag(help: "Do not print sets and reps to standard output.")
@@ -74,8 +75,12 @@ struct Repd: AsyncParsableCommand {
 
     func validate() throws {
         guard !(demo && fixture != nil) else { throw ValidationError("Give --demo or --fixture FILE, not both.") }
-        if let speed { guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number.") } }
-        if let station, let problem = JournalSettings.stationProblem(station) { throw ValidationError("--station: \(problem).") }
+        if let speed {
+            guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number.") }
+        }
+        if let station, let problem = JournalSettings.stationProblem(station) {
+            throw ValidationError("--station: \(problem).")
+        }
         if let logLevel, let problem = LogLevel.commandLineProblem(logLevel) { throw ValidationError(problem) }
     }
 

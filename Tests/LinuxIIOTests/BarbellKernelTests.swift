@@ -10,7 +10,9 @@ let barbellKernelPrerequisite: String? = {
     guard FileManager.default.fileExists(atPath: folder + "/bzImage-accel-xyz") else {
         return "\(folder)/bzImage-accel-xyz is missing (scripts/build-kernel.sh --accel-xyz builds it)"
     }
-    guard tool("qemu-system-x86_64") != nil else { return "qemu-system-x86_64 is missing: apt-get install qemu-system-x86" }
+    guard tool("qemu-system-x86_64") != nil else {
+        return "qemu-system-x86_64 is missing: apt-get install qemu-system-x86"
+    }
     return nil
 }()
 
@@ -23,7 +25,9 @@ let barbellKernelPrerequisite: String? = {
     "per-rep quality through a real kernel (qemu)", .serialized,
     .enabled(if: barbellKernelPrerequisite == nil, Comment(rawValue: barbellKernelPrerequisite ?? "")))
 struct BarbellKernelTests {
-    @Test("a squat set written at 100 Hz into the dummy accelerometer: repd's mean velocities, ranges of motion and velocity loss match the generator's")
+    @Test(
+        "a squat set written at 100 Hz into the dummy accelerometer: repd's mean velocities, ranges of motion and velocity loss match the generator's"
+    )
     func squatThroughTheKernel() throws {
         let harness = try #require(kernelHarness)
         var generator = BarbellGenerator()
@@ -43,7 +47,8 @@ struct BarbellKernelTests {
         let table = set.samples.map { String(Int(($0.az * countsPerG).rounded())) }.joined(separator: " ")
         let x = Int((set.samples[0].ax * countsPerG).rounded()), y = Int((set.samples[0].ay * countsPerG).rounded())
         let d = "/sys/bus/iio/devices/iio:device0"
-        let config = "[sensor]\\nprovider = \\\"iio\\\"\\nrate_hz = 100.0\\n[socket]\\npath = \\\"/tmp/repd.sock\\\"\\n[journal]\\npath = \\\"\\\"\\n[detector]\\nplacement = \\\"bar\\\"\\n"
+        let config =
+            "[sensor]\\nprovider = \\\"iio\\\"\\nrate_hz = 100.0\\n[socket]\\npath = \\\"/tmp/repd.sock\\\"\\n[journal]\\npath = \\\"\\\"\\n[detector]\\nplacement = \\\"bar\\\"\\n"
         let script = """
             echo \(x) > \(d)/in_accel_x_raw; echo \(y) > \(d)/in_accel_y_raw; echo 16384 > \(d)/in_accel_z_raw
             printf "\(config)" > /tmp/repd.toml
@@ -74,37 +79,49 @@ struct BarbellKernelTests {
             sleep 0.5; kill $S 2>/dev/null
             sed 's/^/EVENT /' /tmp/events; sed 's/^/REPD-LOG /' /tmp/repd.err
             """
-        let result = try runProgram(harness, [
-            "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
-            "--quiet", "-t", "120", "-b", productsDirectory + "/repd", "-b", productsDirectory + "/repctl", "-r", script,
-        ], timeout: 150)
+        let result = try runProgram(
+            harness,
+            [
+                "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
+                "--quiet", "-t", "120", "-b", productsDirectory + "/repd", "-b", productsDirectory + "/repctl", "-r",
+                script,
+            ], timeout: 150)
         let console = String(decoding: result.output, as: UTF8.self) + result.errors
         let lines = console.split(separator: "\n").map { $0.replacingOccurrences(of: "\r", with: "") }
-        func tagged(_ tag: String) -> [String] { lines.filter { $0.hasPrefix(tag + " ") }.map { String($0.dropFirst(tag.count + 1)) } }
+        func tagged(_ tag: String) -> [String] {
+            lines.filter { $0.hasPrefix(tag + " ") }.map { String($0.dropFirst(tag.count + 1)) }
+        }
         #expect(result.status == 0, "\(console.suffix(3000))")
         let start = try #require(tagged("UPTIME-START").first.flatMap(Double.init), "\(console.suffix(3000))")
         // What the loop managed: entries written (one per centisecond asked), entries skipped because a step took
         // longer; and the samples repd received meanwhile (the trigger's rate).
         let counts = (tagged("WRITES").first ?? "").split(separator: " ").compactMap { Int($0) }
         func samples(_ tag: String) -> Int? {
-            tagged(tag).first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?["samples"] as? Int
+            tagged(tag).first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?[
+                "samples"] as? Int
         }
         let writes: String
         if counts.count == 3, let before = samples("STATUS-BEFORE"), let after = samples("STATUS-AFTER") {
             let seconds = Double(counts[2]) / 100
-            writes = "\(counts[0]) entries written, \(counts[1]) skipped, in \(seconds) s (\(Int((Double(counts[0]) / seconds).rounded())) writes/s); repd got \(Int((Double(after - before) / seconds).rounded())) samples/s"
+            writes =
+                "\(counts[0]) entries written, \(counts[1]) skipped, in \(seconds) s (\(Int((Double(counts[0]) / seconds).rounded())) writes/s); repd got \(Int((Double(after - before) / seconds).rounded())) samples/s"
         } else {
             writes = "writes and rates not reported"
         }
-        let events = tagged("EVENT").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let end = try #require(events.first { $0["type"] as? String == "set_end" }, "a set_end: \(console.suffix(3000))")
+        let events = tagged("EVENT").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let end = try #require(
+            events.first { $0["type"] as? String == "set_end" }, "a set_end: \(console.suffix(3000))")
         let measured = try #require(end["quality"] as? [[String: Any]])
         // Match each true rep to the measured window holding its middle (sample times are the guest's monotonic
         // clock, which /proc/uptime reads too).
         var velocityErrors: [Double] = [], romErrors: [Double] = []
         for truth in set.reps {
             let middle = start + (truth.movementStart + truth.movementEnd) / 2
-            let rep = measured.first { ($0["start_t"] as? Double ?? .infinity) <= middle && middle <= ($0["end_t"] as? Double ?? 0) }
+            let rep = measured.first {
+                ($0["start_t"] as? Double ?? .infinity) <= middle && middle <= ($0["end_t"] as? Double ?? 0)
+            }
             let t = try #require(truth.quality.velocity)
             guard let rep, let v = rep["mean_velocity_m_s"] as? Double, let r = rep["rom_m"] as? Double else {
                 Issue.record("rep at \(middle) s not measured: \(measured)")
@@ -115,7 +132,9 @@ struct BarbellKernelTests {
         }
         func rms(_ e: [Double]) -> Double { (e.reduce(0) { $0 + $1 * $1 } / Double(max(e.count, 1))).squareRoot() }
         let loss = end["velocity_loss_pct"] as? Double ?? .nan
-        print("barbell through the kernel: \(writes); mean velocity RMS error \(rms(velocityErrors)) m/s, ROM RMS error \(rms(romErrors)) m, velocity loss \(loss) % (true \(set.velocityLoss) %)")
+        print(
+            "barbell through the kernel: \(writes); mean velocity RMS error \(rms(velocityErrors)) m/s, ROM RMS error \(rms(romErrors)) m, velocity loss \(loss) % (true \(set.velocityLoss) %)"
+        )
         #expect(velocityErrors.count == set.reps.count)
         #expect(rms(velocityErrors) <= 0.03, "mean concentric velocity errors \(velocityErrors) (\(writes) written)")
         #expect(rms(romErrors) <= 0.02, "range of motion errors \(romErrors)")

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the built executables are (next to the test bundle).
@@ -12,7 +12,8 @@ let productsDirectory: String = {
 }()
 
 /// This test target's umockdev device descriptions and scripts.
-let umockdevDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("umockdev").path
+let umockdevDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("umockdev")
+    .path
 
 /// ../shared/kernel-iio beside the checkout, if present.
 let kernelHarness: String? = {
@@ -32,7 +33,9 @@ func tool(_ name: String) -> String? {
 }
 
 /// Runs a program to completion and returns (status, stdout bytes, stderr text).
-func runProgram(_ path: String, _ arguments: [String], timeout: Double = 60) throws -> (status: Int32, output: Data, errors: String) {
+func runProgram(_ path: String, _ arguments: [String], timeout: Double = 60) throws -> (
+    status: Int32, output: Data, errors: String
+) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -61,7 +64,10 @@ func runProgram(_ path: String, _ arguments: [String], timeout: Double = 60) thr
     process.waitUntilExit()
     let drained = Date().addingTimeInterval(5)
     while !(outData.withLock { $0.ended } && errData.withLock { $0.ended }), Date() < drained { usleep(10_000) }
-    return (process.terminationStatus, outData.withLock { $0.data }, String(decoding: errData.withLock { $0.data }, as: UTF8.self))
+    return (
+        process.terminationStatus, outData.withLock { $0.data },
+        String(decoding: errData.withLock { $0.data }, as: UTF8.self)
+    )
 }
 
 /// A 16-byte record of the wrist/chest layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp (ns).
@@ -82,7 +88,9 @@ func readScript(_ bytes: [UInt8], chunkSizes: [Int], delayMs: Int = 5) -> Data {
     var chunk = 0
     while offset < bytes.count {
         var size = min(chunkSizes[chunk % chunkSizes.count], bytes.count - offset)
-        while offset + size < bytes.count, bytes[offset + size - 1] == 0x20 || bytes[offset + size] == 0x20 { size += 1 }
+        while offset + size < bytes.count, bytes[offset + size - 1] == 0x20 || bytes[offset + size] == 0x20 {
+            size += 1
+        }
         var line = Data("r \(delayMs) ".utf8)
         for byte in bytes[offset..<offset + size] {
             if byte == UInt8(ascii: "^") {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why the real-driver tests cannot run here, or nil when they can.
@@ -62,14 +62,17 @@ struct RealDriverWorkout {
 
     /// The sine as a table of `accel-set` z values, 50 per 2 s cycle (one per 4 centiseconds of /proc/uptime).
     private var table: String {
-        (0..<50).map { i in String(countsPerG + Int((Double(countsPerG) / 2 * sin(2 * Double.pi * Double(i) / 50)).rounded())) }
-            .joined(separator: " ")
+        (0..<50).map { i in
+            String(countsPerG + Int((Double(countsPerG) / 2 * sin(2 * Double.pi * Double(i) / 50)).rounded()))
+        }
+        .joined(separator: " ")
     }
 
     /// Guest shell lines that write repd's configuration for `device`, start repd (pid in `$P`) and wait until it
     /// delivers samples.
     static func startRepd(device: String) -> String {
-        let config = "[sensor]\\nprovider = \\\"iio\\\"\\ndevice = \\\"\(device)\\\"\\nrate_hz = 100.0\\nhrtimer_trigger = true\\n[socket]\\npath = \\\"/tmp/repd.sock\\\"\\n"
+        let config =
+            "[sensor]\\nprovider = \\\"iio\\\"\\ndevice = \\\"\(device)\\\"\\nrate_hz = 100.0\\nhrtimer_trigger = true\\n[socket]\\npath = \\\"/tmp/repd.sock\\\"\\n"
         return """
             printf "\(config)" > /tmp/repd.toml
             repd --config /tmp/repd.toml --quiet > /tmp/repd.out 2> /tmp/repd.err &
@@ -126,7 +129,9 @@ struct RealDriverWorkout {
 
 /// Real, unmodified in-tree accelerometer drivers (Linux 6.1) bound to i2c-stub chips under qemu, read by repd in the
 /// guest while a shell loop moves the chip: each counts the 10 reps written, and leaves the device as found.
-@Suite("IIO with real drivers on a real kernel (qemu)", .serialized, .enabled(if: realDriverPrerequisite == nil, Comment(rawValue: realDriverPrerequisite ?? "")))
+@Suite(
+    "IIO with real drivers on a real kernel (qemu)", .serialized,
+    .enabled(if: realDriverPrerequisite == nil, Comment(rawValue: realDriverPrerequisite ?? "")))
 struct RealDriverTests {
     /// The checks every workout shares: 10 ± 1 reps, sample times on CLOCK_MONOTONIC (seconds since boot, within
     /// the workout), repd exits 0 and the device is put back as found.
@@ -134,12 +139,15 @@ struct RealDriverTests {
         let tail = String(outcome.console.suffix(4000))
         #expect(outcome.status == 0, "\(tail)")
         let reps = outcome.reps ?? -1
-        print("\(what): repd counted \(reps) of 10 reps; timestamps \(outcome.timestamps ?? "?"); \(outcome.line("DURING") ?? "")")
+        print(
+            "\(what): repd counted \(reps) of 10 reps; timestamps \(outcome.timestamps ?? "?"); \(outcome.line("DURING") ?? "")"
+        )
         #expect((9...11).contains(reps), "\(what): counted \(reps) of 10 reps\n\(tail)")
         let start = Double(outcome.line("UPTIME-START") ?? "") ?? 0
         let end = Double(outcome.line("UPTIME-END") ?? "") ?? 0
         let times = outcome.repTimes
-        #expect(!times.isEmpty && times.allSatisfy { $0 > start - 1 && $0 < end + 5 },
+        #expect(
+            !times.isEmpty && times.allSatisfy { $0 > start - 1 && $0 < end + 5 },
             "rep times are seconds on CLOCK_MONOTONIC, within the workout (\(start)...\(end) s since boot): \(times)")
         #expect(outcome.line("REPD-EXIT") == "0")
         #expect(outcome.line("AFTER") == outcome.line("BEFORE"), "the device is put back as found")
@@ -150,7 +158,8 @@ struct RealDriverTests {
     func bigEndian() throws {
         let outcome = try RealDriverWorkout(chips: ["mma8452"], device: "mma8452", countsPerG: 1024).run()
         expectCounted(outcome, "mma8452")
-        #expect(outcome.line("DURING")?.contains("enable=1 clock=monotonic trigger=[trig0]") == true,
+        #expect(
+            outcome.line("DURING")?.contains("enable=1 clock=monotonic trigger=[trig0]") == true,
             "capture runs with current_timestamp_clock = monotonic: \(outcome.line("DURING") ?? "")")
         #expect(outcome.line("BEFORE")?.contains("clock=realtime") == true)
         #expect(outcome.timestamps == "device")
@@ -161,7 +170,8 @@ struct RealDriverTests {
         let outcome = try RealDriverWorkout(chips: ["kxcjk1013"], device: "kxcjk1013", countsPerG: 512).run()
         expectCounted(outcome, "kxcjk1013")
         #expect(outcome.timestamps == "host", "status says the samples are timed on the host")
-        #expect(outcome.lines("REPD-LOG").contains { $0.contains("in_timestamp") && $0.contains("does not advance") },
+        #expect(
+            outcome.lines("REPD-LOG").contains { $0.contains("in_timestamp") && $0.contains("does not advance") },
             "the log says why: \(outcome.lines("REPD-LOG"))")
     }
 
@@ -172,15 +182,20 @@ struct RealDriverTests {
         #expect(outcome.timestamps == "host")
     }
 
-    @Test("with two accelerometers the configured one is read: mxc4005 (second, no trigger) counts 10 reps, lis3dh does not interfere")
+    @Test(
+        "with two accelerometers the configured one is read: mxc4005 (second, no trigger) counts 10 reps, lis3dh does not interfere"
+    )
     func twoAtOnce() throws {
         // lis3dh (the first device, trig0 and its buffer enabled by the harness) swings at another tempo meanwhile.
-        let other = "(i=0; while [ $i -lt 600 ]; do accel-set -d lis3dh 0 $(( (i % 60) * 16 )) 1000; i=$((i+1)); done) &"
+        let other =
+            "(i=0; while [ $i -lt 600 ]; do accel-set -d lis3dh 0 $(( (i % 60) * 16 )) 1000; i=$((i+1)); done) &"
         let outcome = try RealDriverWorkout(
-            chips: ["lis3dh", "mxc4005"], device: "mxc4005", countsPerG: 1024, setTarget: "-d mxc4005", alsoDuring: other
+            chips: ["lis3dh", "mxc4005"], device: "mxc4005", countsPerG: 1024, setTarget: "-d mxc4005",
+            alsoDuring: other
         ).run()
         expectCounted(outcome, "mxc4005 beside lis3dh")
-        #expect(outcome.line("DURING")?.contains("trigger=[repd-iio-device1]") == true,
+        #expect(
+            outcome.line("DURING")?.contains("trigger=[repd-iio-device1]") == true,
             "repd made its own hrtimer trigger for the second device: \(outcome.line("DURING") ?? "")")
     }
 
@@ -204,12 +219,16 @@ struct RealDriverTests {
         let tail = String(outcome.console.suffix(4000))
         #expect(outcome.status == 0, "\(tail)")
         let count = { (tag: String) in Int(outcome.line(tag) ?? "") ?? -1 }
-        print("mma8452 removed and re-added: samples before \(count("SAMPLES-BEFORE")), in 1 s while gone \(count("SAMPLES-GONE")), in 1 s after \(count("SAMPLES-BACK"))")
+        print(
+            "mma8452 removed and re-added: samples before \(count("SAMPLES-BEFORE")), in 1 s while gone \(count("SAMPLES-GONE")), in 1 s after \(count("SAMPLES-BACK"))"
+        )
         #expect(count("SAMPLES-BEFORE") > 50, "about 100 Hz before: \(tail)")
         #expect(count("SAMPLES-GONE") == 0)
         #expect(count("SAMPLES-BACK") > 50, "samples resume at about 100 Hz")
-        let states = outcome.lines("EVENT").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .compactMap { $0["state"] as? String }
+        let states = outcome.lines("EVENT").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        .compactMap { $0["state"] as? String }
         #expect(states == ["lost", "back", "stopped"], "\(outcome.lines("EVENT"))")
         #expect(outcome.line("REPD-EXIT") == "0", "nothing hangs")
         #expect(outcome.line("HRTIMER-LEFT") == "0", "the trigger repd made for the device that came back is removed")

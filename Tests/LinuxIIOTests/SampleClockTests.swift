@@ -4,13 +4,16 @@ import Testing
 
 @Suite("Sample timing")
 struct SampleClockTests {
-    private func samples(_ times: [Double]) -> [MotionSample] { times.map { MotionSample(timestamp: $0, ax: 0, ay: 0, az: 1) } }
+    private func samples(_ times: [Double]) -> [MotionSample] {
+        times.map { MotionSample(timestamp: $0, ax: 0, ay: 0, az: 1) }
+    }
 
     private func close(_ a: [MotionSample], _ b: [Double]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { abs($0.timestamp - $1) < 1e-9 }
     }
 
-    @Test("device timestamps that are 0, repeat or go backwards in the first records are replaced by host times",
+    @Test(
+        "device timestamps that are 0, repeat or go backwards in the first records are replaced by host times",
         arguments: [[0.0, 0, 0, 0], [5.0, 5, 5, 5], [5.0, 5.01, 5.0, 5.03], [-1.0, 0.01, 0.02, 0.03]])
     func refused(_ times: [Double]) {
         var clock = SampleClock(deviceTimestamps: true, rate: 100)

@@ -21,7 +21,8 @@ struct ScanTypeTests {
     @Test(
         "malformed scan types are refused with the reason",
         arguments: [
-            ("", "expected 'be:' or 'le:'"), ("xe:s12/16>>4", "expected 'be:' or 'le:'"), ("le:x12/16>>4", "expected 's' or 'u'"),
+            ("", "expected 'be:' or 'le:'"), ("xe:s12/16>>4", "expected 'be:' or 'le:'"),
+            ("le:x12/16>>4", "expected 's' or 'u'"),
             ("le:s/16>>4", "bit count"), ("le:s12-16>>4", "expected '/'"), ("le:s12/12>>0", "storage of 12 bits"),
             ("le:s17/16>>0", "do not fit"), ("le:s12/16>>5", "exceed"), ("le:s12/16", "expected '>>SHIFT'"),
             ("le:s12/16>>4x", "nothing after"), ("le:s12/16X0>>0", "repeat 0"), ("le:s12/16X>>0", "repeat count"),
@@ -133,8 +134,11 @@ struct ScanTypeTests {
         ])
         let scale = 9.80665 / 1024  // 1024 counts per g
         let decoder = try AccelRecordDecoder(
-            layout: layout, scale: [scale, scale, scale], offset: [0, 0, 2], mountMatrix: [[0, -1, 0], [1, 0, 0], [0, 0, 1]])
-        func enc(_ v: Int) -> [UInt8] { let raw = UInt16(bitPattern: Int16(v << 4)); return [UInt8(raw & 0xFF), UInt8(raw >> 8)] }
+            layout: layout, scale: [scale, scale, scale], offset: [0, 0, 2],
+            mountMatrix: [[0, -1, 0], [1, 0, 0], [0, 0, 1]])
+        func enc(_ v: Int) -> [UInt8] {
+            let raw = UInt16(bitPattern: Int16(v << 4)); return [UInt8(raw & 0xFF), UInt8(raw >> 8)]
+        }
         let ns: Int64 = 1_700_000_000_500_000_000
         let record = enc(512) + enc(-256) + enc(1022) + [0, 0] + withUnsafeBytes(of: ns.littleEndian) { Array($0) }
         let sample = record.withUnsafeBytes { decoder.decode($0) }
@@ -147,7 +151,9 @@ struct ScanTypeTests {
 
 @Suite("sysfs values")
 struct SysfsValueTests {
-    @Test("decimal numbers parse without locale", arguments: [("3.000000033\n", 3.000000033), ("-2\n", -2.0), ("0.009576806", 0.009576806), (" 100 ", 100.0)])
+    @Test(
+        "decimal numbers parse without locale",
+        arguments: [("3.000000033\n", 3.000000033), ("-2\n", -2.0), ("0.009576806", 0.009576806), (" 100 ", 100.0)])
     func numbers(text: String, value: Double) throws {
         #expect(try SysfsValue.number(text, path: "x") == value)
     }
@@ -159,8 +165,13 @@ struct SysfsValueTests {
 
     @Test("mount matrices parse; rows of zeros and wrong shapes are refused")
     func mountMatrix() throws {
-        #expect(try SysfsValue.mountMatrix("0, -1, 0; 1, 0, 0; 0, 0, 1\n", path: "m") == [[0, -1, 0], [1, 0, 0], [0, 0, 1]])
-        for bad in ["1, 0, 0; 0, 1, 0", "1, 0; 0, 1, 0; 0, 0, 1", "0, 0, 0; 0, 1, 0; 0, 0, 1", "a, 0, 0; 0, 1, 0; 0, 0, 1"] {
+        #expect(
+            try SysfsValue.mountMatrix("0, -1, 0; 1, 0, 0; 0, 0, 1\n", path: "m") == [
+                [0, -1, 0], [1, 0, 0], [0, 0, 1],
+            ])
+        for bad in [
+            "1, 0, 0; 0, 1, 0", "1, 0; 0, 1, 0; 0, 0, 1", "0, 0, 0; 0, 1, 0; 0, 0, 1", "a, 0, 0; 0, 1, 0; 0, 0, 1",
+        ] {
             #expect(throws: IIOError.self) { try SysfsValue.mountMatrix(bad, path: "m") }
         }
     }
@@ -185,19 +196,28 @@ struct BulkDecodeTests {
     /// x, y, z le:s16 + timestamp (16-byte records, the common layout); the same with a leading 16-bit channel
     /// (24-byte records, other offsets); big-endian axes (the general path).
     static let layouts: [(String, RecordLayout)] = [
-        ("x y z ts", RecordLayout(channels: [
-            channel("accel_x", 0, "le:s16/16>>0"), channel("accel_y", 1, "le:s16/16>>0"),
-            channel("accel_z", 2, "le:s16/16>>0"), channel("timestamp", 3, "le:s64/64>>0"),
-        ])),
-        ("v x y z ts", RecordLayout(channels: [
-            channel("voltage0", 0, "le:u16/16>>0"), channel("accel_x", 1, "le:s16/16>>0"),
-            channel("accel_y", 2, "le:s16/16>>0"), channel("accel_z", 3, "le:s16/16>>0"),
-            channel("timestamp", 4, "le:s64/64>>0"),
-        ])),
-        ("be x y z ts", RecordLayout(channels: [
-            channel("accel_x", 0, "be:s16/16>>0"), channel("accel_y", 1, "be:s16/16>>0"),
-            channel("accel_z", 2, "be:s16/16>>0"), channel("timestamp", 3, "le:s64/64>>0"),
-        ])),
+        (
+            "x y z ts",
+            RecordLayout(channels: [
+                channel("accel_x", 0, "le:s16/16>>0"), channel("accel_y", 1, "le:s16/16>>0"),
+                channel("accel_z", 2, "le:s16/16>>0"), channel("timestamp", 3, "le:s64/64>>0"),
+            ])
+        ),
+        (
+            "v x y z ts",
+            RecordLayout(channels: [
+                channel("voltage0", 0, "le:u16/16>>0"), channel("accel_x", 1, "le:s16/16>>0"),
+                channel("accel_y", 2, "le:s16/16>>0"), channel("accel_z", 3, "le:s16/16>>0"),
+                channel("timestamp", 4, "le:s64/64>>0"),
+            ])
+        ),
+        (
+            "be x y z ts",
+            RecordLayout(channels: [
+                channel("accel_x", 0, "be:s16/16>>0"), channel("accel_y", 1, "be:s16/16>>0"),
+                channel("accel_z", 2, "be:s16/16>>0"), channel("timestamp", 3, "le:s64/64>>0"),
+            ])
+        ),
     ]
 
     @Test(
@@ -218,7 +238,8 @@ struct BulkDecodeTests {
         #expect(decoded == count)
         bytes.withUnsafeBytes { raw in
             for i in 0..<count {
-                let single = decoder.decode(UnsafeRawBufferPointer(rebasing: raw[(i * layout.recordSize)..<((i + 1) * layout.recordSize)]))
+                let single = decoder.decode(
+                    UnsafeRawBufferPointer(rebasing: raw[(i * layout.recordSize)..<((i + 1) * layout.recordSize)]))
                 #expect(single == bulk[i], "record \(i) of \(Self.layouts[layoutIndex].0)")
             }
         }

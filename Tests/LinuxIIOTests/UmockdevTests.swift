@@ -6,7 +6,7 @@ import RepTools
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Real libudev against an emulated sysfs (umockdev), with repd's own binaries.
@@ -33,17 +33,24 @@ struct UmockdevTests {
         #expect(devices.first?["own_triggers"] as? [String] == ["bmi160_accel-dev1"])
         #expect(devices.last?["label"] as? String == "chest")
 
-        let byLabel = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--device", "chest", "--poll"])
+        let byLabel = try runProgram(
+            run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--device", "chest", "--poll"])
         #expect(byLabel.status == 0)
         #expect(String(decoding: byLabel.output, as: UTF8.self).contains("iio:device2 lis3dh-accel"))
-        let gyro = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--device", "bmi160_gyro"])
+        let gyro = try runProgram(
+            run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--device", "bmi160_gyro"])
         #expect(gyro.status == 1)
         #expect(gyro.errors.contains("'bmi160_gyro' is not an accelerometer"))
         let missing = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--device", "nope"])
-        #expect(missing.errors.contains("no IIO accelerometer matches 'nope'; found: iio:device0 'bmi160_gyro' (not an accelerometer), iio:device1 'bmi160_accel' (accelerometer), iio:device2 'lis3dh-accel' (accelerometer)"))
+        #expect(
+            missing.errors.contains(
+                "no IIO accelerometer matches 'nope'; found: iio:device0 'bmi160_gyro' (not an accelerometer), iio:device1 'bmi160_accel' (accelerometer), iio:device2 'lis3dh-accel' (accelerometer)"
+            ))
     }
 
-    @Test("records split at arbitrary byte boundaries decode to exactly the expected samples", arguments: [[16], [5, 13, 1, 27, 3], [1], [47, 2]])
+    @Test(
+        "records split at arbitrary byte boundaries decode to exactly the expected samples",
+        arguments: [[16], [5, 13, 1, 27, 3], [1], [47, 2]])
     func splitRecords(chunks: [Int]) throws {
         let run = try requireUmockdev()
         let count = 40
@@ -60,10 +67,12 @@ struct UmockdevTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let script = dir + "/records.script"
         try readScript(bytes, chunkSizes: chunks).write(to: URL(fileURLWithPath: script))
-        let result = try runProgram(run, [
-            "-d", umockdevDirectory + "/wrist.umockdev", "-s", "/dev/iio:device0=" + script, "--",
-            repctl, "sensors", "--read", String(count), "--json",
-        ])
+        let result = try runProgram(
+            run,
+            [
+                "-d", umockdevDirectory + "/wrist.umockdev", "-s", "/dev/iio:device0=" + script, "--",
+                repctl, "sensors", "--read", String(count), "--json",
+            ])
         #expect(result.status == 0, "\(result.errors)")
         let samples = parseSampleLines(result.output)
         #expect(samples.count == count)
@@ -78,7 +87,8 @@ struct UmockdevTests {
         }
     }
 
-    @Test("records whose in_timestamp is always 0 (kxcjk1013 under a foreign trigger) are timed on the host and advance")
+    @Test(
+        "records whose in_timestamp is always 0 (kxcjk1013 under a foreign trigger) are timed on the host and advance")
     func zeroTimestamps() throws {
         let run = try requireUmockdev()
         let count = 40
@@ -87,14 +97,20 @@ struct UmockdevTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let script = dir + "/records.script"
         try readScript(bytes, chunkSizes: [32, 48, 16]).write(to: URL(fileURLWithPath: script))
-        let result = try runProgram(run, [
-            "-d", umockdevDirectory + "/wrist.umockdev", "-s", "/dev/iio:device0=" + script, "--",
-            repctl, "sensors", "--read", String(count),
-        ])
+        let result = try runProgram(
+            run,
+            [
+                "-d", umockdevDirectory + "/wrist.umockdev", "-s", "/dev/iio:device0=" + script, "--",
+                repctl, "sensors", "--read", String(count),
+            ])
         #expect(result.status == 0, "\(result.errors)")
         let text = String(decoding: result.output, as: UTF8.self)
-        #expect(text.contains("# timestamps: host (iio:device0 in_timestamp does not advance (first values, ns: 0)"), "\(text)")
-        let times = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { Double($0.split(separator: " ").first ?? "") }
+        #expect(
+            text.contains("# timestamps: host (iio:device0 in_timestamp does not advance (first values, ns: 0)"),
+            "\(text)")
+        let times = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            Double($0.split(separator: " ").first ?? "")
+        }
         #expect(times.count == count)
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         #expect(times.allSatisfy { $0 > 0 } && gaps.allSatisfy { $0 > 0 }, "every sample's time advances: \(times)")
@@ -105,26 +121,33 @@ struct UmockdevTests {
     @Test("libiio's iio_readdev and repd agree on the same bytes, value for value and record size")
     func differentialWithLibiio() throws {
         let run = try requireUmockdev()
-        let readdev = try #require(tool("iio_readdev"), "iio_readdev is missing: scripts/install-deps test installs libiio-utils")
+        let readdev = try #require(
+            tool("iio_readdev"), "iio_readdev is missing: scripts/install-deps test installs libiio-utils")
         let count = 24
         var bytes: [UInt8] = []
         for i in 0..<count {
-            bytes += lis3dhRecord(x: 10 * i - 100, y: -20 - i, z: 1024 + 9 * i, ns: 1_700_000_000_000_000_000 + Int64(i) * 20_000_000)
+            bytes += lis3dhRecord(
+                x: 10 * i - 100, y: -20 - i, z: 1024 + 9 * i, ns: 1_700_000_000_000_000_000 + Int64(i) * 20_000_000)
         }
         let dir = NSTemporaryDirectory() + "repd-iio-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let script = dir + "/records.script"
         try readScript(bytes, chunkSizes: [48]).write(to: URL(fileURLWithPath: script))
         let device = umockdevDirectory + "/wrist.umockdev"
-        let libiio = try runProgram(run, [
-            "-d", device, "-s", "/dev/iio:device0=" + script, "--",
-            readdev, "-t", "lis3dh-accel-dev0", "-s", String(count), "-b", "4", "iio:device0",
-            "accel_x", "accel_y", "accel_z", "timestamp",
-        ])
+        let libiio = try runProgram(
+            run,
+            [
+                "-d", device, "-s", "/dev/iio:device0=" + script, "--",
+                readdev, "-t", "lis3dh-accel-dev0", "-s", String(count), "-b", "4", "iio:device0",
+                "accel_x", "accel_y", "accel_z", "timestamp",
+            ])
         #expect(libiio.status == 0, "\(libiio.errors)")
-        let ours = try runProgram(run, [
-            "-d", device, "-s", "/dev/iio:device0=" + script, "--", repctl, "sensors", "--read", String(count), "--json",
-        ])
+        let ours = try runProgram(
+            run,
+            [
+                "-d", device, "-s", "/dev/iio:device0=" + script, "--", repctl, "sensors", "--read", String(count),
+                "--json",
+            ])
         let samples = parseSampleLines(ours.output)
         #expect(samples.count == count)
 
@@ -158,9 +181,11 @@ struct UmockdevTests {
     @Test("a device without a buffer falls back to polling in_accel_*_raw")
     func pollingFallback() throws {
         let run = try requireUmockdev()
-        let result = try runProgram(run, [
-            "-d", umockdevDirectory + "/nobuffer.umockdev", "--", repctl, "sensors", "--read", "5", "--rate", "50",
-        ])
+        let result = try runProgram(
+            run,
+            [
+                "-d", umockdevDirectory + "/nobuffer.umockdev", "--", repctl, "sensors", "--read", "5", "--rate", "50",
+            ])
         #expect(result.status == 0, "\(result.errors)")
         let text = String(decoding: result.output, as: UTF8.self)
         #expect(text.contains("via polling (the device has no usable buffer)"))
@@ -200,17 +225,24 @@ struct UmockdevTests {
     func missingScale() throws {
         let run = try requireUmockdev()
         let device = try wristVariant { $0.replacingOccurrences(of: "A: in_accel_scale=0.009576806\\n\n", with: "") }
-        let why = "no in_accel_x_scale, in_accel_y_scale, in_accel_z_scale or in_accel_scale: counts cannot be converted to g"
+        let why =
+            "no in_accel_x_scale, in_accel_y_scale, in_accel_z_scale or in_accel_scale: counts cannot be converted to g"
         let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
         #expect(listing.status == 0, "\(listing.errors)")
-        #expect(String(decoding: listing.output, as: UTF8.self).contains("  error     /sys/devices/platform/lis3dh-wrist/iio:device0: \(why)"))
+        #expect(
+            String(decoding: listing.output, as: UTF8.self).contains(
+                "  error     /sys/devices/platform/lis3dh-wrist/iio:device0: \(why)"))
         for extra in [[], ["--poll"]] {
-            let read = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--timeout", "4"] + extra)
+            let read = try runProgram(
+                run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--timeout", "4"] + extra)
             #expect(read.status == 1, "\(extra): no samples of 0 g")
             #expect(read.errors.contains(why), "\(extra): \(read.errors)")
         }
-        let garbled = try wristVariant { $0.replacingOccurrences(of: "in_accel_scale=0.009576806", with: "in_accel_scale=0,0095") }
-        let bad = try runProgram(run, ["-d", garbled, "--", repctl, "sensors", "--read", "2", "--poll", "--timeout", "4"])
+        let garbled = try wristVariant {
+            $0.replacingOccurrences(of: "in_accel_scale=0.009576806", with: "in_accel_scale=0,0095")
+        }
+        let bad = try runProgram(
+            run, ["-d", garbled, "--", repctl, "sensors", "--read", "2", "--poll", "--timeout", "4"])
         #expect(bad.status == 1)
         #expect(bad.errors.contains("iio:device0/in_accel_scale: '0,0095' is not a number"), "\(bad.errors)")
     }
@@ -225,8 +257,12 @@ struct UmockdevTests {
         let elements = "/sys/devices/platform/lis3dh-wrist/iio:device0/scan_elements/"
         let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
         let text = String(decoding: listing.output, as: UTF8.self)
-        #expect(text.contains("  error     \(elements)in_accel_x_type: scan type 'le:s12/16>>x': expected the shift and nothing after it"), "\(text)")
-        #expect(text.contains("  ignored   \(elements)in_temp_type: scan type 'q16': expected 'be:' or 'le:'"), "\(text)")
+        #expect(
+            text.contains(
+                "  error     \(elements)in_accel_x_type: scan type 'le:s12/16>>x': expected the shift and nothing after it"
+            ), "\(text)")
+        #expect(
+            text.contains("  ignored   \(elements)in_temp_type: scan type 'q16': expected 'be:' or 'le:'"), "\(text)")
         let read = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--timeout", "4"])
         #expect(read.status == 1, "not a silent fallback to polling")
         #expect(read.errors.contains("\(elements)in_accel_x_type: scan type 'le:s12/16>>x'"), "\(read.errors)")
@@ -236,12 +272,14 @@ struct UmockdevTests {
     func badMountMatrix() throws {
         let run = try requireUmockdev()
         let device = try wristVariant {
-            $0.replacingOccurrences(of: "ACCEL_MOUNT_MATRIX=0, -1, 0; 1, 0, 0; 0, 0, 1", with: "ACCEL_MOUNT_MATRIX=0, -1, 0; 1, 0")
+            $0.replacingOccurrences(
+                of: "ACCEL_MOUNT_MATRIX=0, -1, 0; 1, 0, 0; 0, 0, 1", with: "ACCEL_MOUNT_MATRIX=0, -1, 0; 1, 0")
         }
         let why = "udev ACCEL_MOUNT_MATRIX: mount matrix '0, -1, 0; 1, 0' does not have 3 rows separated by ';'"
         let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
         let text = String(decoding: listing.output, as: UTF8.self)
-        #expect(text.contains("  mount     1.0, 0.0, 0.0; 0.0, 1.0, 0.0; 0.0, 0.0, 1.0 (in_accel_mount_matrix)"), "\(text)")
+        #expect(
+            text.contains("  mount     1.0, 0.0, 0.0; 0.0, 1.0, 0.0; 0.0, 0.0, 1.0 (in_accel_mount_matrix)"), "\(text)")
         #expect(text.contains("  warning   \(why)"), "\(text)")
         let read = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--poll"])
         #expect(read.status == 0, "\(read.errors)")
@@ -253,16 +291,23 @@ struct UmockdevTests {
         let observed = try testbed("restore", program: repctl)
         #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
         let stderr = observed["stderr"] as? String ?? ""
-        #expect(stderr.contains("/sys/devices/platform/lis3dh-wrist/iio:device0/scan_elements/in_temp_en: cannot write '1' to it: it does not exist"), "\(stderr)")
+        #expect(
+            stderr.contains(
+                "/sys/devices/platform/lis3dh-wrist/iio:device0/scan_elements/in_temp_en: cannot write '1' to it: it does not exist"
+            ), "\(stderr)")
     }
 
     /// Runs a testbed scenario (umockdev's Python API) and returns what it observed.
     private func testbed(_ scenario: String, program: String) throws -> [String: Any] {
-        let wrapper = try #require(tool("umockdev-wrapper"), "umockdev-wrapper is missing: scripts/install-deps test installs umockdev")
+        let wrapper = try #require(
+            tool("umockdev-wrapper"), "umockdev-wrapper is missing: scripts/install-deps test installs umockdev")
         let out = NSTemporaryDirectory() + "repd-testbed-" + UUID().uuidString + ".json"
-        let result = try runProgram(wrapper, [
-            "/usr/bin/python3", umockdevDirectory + "/testbed.py", scenario, umockdevDirectory + "/wrist.umockdev", program, out,
-        ], timeout: 60)
+        let result = try runProgram(
+            wrapper,
+            [
+                "/usr/bin/python3", umockdevDirectory + "/testbed.py", scenario, umockdevDirectory + "/wrist.umockdev",
+                program, out,
+            ], timeout: 60)
         #expect(result.status == 0, "\(result.errors)")
         let data = try Data(contentsOf: URL(fileURLWithPath: out))
         return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -297,7 +342,10 @@ struct UmockdevTests {
         let observed = try testbed("permission", program: repctl)
         #expect(observed["exit"] as? Int == 1)
         let stderr = observed["stderr"] as? String ?? ""
-        #expect(stderr.contains("/sys/devices/platform/lis3dh-wrist/iio:device0/buffer/enable: cannot write '1' to it: permission denied; run repd as a member of group 'repd' with systemd/60-repd.rules installed"), "\(stderr)")
+        #expect(
+            stderr.contains(
+                "/sys/devices/platform/lis3dh-wrist/iio:device0/buffer/enable: cannot write '1' to it: permission denied; run repd as a member of group 'repd' with systemd/60-repd.rules installed"
+            ), "\(stderr)")
         let before = try #require(observed["before"] as? [String: String])
         let after = try #require(observed["after"] as? [String: String])
         #expect(after == before)
@@ -323,7 +371,9 @@ struct UmockdevTests {
         let iio = try #require(status["iio"] as? [String: Any], "\(status)")
         #expect(iio["reconnects"] as? Int == 1)
         let records = iio["records"] as? Int ?? 0
-        #expect(records >= (observed["samples_before_removal"] as? Int ?? 0) + (observed["samples_after_return"] as? Int ?? 0))
+        #expect(
+            records >= (observed["samples_before_removal"] as? Int ?? 0)
+                + (observed["samples_after_return"] as? Int ?? 0))
         #expect(iio["bytes_discarded"] is Int)
     }
 }
@@ -332,18 +382,26 @@ struct UmockdevTests {
 /// skipped, with the reason, when that folder is not beside the checkout.
 @Suite(
     "IIO on a real kernel (qemu)", .serialized,
-    .enabled(if: kernelHarness != nil, "../shared/kernel-iio is not beside this checkout, so the real-kernel tests cannot run"))
+    .enabled(
+        if: kernelHarness != nil,
+        "../shared/kernel-iio is not beside this checkout, so the real-kernel tests cannot run"))
 struct KernelHarnessTests {
-    @Test("repctl finds the device with libudev (no udevd), configures it itself and decodes values written to in_accel_*_raw")
+    @Test(
+        "repctl finds the device with libudev (no udevd), configures it itself and decodes values written to in_accel_*_raw"
+    )
     func realKernel() throws {
         let harness = try #require(kernelHarness)
         let dev = "/sys/bus/iio/devices/iio:device0"
-        let result = try runProgram(harness, [
-            "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
-            "--quiet", "-t", "150", "-b", productsDirectory + "/repctl",
-            "-p", "echo 8192 > \(dev)/in_accel_z_raw; echo -1000 > \(dev)/in_accel_x_raw; echo 4000 > \(dev)/in_accel_y_raw",
-            "-r", "repctl sensors --json && repctl sensors --read 20 --json && echo ENABLE=$(cat \(dev)/buffer0/enable) TRIGGER=$(cat \(dev)/trigger/current_trigger)",
-        ], timeout: 200)
+        let result = try runProgram(
+            harness,
+            [
+                "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
+                "--quiet", "-t", "150", "-b", productsDirectory + "/repctl",
+                "-p",
+                "echo 8192 > \(dev)/in_accel_z_raw; echo -1000 > \(dev)/in_accel_x_raw; echo 4000 > \(dev)/in_accel_y_raw",
+                "-r",
+                "repctl sensors --json && repctl sensors --read 20 --json && echo ENABLE=$(cat \(dev)/buffer0/enable) TRIGGER=$(cat \(dev)/trigger/current_trigger)",
+            ], timeout: 200)
         let console = String(decoding: result.output, as: UTF8.self) + result.errors
         #expect(result.status == 0, "\(console.suffix(3000))")
         let lines = console.split(separator: "\n")
@@ -362,7 +420,8 @@ struct KernelHarnessTests {
         }
         let times = samples.map { $0["t"]! }
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
-        #expect(gaps.allSatisfy { $0 > 0 && $0 < 0.1 }, "kernel timestamps advance at about the 100 Hz trigger: \(gaps)")
+        #expect(
+            gaps.allSatisfy { $0 > 0 && $0 < 0.1 }, "kernel timestamps advance at about the 100 Hz trigger: \(gaps)")
         #expect(console.contains("ENABLE=0 TRIGGER=trig0"), "the buffer is left disabled and the trigger as found")
     }
 
@@ -374,12 +433,16 @@ struct KernelHarnessTests {
         // takes 10 ms of sleep plus the shell's own time in the guest: a cycle lasts 2 s or more, longer when the host
         // is loaded (seen: 2.0 s). The 12 s recording holds at least 4 cycles even then; 7 s held 3 at best, and a
         // slow guest left the third incomplete (0 reps).
-        let motion = "(s=0; c=8192; i=0; while [ $i -lt 1400 ]; do s=$((s + c/16)); c=$((c - s/16)); echo $((16384 + s)) > \(dev)/in_accel_z_raw; sleep 0.01; i=$((i+1)); done) &"
-        let result = try runProgram(harness, [
-            "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
-            "--quiet", "-t", "150", "-b", productsDirectory + "/repctl", "-p", motion,
-            "-r", "repctl record --direct --out /tmp/k.csv --duration 12s --quiet && echo CSV-BEGIN && cat /tmp/k.csv && echo CSV-END",
-        ], timeout: 200)
+        let motion =
+            "(s=0; c=8192; i=0; while [ $i -lt 1400 ]; do s=$((s + c/16)); c=$((c - s/16)); echo $((16384 + s)) > \(dev)/in_accel_z_raw; sleep 0.01; i=$((i+1)); done) &"
+        let result = try runProgram(
+            harness,
+            [
+                "-k", "bzImage-accel-xyz", "--channels", "in_accel_x in_accel_y in_accel_z in_timestamp", "--no-enable",
+                "--quiet", "-t", "150", "-b", productsDirectory + "/repctl", "-p", motion,
+                "-r",
+                "repctl record --direct --out /tmp/k.csv --duration 12s --quiet && echo CSV-BEGIN && cat /tmp/k.csv && echo CSV-END",
+            ], timeout: 200)
         let console = String(decoding: result.output, as: UTF8.self)
         #expect(result.status == 0, "\(console.suffix(2000)) \(result.errors.suffix(1000))")
         var inside = false
@@ -392,7 +455,9 @@ struct KernelHarnessTests {
         let samples = try FixtureFileReader.parse(csv.joined(separator: "\n"), name: "recorded in the guest")
         #expect(samples.count > 600, "about 100 Hz for 12 s")
         let z = samples.map(\.az)
-        #expect((z.min() ?? 1) < 0.6 && (z.max() ?? 1) > 1.4, "the written motion shows up scaled: z from \(z.min() ?? 0) to \(z.max() ?? 0) g")
+        #expect(
+            (z.min() ?? 1) < 0.6 && (z.max() ?? 1) > 1.4,
+            "the written motion shows up scaled: z from \(z.min() ?? 0) to \(z.max() ?? 0) g")
         let reps = Evaluator.countReps(in: samples, batchSize: 10)
         print("real kernel round trip: \(samples.count) samples recorded, replay counts \(reps) reps")
         // At least 4 cycles fit (see above; the first may be missed while the filters settle); at most 12, since a
@@ -404,10 +469,13 @@ struct KernelHarnessTests {
     func hrtimerTrigger() throws {
         let harness = try #require(kernelHarness)
         let dev = "/sys/bus/iio/devices/iio:device0"
-        let result = try runProgram(harness, [
-            "-k", "bzImage-accel-xyz", "--no-trigger", "--quiet", "-t", "150", "-b", productsDirectory + "/repctl",
-            "-r", "repctl sensors --read 20 --json --hrtimer --rate 100 && echo LEFT=$(ls /sys/kernel/config/iio/triggers/hrtimer | wc -l) TRIGGER=[$(cat \(dev)/trigger/current_trigger)]",
-        ], timeout: 200)
+        let result = try runProgram(
+            harness,
+            [
+                "-k", "bzImage-accel-xyz", "--no-trigger", "--quiet", "-t", "150", "-b", productsDirectory + "/repctl",
+                "-r",
+                "repctl sensors --read 20 --json --hrtimer --rate 100 && echo LEFT=$(ls /sys/kernel/config/iio/triggers/hrtimer | wc -l) TRIGGER=[$(cat \(dev)/trigger/current_trigger)]",
+            ], timeout: 200)
         let console = String(decoding: result.output, as: UTF8.self)
         #expect(result.status == 0, "\(console.suffix(2000))")
         let samples = console.split(separator: "\n").filter { $0.hasPrefix("{\"t\"") }

@@ -12,14 +12,18 @@ struct DecimalParsingTests {
     @Test("numbers parse exactly as the standard library parses them")
     func matchesStandardLibrary() throws {
         var random = SeededGenerator(seed: 3)
-        var texts = ["0", "-0", "+1.5", "1.", ".5", "-.5", "1e3", "1E-3", "12345678901234567890", "0.1", "0.30000000000000004",
-                     "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "123456789012345.6", "00001.000100",
-                     "9007199254740993", "0.000000000000000000000000001", "3.000000033"]
+        var texts = [
+            "0", "-0", "+1.5", "1.", ".5", "-.5", "1e3", "1E-3", "12345678901234567890", "0.1", "0.30000000000000004",
+            "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "123456789012345.6", "00001.000100",
+            "9007199254740993", "0.000000000000000000000000001", "3.000000033",
+        ]
         for _ in 0..<3000 {
             let value = Double(bitPattern: random.next())
             if value.isFinite { texts.append("\(value)") }
             texts.append("\(Double.random(in: -20...20, using: &random))")
-            texts.append(String(Int.random(in: -99999...99999, using: &random)) + "." + String(Int.random(in: 0...999, using: &random)))
+            texts.append(
+                String(Int.random(in: -99999...99999, using: &random)) + "."
+                    + String(Int.random(in: 0...999, using: &random)))
         }
         for text in texts {
             let parsed = try parseOne(text)
@@ -42,9 +46,13 @@ struct DecimalParsingTests {
                 text = "\(index % 4 == 0 ? -value : value)"
             } else {
                 // Random 16-19 digit mantissas with a random decimal point and exponent.
-                let digits = (0..<Int.random(in: 16...19, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }
+                let digits = (0..<Int.random(in: 16...19, using: &random)).map { _ in
+                    String(Int.random(in: 0...9, using: &random))
+                }
                 let point = Int.random(in: 1..<digits.count, using: &random)
-                text = "1" + digits[..<point].joined() + "." + digits[point...].joined() + "e" + String(Int.random(in: -30...20, using: &random))
+                text =
+                    "1" + digits[..<point].joined() + "." + digits[point...].joined() + "e"
+                    + String(Int.random(in: -30...20, using: &random))
             }
             lines.append("\(index),\(text),0,0")
             expected.append(Double(text)!)
@@ -56,7 +64,9 @@ struct DecimalParsingTests {
         #expect(mismatches == 0)
     }
 
-    @Test("malformed numbers are refused", arguments: ["", "-", ".", "1e", "1e+", "1.2.3", "0x", "1,5", "1 2", "e5", "--1"])
+    @Test(
+        "malformed numbers are refused",
+        arguments: ["", "-", ".", "1e", "1e+", "1.2.3", "0x", "1,5", "1 2", "e5", "--1"])
     func malformed(text: String) {
         #expect(throws: FixtureError.self) { try parseOne(text) }
     }

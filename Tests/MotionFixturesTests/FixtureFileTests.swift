@@ -4,9 +4,9 @@ import MotionSimulation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A fresh directory under /tmp for one test.
@@ -39,7 +39,8 @@ struct FixtureFileTests {
                     ay: Double.random(in: -2...2, using: &random),
                     az: Double(Int.random(in: -3...3, using: &random))))
         }
-        samples.append(MotionSample(timestamp: t + 1, ax: -0.0, ay: .leastNonzeroMagnitude, az: .greatestFiniteMagnitude))
+        samples.append(
+            MotionSample(timestamp: t + 1, ax: -0.0, ay: .leastNonzeroMagnitude, az: .greatestFiniteMagnitude))
         let path = temporaryDirectory() + "/round.csv"
         try FixtureFileWriter.write(samples, to: path)
         let back = try FixtureFileReader.read(path: path)
@@ -80,10 +81,11 @@ struct FixtureFileTests {
     func lenientLayout() throws {
         let text = "az, t ,ax,ay\r\n1.0,0,0.5,-0.5\r\n\r\n1,0.02,0.25,1e-3"
         let samples = try FixtureFileReader.parse(text)
-        #expect(samples == [
-            MotionSample(timestamp: 0, ax: 0.5, ay: -0.5, az: 1),
-            MotionSample(timestamp: 0.02, ax: 0.25, ay: 0.001, az: 1),
-        ])
+        #expect(
+            samples == [
+                MotionSample(timestamp: 0, ax: 0.5, ay: -0.5, az: 1),
+                MotionSample(timestamp: 0.02, ax: 0.25, ay: 0.001, az: 1),
+            ])
     }
 
     @Test(

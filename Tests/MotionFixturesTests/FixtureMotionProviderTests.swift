@@ -34,7 +34,8 @@ struct FixtureMotionProviderTests {
         #expect(provider.speedMultiplier == 1.0)
     }
 
-    @Test("speed is clamped to at least 0.1", arguments: [(0.01, 0.1), (0.0, 0.1), (-3.0, 0.1), (0.1, 0.1), (2.5, 2.5)])
+    @Test(
+        "speed is clamped to at least 0.1", arguments: [(0.01, 0.1), (0.0, 0.1), (-3.0, 0.1), (0.1, 0.1), (2.5, 2.5)])
     func speedClamp(requested: Double, effective: Double) {
         let provider = FixtureMotionProvider(samples: [], speedMultiplier: requested)
         #expect(provider.speedMultiplier == effective)
@@ -53,11 +54,13 @@ struct FixtureMotionProviderTests {
         #expect(deliveries.flatMap(\.batch) == samples)
         for delivery in deliveries {
             let due = (delivery.batch.last!.timestamp - samples[0].timestamp) / speed
-            let actual = Double((delivery.at - started).components.attoseconds) / 1e18
+            let actual =
+                Double((delivery.at - started).components.attoseconds) / 1e18
                 + Double((delivery.at - started).components.seconds)
             // Never early; late by at most 50 ms (timer slack and a busy CI machine).
             #expect(actual >= due - 0.002, "batch ending at \(delivery.batch.last!.timestamp) came early")
-            #expect(actual <= due + 0.05, "batch ending at \(delivery.batch.last!.timestamp) came \(actual - due) s late")
+            #expect(
+                actual <= due + 0.05, "batch ending at \(delivery.batch.last!.timestamp) came \(actual - due) s late")
         }
     }
 
@@ -72,7 +75,11 @@ struct FixtureMotionProviderTests {
         let seen = Mutex(0)  // what the stopping subscriber received (subscribers get a batch in no set order)
         let stopped = Mutex(false)
         let stopper = provider.samplePublisher.sink { batch in
-            guard seen.withLock({ $0 += batch.count; return $0 }) >= 10, !stopped.withLock({ $0 }) else { return }
+            guard
+                seen.withLock({
+                    $0 += batch.count; return $0
+                }) >= 10, !stopped.withLock({ $0 })
+            else { return }
             stopped.withLock { $0 = true }
             provider.stop()
         }

@@ -19,7 +19,9 @@ struct BarbellGeneratorTests {
         return g
     }
 
-    @Test("the truth's range of motion is the one asked for, and each rep's mean concentric velocity the planned one (ROM / the whole phase) times 1.22: the phase leaves out the slow ends below a tenth of the peak speed", arguments: BarbellGenerator.Lift.allCases)
+    @Test(
+        "the truth's range of motion is the one asked for, and each rep's mean concentric velocity the planned one (ROM / the whole phase) times 1.22: the phase leaves out the slow ends below a tenth of the peak speed",
+        arguments: BarbellGenerator.Lift.allCases)
     func truthMatchesParameters(lift: BarbellGenerator.Lift) throws {
         var g = BarbellGenerator()
         g.lift = lift
@@ -40,7 +42,9 @@ struct BarbellGeneratorTests {
         }
     }
 
-    @Test("reps slow down to failure: each slower than the one before, the set's velocity loss the one asked for", arguments: [0.1, 0.3, 0.5])
+    @Test(
+        "reps slow down to failure: each slower than the one before, the set's velocity loss the one asked for",
+        arguments: [0.1, 0.3, 0.5])
     func slowsToFailure(loss: Double) throws {
         var g = BarbellGenerator()
         g.velocityLoss = loss
@@ -53,7 +57,9 @@ struct BarbellGeneratorTests {
         #expect(abs(set.velocityLoss - loss * 100) < 0.5, "velocity loss \(set.velocityLoss) %")
     }
 
-    @Test("at rest an error-free sensor reads 1 g in any mounting; with the default errors the length stays within 0.05 g of it")
+    @Test(
+        "at rest an error-free sensor reads 1 g in any mounting; with the default errors the length stays within 0.05 g of it"
+    )
     func restReadsOneG() {
         for seed: UInt64 in 1...5 {
             var g = BarbellGenerator()
@@ -67,19 +73,24 @@ struct BarbellGeneratorTests {
             var noisy = BarbellGenerator()
             noisy.seed = seed
             let still = noisy.generate().samples.filter { $0.timestamp < noisy.leadSeconds - 0.01 }
-            let mean = still.reduce(0.0) { $0 + ($1.ax * $1.ax + $1.ay * $1.ay + $1.az * $1.az).squareRoot() }
+            let mean =
+                still.reduce(0.0) { $0 + ($1.ax * $1.ax + $1.ay * $1.ay + $1.az * $1.az).squareRoot() }
                 / Double(still.count)
             #expect(abs(mean - 1) < 0.05, "mean length \(mean) g")
         }
     }
 
-    @Test("the vertical acceleration an upright ideal sensor reads integrates twice to the true turnaround depth", arguments: BarbellGenerator.Lift.allCases)
+    @Test(
+        "the vertical acceleration an upright ideal sensor reads integrates twice to the true turnaround depth",
+        arguments: BarbellGenerator.Lift.allCases)
     func samplesIntegrateToTheMotion(lift: BarbellGenerator.Lift) throws {
         let g = Self.ideal(lift)
         let set = g.generate()
         let rep = try #require(set.reps.first)
         var v = 0.0, p = 0.0, farthest = 0.0
-        let samples = set.samples.filter { $0.timestamp >= rep.movementStart - 0.1 && $0.timestamp <= rep.movementEnd + 0.1 }
+        let samples = set.samples.filter {
+            $0.timestamp >= rep.movementStart - 0.1 && $0.timestamp <= rep.movementEnd + 0.1
+        }
         for (a, b) in zip(samples, samples.dropFirst()) {
             let dt = b.timestamp - a.timestamp
             let va = (a.az - 1) * MotionSample.standardGravity, vb = (b.az - 1) * MotionSample.standardGravity
@@ -93,7 +104,9 @@ struct BarbellGeneratorTests {
         #expect(abs(v) < 0.005 && abs(p) < 0.005, "back at rest: v \(v) m/s, p \(p) m")
     }
 
-    @Test("touch-and-go: each rep starts the moment the one before stops, so the bar is never still between reps", arguments: BarbellGenerator.Lift.allCases)
+    @Test(
+        "touch-and-go: each rep starts the moment the one before stops, so the bar is never still between reps",
+        arguments: BarbellGenerator.Lift.allCases)
     func touchAndGo(lift: BarbellGenerator.Lift) throws {
         var g = Self.ideal(lift)
         g.startPause = 0
@@ -113,7 +126,9 @@ struct BarbellGeneratorTests {
         #expect(Double(stillRun) / g.sampleRate < 0.2, "still for \(Double(stillRun) / g.sampleRate) s")
     }
 
-    @Test("a paused rep holds its turnaround for the pause asked for (plus the phases' slow ends)", arguments: BarbellGenerator.Lift.allCases, [1.0, 2.0])
+    @Test(
+        "a paused rep holds its turnaround for the pause asked for (plus the phases' slow ends)",
+        arguments: BarbellGenerator.Lift.allCases, [1.0, 2.0])
     func pausedReps(lift: BarbellGenerator.Lift, pause: Double) throws {
         var g = Self.ideal(lift)
         g.turnaroundPause = pause
@@ -123,7 +138,9 @@ struct BarbellGeneratorTests {
         }
     }
 
-    @Test("with rest motion the bar moves towards the turnaround between reps, by at most the height asked for, and the range of motion stays the lift's", arguments: BarbellGenerator.Lift.allCases)
+    @Test(
+        "with rest motion the bar moves towards the turnaround between reps, by at most the height asked for, and the range of motion stays the lift's",
+        arguments: BarbellGenerator.Lift.allCases)
     func restMotion(lift: BarbellGenerator.Lift) throws {
         var g = Self.ideal(lift)
         g.restMotion = 0.01

@@ -84,7 +84,8 @@ struct SignalGeneratorTests {
         func peak(from: Double, to: Double) -> Double {
             workout.samples.filter { $0.timestamp > from && $0.timestamp < to }.map { abs($0.magnitude - 1) }.max() ?? 0
         }
-        let ratio = peak(from: completions[4], to: completions[5]) / peak(from: workout.sets[0].start, to: completions[0])
+        let ratio =
+            peak(from: completions[4], to: completions[5]) / peak(from: workout.sets[0].start, to: completions[0])
         #expect(ratio > 0.2 && ratio < 0.32, "\(ratio)")
     }
 }

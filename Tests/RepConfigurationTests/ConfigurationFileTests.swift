@@ -80,17 +80,21 @@ struct TOMLParserTests {
     func badIntegers(text: String, reason: String) {
         do {
             let document = try TOMLDocument.parse(text)
-            Issue.record("accepted: \(text.debugDescription) as \(String(describing: document.tables["t"]?.entries["x"]?.value))")
+            Issue.record(
+                "accepted: \(text.debugDescription) as \(String(describing: document.tables["t"]?.entries["x"]?.value))"
+            )
         } catch {
             #expect(error.line == 2 && error.column == 5, "\(text.debugDescription): \(error)")
             #expect(error.reason.contains(reason), "\(text.debugDescription): \(error)")
         }
     }
 
-    @Test("integers are 64-bit on every platform and range-checked before use", arguments: [
-        ("[t]\nx = 9223372036854775807\n", Int64.max), ("[t]\nx = -9223372036854775808\n", Int64.min),
-        ("[t]\nx = 0x7fff_ffff_ffff_ffff\n", Int64.max),
-    ])
+    @Test(
+        "integers are 64-bit on every platform and range-checked before use",
+        arguments: [
+            ("[t]\nx = 9223372036854775807\n", Int64.max), ("[t]\nx = -9223372036854775808\n", Int64.min),
+            ("[t]\nx = 0x7fff_ffff_ffff_ffff\n", Int64.max),
+        ])
     func wideIntegers(text: String, value: Int64) throws {
         #expect(try TOMLDocument.parse(text).tables["t"]?.entries["x"]?.value == .integer(value))
     }
@@ -155,10 +159,14 @@ struct ConfigurationFileTests {
     @Test("bytes that are not UTF-8 are refused with their line")
     func invalidUTF8() {
         let bytes = Array("[sensor]\ndevice = \"".utf8) + [0xC3, 0x28] + Array("\"\n".utf8)
-        #expect(throws: ConfigError(file: "x.toml", line: 2, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")) {
+        #expect(
+            throws: ConfigError(file: "x.toml", line: 2, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")
+        ) {
             try DaemonConfiguration.parse(bytes: bytes, file: "x.toml")
         }
-        #expect((try? DaemonConfiguration.parse(bytes: Array("[sensor]\ndevice = \"é\"\n".utf8), file: "x.toml"))?.sensor.device == "é")
+        #expect(
+            (try? DaemonConfiguration.parse(bytes: Array("[sensor]\ndevice = \"é\"\n".utf8), file: "x.toml"))?.sensor
+                .device == "é")
     }
 
     @Test("values are read into the configuration")
@@ -235,24 +243,45 @@ struct ConfigurationFileTests {
     @Test(
         "a wrong key, type or value is named with its section, key and line",
         arguments: [
-            ("[sensor]\n\nprovider = 3\n", "x.toml:3: sensor.provider: expected a string in quotes, found a whole number"),
+            (
+                "[sensor]\n\nprovider = 3\n",
+                "x.toml:3: sensor.provider: expected a string in quotes, found a whole number"
+            ),
             ("[sensor]\nprovider = \"usb\"\n", "x.toml:2: sensor.provider: 'usb' is not one of iio, fixture, demo"),
             ("[socket]\nmax_clients = 1.5\n", "x.toml:2: socket.max_clients: expected a whole number, found a number"),
             ("[socket]\nallowed_uids = [1, -2]\n", "x.toml:2: socket.allowed_uids: expected an array of numeric ids"),
             ("[detector]\nminimum_match = nan\n", "x.toml:2: detector.minimum_match: expected a finite number"),
-            ("[detector]\nminimum_cycle_separation = 1.5\n", "x.toml:2: detector.minimum_cycle_separation: 1.5 is not allowed: expected a number between 0 and 1 (exclusive)"),
-            ("[detector]\nmaximum_walking_likeness = 3\n", "x.toml:2: detector.maximum_walking_likeness: 3.0 is not allowed: expected a number in (-2, 2] (2 turns the check off)"),
-            ("[detector]\n\nplacement = \"hip\"\n", "x.toml:3: detector.placement: 'hip' is not one of bar, wrist, arm"),
-            ("[detector]\nplacement = 1\n", "x.toml:2: detector.placement: expected a string in quotes, found a whole number"),
+            (
+                "[detector]\nminimum_cycle_separation = 1.5\n",
+                "x.toml:2: detector.minimum_cycle_separation: 1.5 is not allowed: expected a number between 0 and 1 (exclusive)"
+            ),
+            (
+                "[detector]\nmaximum_walking_likeness = 3\n",
+                "x.toml:2: detector.maximum_walking_likeness: 3.0 is not allowed: expected a number in (-2, 2] (2 turns the check off)"
+            ),
+            (
+                "[detector]\n\nplacement = \"hip\"\n",
+                "x.toml:3: detector.placement: 'hip' is not one of bar, wrist, arm"
+            ),
+            (
+                "[detector]\nplacement = 1\n",
+                "x.toml:2: detector.placement: expected a string in quotes, found a whole number"
+            ),
             ("[log]\nlevel = \"loud\"\n", "x.toml:2: log.level: 'loud' is not one of trace"),
             ("[log]\nlevel = \"info\"\ncolour = true\n", "x.toml:3: log.colour: unknown key (keys of [log] are level)"),
             ("[sensors]\n", "x.toml:1: sensors: unknown section"),
             ("[journal]\nsynchronous = \"off\"\n", "x.toml:2: journal.synchronous: 'off' is not one of normal, full"),
-            ("[journal]\n\nmax_events = 5\n", "x.toml:3: journal.max_events: 5 is not 0 (no limit) or in 100…1000000000"),
+            (
+                "[journal]\n\nmax_events = 5\n",
+                "x.toml:3: journal.max_events: 5 is not 0 (no limit) or in 100…1000000000"
+            ),
             ("[journal]\nmax_size_mb = -1\n", "x.toml:2: journal.max_size_mb: -1 is not 0 (no limit) or in 1…1000000"),
             ("[journal]\nmax_age_days = -1\n", "x.toml:2: journal.max_age_days: -1.0 is not in 0…36500"),
             ("[journal]\npath = 3\n", "x.toml:2: journal.path: expected a string in quotes"),
-            ("[journal]\nfile = \"x\"\n", "x.toml:2: journal.file: unknown key (keys of [journal] are path, synchronous"),
+            (
+                "[journal]\nfile = \"x\"\n",
+                "x.toml:2: journal.file: unknown key (keys of [journal] are path, synchronous"
+            ),
             ("rate_hz = 100\n", "x.toml:1: rate_hz: keys belong in a section"),
             ("[sensor]\nrate_hz = 1e\n", "x.toml:2: column 11: '1e' is not a number"),
             ("[socket]\nmax_clients = 4294967297\n", "x.toml:2: socket.max_clients: 4294967297 is not in 1…100000"),

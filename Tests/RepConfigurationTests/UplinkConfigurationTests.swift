@@ -56,13 +56,34 @@ struct UplinkConfigurationTests {
             ("[uplink]\nport = 0", "t.toml:2: uplink.port: 0 is not in 1…65535"),
             ("[uplink]\nkeepalive_s = 2", "t.toml:2: uplink.keepalive_s: 2 is not in 5…65535"),
             ("[uplink]\nmax_inflight = 0", "t.toml:2: uplink.max_inflight: 0 is not in 1…65535"),
-            ("[uplink]\nreconnect_min_s = 5\nreconnect_max_s = 2", "t.toml:3: uplink.reconnect_max_s: 2.0 is not in reconnect_min_s (5.0)…86400"),
-            ("[uplink]\ncert_file = \"c.pem\"\ntls = true", "t.toml:2: uplink.cert_file: cert_file and key_file go together"),
-            ("[uplink]\nca_file = \"ca.pem\"", "t.toml:2: uplink.ca_file: is a TLS setting, and tls = false (set tls = true)"),
-            ("[uplink]\ntopic_prefix = \"a/#\"", "t.toml:2: uplink.topic_prefix: 'a/#' is not a topic prefix: not empty, no '+' or '#', no '/' at either end"),
-            ("[uplink]\npassword = \"secret\"", "t.toml:2: uplink.password: unknown key (keys of [uplink] are enabled, host, port, client_id, topic_prefix, keepalive_s, username, password_file, tls, ca_file, ca_path, cert_file, key_file, tls_insecure, reconnect_min_s, reconnect_max_s, max_inflight)"),
-            ("[journal]\npath = \"\"\n[uplink]\nenabled = true", "t.toml:4: uplink.enabled: the uplink publishes the journal: journal.path must not be empty"),
-            ("[journal]\nstation = \"bench/3\"", "t.toml:2: journal.station: 'bench/3' may hold only letters, digits, '.', '_' and '-' (it is an MQTT topic level)"),
+            (
+                "[uplink]\nreconnect_min_s = 5\nreconnect_max_s = 2",
+                "t.toml:3: uplink.reconnect_max_s: 2.0 is not in reconnect_min_s (5.0)…86400"
+            ),
+            (
+                "[uplink]\ncert_file = \"c.pem\"\ntls = true",
+                "t.toml:2: uplink.cert_file: cert_file and key_file go together"
+            ),
+            (
+                "[uplink]\nca_file = \"ca.pem\"",
+                "t.toml:2: uplink.ca_file: is a TLS setting, and tls = false (set tls = true)"
+            ),
+            (
+                "[uplink]\ntopic_prefix = \"a/#\"",
+                "t.toml:2: uplink.topic_prefix: 'a/#' is not a topic prefix: not empty, no '+' or '#', no '/' at either end"
+            ),
+            (
+                "[uplink]\npassword = \"secret\"",
+                "t.toml:2: uplink.password: unknown key (keys of [uplink] are enabled, host, port, client_id, topic_prefix, keepalive_s, username, password_file, tls, ca_file, ca_path, cert_file, key_file, tls_insecure, reconnect_min_s, reconnect_max_s, max_inflight)"
+            ),
+            (
+                "[journal]\npath = \"\"\n[uplink]\nenabled = true",
+                "t.toml:4: uplink.enabled: the uplink publishes the journal: journal.path must not be empty"
+            ),
+            (
+                "[journal]\nstation = \"bench/3\"",
+                "t.toml:2: journal.station: 'bench/3' may hold only letters, digits, '.', '_' and '-' (it is an MQTT topic level)"
+            ),
         ])
     func refuses(text: String, message: String) {
         #expect(throws: ConfigError.self) { try DaemonConfiguration.parse(text, file: "t.toml") }

@@ -8,7 +8,7 @@ import RepProtocol
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A generated workout fixture with a still lead-in, and the rep events the detector finds in it.
@@ -17,7 +17,9 @@ struct WorkoutFixture {
     let reps: [RepEvent]
     let samples: [MotionSample]
 
-    init(directory: String, repsPerSet: [Int] = [5, 6, 7], rest: Double = 12, lead: Double = 40, rate: Double = 50) throws {
+    init(directory: String, repsPerSet: [Int] = [5, 6, 7], rest: Double = 12, lead: Double = 40, rate: Double = 50)
+        throws
+    {
         var generator = WorkoutGenerator()
         generator.repsPerSet = repsPerSet
         generator.sets = repsPerSet.count
@@ -42,7 +44,9 @@ struct DaemonEndToEndTests {
         let fixture = try WorkoutFixture(directory: dir)
         #expect(fixture.reps.count == 18)
         let socketPath = dir + "/events.sock"
-        let daemon = try DaemonProcess(arguments: ["--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--quiet"])
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--quiet",
+        ])
         #expect(daemonListens(socketPath))
         let clients = (0..<3).compactMap { _ in LineClient(path: socketPath) }
         #expect(clients.count == 3)
@@ -53,7 +57,9 @@ struct DaemonEndToEndTests {
         }
         for (index, client) in clients.enumerated() {
             var received: [RepEvent] = []
-            while received.count < fixture.reps.count, let rep = client.next(timeout: 15, { $0.rep }) { received.append(rep) }
+            while received.count < fixture.reps.count, let rep = client.next(timeout: 15, { $0.rep }) {
+                received.append(rep)
+            }
             #expect(received.count == fixture.reps.count, "client \(index)")
             for (rep, expected) in zip(received, fixture.reps) {
                 #expect(rep.setNumber == expected.setNumber)
@@ -197,11 +203,14 @@ struct DaemonEndToEndTests {
     func brokenConfiguration() throws {
         let dir = scratchDirectory()
         let config = dir + "/repd.toml"
-        try "[sensor]\nprovider = \"demo\"\n\n[socket]\nmax_clients = 0\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[sensor]\nprovider = \"demo\"\n\n[socket]\nmax_clients = 0\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(arguments: ["--config", config, "--check-config"])
         #expect(daemon.waitForExit() == 78)
         #expect(daemon.standardError.contains("\(config):5: socket.max_clients: 0 is not in 1…100000"))
-        let good = try DaemonProcess(arguments: ["--config", productsDirectory + "/../../../config/repd.toml", "--check-config"])
+        let good = try DaemonProcess(arguments: [
+            "--config", productsDirectory + "/../../../config/repd.toml", "--check-config",
+        ])
         #expect(good.waitForExit() == 0, "\(String(good.standardError.suffix(12000)))")
     }
 }

@@ -3,14 +3,15 @@ import RepClient
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Open descriptors and resident memory of a process, from /proc.
 func processFootprint(_ pid: Int32) -> (fds: Int, rssKiB: Int) {
     let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-    let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?
+    let rss =
+        status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?
         .split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) } ?? -1
     return (fds, rss)
 }
@@ -31,7 +32,9 @@ struct FaultTests {
     func vanishingClients() throws {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
-        let daemon = try DaemonProcess(arguments: ["--demo", "--speed", "20", "--socket", socketPath, "--quiet", "--log-level", "warning"])
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--speed", "20", "--socket", socketPath, "--quiet", "--log-level", "warning",
+        ])
         #expect(daemonListens(socketPath))
         let survivor = try #require(LineClient(path: socketPath))
         survivor.send("subscribe rep,set,samples\n")
@@ -46,7 +49,9 @@ struct FaultTests {
             }
             usleep(100_000)  // let unread samples pile up, then vanish with data in flight (RST)
             var linger = linger(l_onoff: 1, l_linger: 0)
-            for client in doomed { setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size)) }
+            for client in doomed {
+                setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            }
             doomed.removeAll()
             _ = round
         }
@@ -63,7 +68,9 @@ struct FaultTests {
     func connectionChurn() throws {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
-        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet", "--log-level", "warning"])
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--socket", socketPath, "--quiet", "--log-level", "warning",
+        ])
         #expect(daemonListens(socketPath))
         // Warm up allocators, the event loop and whatever a status reply opens, with the same mix as below.
         for cycle in 0..<200 {
@@ -84,7 +91,9 @@ struct FaultTests {
         // and NIO create them lazily, once per process or loop): up to two such new descriptors are not a leak,
         // which would grow with the 10 000 connections.
         func lazyRuntimeDescriptors() -> Int {
-            let extra = openDescriptors(daemon.process.processIdentifier).filter { descriptorsBefore[$0.key] != $0.value }
+            let extra = openDescriptors(daemon.process.processIdentifier).filter {
+                descriptorsBefore[$0.key] != $0.value
+            }
             let lazy = extra.values.filter { $0 == "anon_inode:[timerfd]" || $0 == "anon_inode:[eventfd]" }.count
             return min(lazy, 2)
         }
@@ -94,7 +103,9 @@ struct FaultTests {
         }
         let extra = openDescriptors(daemon.process.processIdentifier).filter { descriptorsBefore[$0.key] != $0.value }
         #expect(drained, "descriptors: \(before.fds) before, \(after.fds) after; new: \(extra)")
-        print("churn: fds \(before.fds) → \(after.fds), RSS \(before.rssKiB) KiB → \(after.rssKiB) KiB after 10 000 connections")
+        print(
+            "churn: fds \(before.fds) → \(after.fds), RSS \(before.rssKiB) KiB → \(after.rssKiB) KiB after 10 000 connections"
+        )
         // Under AddressSanitizer freed memory sits in quarantine, so only the unsanitized run checks RSS.
         if ProcessInfo.processInfo.environment["REPD_SANITIZER"] == nil {
             #expect(after.rssKiB - before.rssKiB < 8 * 1024, "RSS grew by \(after.rssKiB - before.rssKiB) KiB")
@@ -113,7 +124,9 @@ struct FaultTests {
 
     @Test(
         "socket mode and the uid allow-list are enforced against the peer's credentials",
-        .enabled(if: access("/usr/bin/setpriv", X_OK) == 0 && getuid() == 0, "needs root and setpriv to connect as another user"))
+        .enabled(
+            if: access("/usr/bin/setpriv", X_OK) == 0 && getuid() == 0,
+            "needs root and setpriv to connect as another user"))
     func accessControl() throws {
         let dir = scratchDirectory()
         chmod(dir, 0o755)
@@ -122,9 +135,11 @@ struct FaultTests {
         let closed = dir + "/closed.sock"
         let daemon = try DaemonProcess(arguments: ["--demo", "--socket", closed, "--quiet"])
         #expect(daemonListens(closed))
-        let outsider = try DaemonProcess(executable: "/usr/bin/setpriv", arguments: [
-            "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "status", "--socket", closed,
-        ])
+        let outsider = try DaemonProcess(
+            executable: "/usr/bin/setpriv",
+            arguments: [
+                "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "status", "--socket", closed,
+            ])
         #expect(outsider.waitForExit() == 1)
         #expect(outsider.standardError.contains("permission denied on \(closed): join group 'repd'"))
         daemon.signal(SIGTERM)
@@ -132,13 +147,16 @@ struct FaultTests {
 
         // A world-writable socket with an allow-list: the peer's uid decides.
         let config = dir + "/repd.toml"
-        try "[socket]\nmode = \"0666\"\nallowed_uids = [4242]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[socket]\nmode = \"0666\"\nallowed_uids = [4242]\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         let open = dir + "/open.sock"
         let guarded = try DaemonProcess(arguments: ["--config", config, "--demo", "--socket", open, "--quiet"])
         #expect(daemonListens(open))
-        let refused = try DaemonProcess(executable: "/usr/bin/setpriv", arguments: [
-            "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "subscribe", "--socket", open, "--json",
-        ])
+        let refused = try DaemonProcess(
+            executable: "/usr/bin/setpriv",
+            arguments: [
+                "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "subscribe", "--socket", open, "--json",
+            ])
         #expect(eventually { refused.standardOutput.contains("permission denied: uid 65534 is not allowed") })
         refused.signal(SIGINT)
         _ = refused.waitForExit()

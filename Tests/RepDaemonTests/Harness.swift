@@ -6,7 +6,7 @@ import RepProtocol
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The folder holding the built executables (the test bundle sits next to them).
@@ -70,7 +70,9 @@ final class DaemonProcess {
     private let output = CapturedOutput()
     private let errors = CapturedOutput()
 
-    init(executable: String = productsDirectory + "/repd", arguments: [String], environment: [String: String] = [:]) throws {
+    init(executable: String = productsDirectory + "/repd", arguments: [String], environment: [String: String] = [:])
+        throws
+    {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment

@@ -7,7 +7,7 @@ import RepProtocol
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Messages until `stop` holds for one (included) or the connection ends; nil entries are never returned.
@@ -78,7 +78,8 @@ struct JournalTests {
         // At twice real time the workout lasts about 45 s: the client leaves after its third rep, while the first
         // set is going on, and comes back 30 s later, during the last set.
         let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "2", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+            "--fixture", fixture.path, "--speed", "2", "--socket", socketPath, "--journal", dir + "/events.db",
+            "--quiet",
         ])
         #expect(daemonListens(socketPath))
         // The observer sees everything from the first event on.
@@ -114,13 +115,16 @@ struct JournalTests {
         #expect(daemon.standardError.contains("replayed"), "the replay is logged")
     }
 
-    @Test("a client that already got live events when it asks since=0 gets them again in the replay: from subscribed on, every id once, in order")
+    @Test(
+        "a client that already got live events when it asks since=0 gets them again in the replay: from subscribed on, every id once, in order"
+    )
     func replayAfterLiveEvents() throws {
         let dir = scratchDirectory()
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 6)
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "10", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+            "--fixture", fixture.path, "--speed", "10", "--socket", socketPath, "--journal", dir + "/events.db",
+            "--quiet",
         ])
         #expect(daemonListens(socketPath))
         // A new client gets the default types live at once; this one asks for the replay only after two reps.
@@ -149,7 +153,8 @@ struct JournalTests {
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 10)
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db",
+            "--quiet",
         ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
@@ -192,13 +197,15 @@ struct JournalTests {
         #expect(client.next { $0.errorMessage }?.contains("after") == true)
 
         let printed = try DaemonProcess(
-            executable: productsDirectory + "/repctl", arguments: ["history", "--socket", socketPath, "--since", "0", "--json"])
+            executable: productsDirectory + "/repctl",
+            arguments: ["history", "--socket", socketPath, "--since", "0", "--json"])
         #expect(printed.waitForExit() == 0)
         let lines = printed.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.compactMap { try? ServerLine.parse($0) }.compactMap(\.eventID) == Array(1...newest))
         #expect(lines.first?.hasPrefix("{\"type\":") == true, "lines keep repd's field order: \(lines.first ?? "")")
         let text = try DaemonProcess(
-            executable: productsDirectory + "/repctl", arguments: ["history", "--socket", socketPath, "--last", "3", "--events", "set"])
+            executable: productsDirectory + "/repctl",
+            arguments: ["history", "--socket", socketPath, "--last", "3", "--events", "set"])
         #expect(text.waitForExit() == 0)
         let textLines = text.standardOutput.split(separator: "\n")
         #expect(textLines.count == 3)
@@ -209,7 +216,8 @@ struct JournalTests {
 
     @Test(
         "a disk that fills up mid-workout is reported once, counting and serving go on, and status says so",
-        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
             "needs root and unshare to mount a small tmpfs in a private mount namespace"))
     func diskFull() throws {
         let dir = scratchDirectory()
@@ -326,12 +334,14 @@ struct RepctlResumeTests {
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 10)
         let socketPath = dir + "/events.sock"
         let arguments = [
-            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db",
+            "--quiet",
         ]
         let first = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
         let repctl = try DaemonProcess(
-            executable: productsDirectory + "/repctl", arguments: ["subscribe", "--socket", socketPath, "--since", "0", "--json"])
+            executable: productsDirectory + "/repctl",
+            arguments: ["subscribe", "--socket", socketPath, "--since", "0", "--json"])
         func printed() -> [ServerLine] {
             repctl.standardOutput.split(separator: "\n").compactMap { try? ServerLine.parse(String($0)) }
         }

@@ -4,7 +4,7 @@ import RepProtocol
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A demo repd on a socket in a fresh folder, and one client past its `hello`.
@@ -29,9 +29,11 @@ struct ProtocolEdgeTests {
         #expect(daemon.waitForExit() == 0)
     }
 
-    @Test("an unknown command with arguments is reported as an unknown command", arguments: [
-        "frobnicate now", #"{"cmd":"frobnicate","events":["rep"]}"#,
-    ])
+    @Test(
+        "an unknown command with arguments is reported as an unknown command",
+        arguments: [
+            "frobnicate now", #"{"cmd":"frobnicate","events":["rep"]}"#,
+        ])
     func unknownCommandWithArguments(line: String) throws {
         let (daemon, client, _) = try demoDaemonAndClient()
         client.send(line + "\n")
@@ -41,9 +43,11 @@ struct ProtocolEdgeTests {
         #expect(daemon.waitForExit() == 0)
     }
 
-    @Test("a subscribe without event types is refused and the client keeps what it received", arguments: [
-        "subscribe", #"{"cmd":"subscribe","events":[]}"#,
-    ])
+    @Test(
+        "a subscribe without event types is refused and the client keeps what it received",
+        arguments: [
+            "subscribe", #"{"cmd":"subscribe","events":[]}"#,
+        ])
     func emptySubscribe(line: String) throws {
         let (daemon, client, _) = try demoDaemonAndClient(["--speed", "20"])
         client.send(line + "\n")

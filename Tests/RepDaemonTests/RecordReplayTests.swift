@@ -7,7 +7,7 @@ import RepProtocol
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads rep events from a daemon until `count` arrived or the timeout passed.
@@ -15,7 +15,8 @@ func collectReps(_ client: LineClient, count: Int, timeout: Double = 30) -> [Rep
     var reps: [RepEvent] = []
     let deadline = Date().addingTimeInterval(timeout)
     while reps.count < count, Date() < deadline,
-        let message = client.nextServerLine(timeout: max(0.1, deadline.timeIntervalSinceNow)) {
+        let message = client.nextServerLine(timeout: max(0.1, deadline.timeIntervalSinceNow))
+    {
         if case .event(let event) = message, case .workout(.rep(let rep)) = event.body { reps.append(rep) }
     }
     return reps
@@ -25,18 +26,23 @@ func collectReps(_ client: LineClient, count: Int, timeout: Double = 30) -> [Rep
 struct RecordReplayTests {
     let repctl = productsDirectory + "/repctl"
 
-    @Test("recording from the daemon and replaying the recording gives the same reps, each within one grid step of its time")
+    @Test(
+        "recording from the daemon and replaying the recording gives the same reps, each within one grid step of its time"
+    )
     func roundTrip() throws {
         let dir = scratchDirectory()
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 8], rest: 10, lead: 8)
         let socketPath = dir + "/live.sock"
-        let daemon = try DaemonProcess(arguments: ["--fixture", fixture.path, "--speed", "8", "--socket", socketPath, "--quiet"])
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "8", "--socket", socketPath, "--quiet",
+        ])
         #expect(daemonListens(socketPath))
         let watcher = try #require(LineClient(path: socketPath))
         let duration = (fixture.samples.last!.timestamp - fixture.samples.first!.timestamp) / 8
         let recording = dir + "/recorded.csv"
         let recorder = try DaemonProcess(
-            executable: repctl, arguments: ["record", "--socket", socketPath, "--out", recording, "--duration", "\(duration)s", "--quiet"])
+            executable: repctl,
+            arguments: ["record", "--socket", socketPath, "--out", recording, "--duration", "\(duration)s", "--quiet"])
         let live = collectReps(watcher, count: fixture.reps.count)
         #expect(recorder.waitForExit(timeout: duration + 20) == 0, "\(recorder.standardError)")
         #expect(live.count == fixture.reps.count)
@@ -46,7 +52,9 @@ struct RecordReplayTests {
         let recorded = try FixtureFileReader.read(path: recording)
         #expect(recorded.count > fixture.samples.count * 9 / 10, "the recording holds (nearly) the whole replay")
         let replaySocket = dir + "/replay.sock"
-        let replay = try DaemonProcess(arguments: ["--fixture", recording, "--speed", "10", "--socket", replaySocket, "--quiet"])
+        let replay = try DaemonProcess(arguments: [
+            "--fixture", recording, "--speed", "10", "--socket", replaySocket, "--quiet",
+        ])
         #expect(daemonListens(replaySocket))
         let client = try #require(LineClient(path: replaySocket))
         let replayed = collectReps(client, count: live.count)
@@ -69,11 +77,13 @@ struct RecordReplayTests {
         let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
         #expect(daemonListens(socketPath))
         let out = dir + "/interrupted.csv"
-        let recorder = try DaemonProcess(executable: repctl, arguments: ["record", "--socket", socketPath, "--out", out])
-        #expect(eventually {
-            let last = recorder.standardError.components(separatedBy: "\r").last ?? ""
-            return last.contains("samples ·") && !last.contains(" 0 samples ·")
-        })
+        let recorder = try DaemonProcess(
+            executable: repctl, arguments: ["record", "--socket", socketPath, "--out", out])
+        #expect(
+            eventually {
+                let last = recorder.standardError.components(separatedBy: "\r").last ?? ""
+                return last.contains("samples ·") && !last.contains(" 0 samples ·")
+            })
         recorder.signal(SIGINT)
         #expect(recorder.waitForExit() == 0, "\(String(recorder.standardError.suffix(12000)))")
         #expect(recorder.standardOutput.contains("stopped (Ctrl-C)"))
@@ -100,8 +110,9 @@ struct RecordReplayTests {
         #expect(eventually { subscriber.standardError.contains("reconnected to \(socketPath)") })
         #expect(eventually { subscriber.standardOutput.components(separatedBy: "connected to repd").count > before })
         let repsBefore = subscriber.standardOutput.components(separatedBy: " · rep ").count
-        #expect(eventually(timeout: 40) { subscriber.standardOutput.components(separatedBy: " · rep ").count > repsBefore },
-                "reps from the new daemon arrive")
+        #expect(
+            eventually(timeout: 40) { subscriber.standardOutput.components(separatedBy: " · rep ").count > repsBefore },
+            "reps from the new daemon arrive")
         subscriber.signal(SIGINT)
         #expect(subscriber.waitForExit() == 0, "\(String(subscriber.standardError.suffix(12000)))")
         daemon.signal(SIGTERM)
@@ -128,27 +139,33 @@ struct RecordReplayTests {
 
 @Suite("fixture files reach the disk")
 struct FixtureDurabilityTests {
-    @Test("the fixture writer fsyncs the file before renaming it, and its folder after (strace of repctl generate)",
+    @Test(
+        "the fixture writer fsyncs the file before renaming it, and its folder after (strace of repctl generate)",
         .enabled(if: which("strace") != nil, "needs strace"))
     func fsyncBeforeRename() throws {
         let dir = scratchDirectory()
         let trace = dir + "/trace"
         let out = dir + "/sine.csv"
         // LeakSanitizer cannot run under ptrace (the ASan CI pass)
-        let run = try DaemonProcess(executable: which("strace")!, arguments: [
-            "-f", "-o", trace, "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2",
-            productsDirectory + "/repctl", "generate", "sine", "--out", out,
-        ], environment: ["ASAN_OPTIONS": "detect_leaks=0"])
+        let run = try DaemonProcess(
+            executable: which("strace")!,
+            arguments: [
+                "-f", "-o", trace, "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2",
+                productsDirectory + "/repctl", "generate", "sine", "--out", out,
+            ], environment: ["ASAN_OPTIONS": "detect_leaks=0"])
         #expect(run.waitForExit() == 0, "\(run.standardError)")
         let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
         // The descriptor openat returned for the .partial file, and for the folder opened after the rename.
-        func descriptor(_ line: String) -> String? { line.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        func descriptor(_ line: String) -> String? {
+            line.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
         let open = try #require(lines.firstIndex { $0.contains("openat(") && $0.contains("sine.csv.partial") })
         let rename = try #require(lines.firstIndex { $0.contains("rename") && $0.contains("sine.csv.partial") })
         let fileFD = try #require(descriptor(lines[open]))
         #expect(lines[open..<rename].contains { $0.contains("fsync(\(fileFD))") }, "\(lines[open...])")
         let folderOpen = lines[rename...].firstIndex { $0.contains("openat(") && $0.contains("\"\(dir)\"") }
-        let folderFD = try #require(folderOpen.flatMap { descriptor(lines[$0]) }, "the folder is opened after the rename: \(lines[rename...])")
+        let folderFD = try #require(
+            folderOpen.flatMap { descriptor(lines[$0]) }, "the folder is opened after the rename: \(lines[rename...])")
         #expect(lines[rename...].contains { $0.contains("fsync(\(folderFD))") }, "\(lines[rename...])")
     }
 }

@@ -7,7 +7,7 @@ import RepProtocol
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Bytes waiting in a socket's receive queue (`FIONREAD`).
@@ -55,7 +55,9 @@ struct ReliabilityTests {
         let status = daemon.waitForExit(timeout: 10)
         let took = seconds(since: start)
         print("shutdown with a stalled client took \(took) s")
-        #expect(status == 0, "exit status \(String(describing: status)) after \(took) s; \(daemon.standardError.suffix(4000))")
+        #expect(
+            status == 0,
+            "exit status \(String(describing: status)) after \(took) s; \(daemon.standardError.suffix(4000))")
         #expect(took < 5, "shutdown took \(took) s")
         #expect(access(socketPath, F_OK) != 0, "the socket file is removed")
         #expect(!daemon.standardError.contains("stopped reading"), "the client stayed under its queue limit")
@@ -93,10 +95,13 @@ struct ReliabilityTests {
         let dir = scratchDirectory()
         let config = dir + "/repd.toml"
         try "[sensor]\nprovider = \"demo\\n<0>forged\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(arguments: ["--config", config, "--check-config"], environment: ["JOURNAL_STREAM": "8:1234"])
+        let daemon = try DaemonProcess(
+            arguments: ["--config", config, "--check-config"], environment: ["JOURNAL_STREAM": "8:1234"])
         #expect(daemon.waitForExit() == 78)
         #expect(!daemon.standardError.contains("\n<0>"), "\(daemon.standardError)")
-        #expect(daemon.standardError.contains(#"'demo\n<0>forged' is not one of iio, fixture, demo"#), "\(daemon.standardError)")
+        #expect(
+            daemon.standardError.contains(#"'demo\n<0>forged' is not one of iio, fixture, demo"#),
+            "\(daemon.standardError)")
     }
 
     @Test("an open set ends when no sample arrives for rest_to_end_set_s (the recording stops mid-set)")
@@ -107,7 +112,9 @@ struct ReliabilityTests {
         let path = dir + "/cut.csv"
         try FixtureFileWriter.write(workout.samples.filter { $0.timestamp <= cut }, to: path)
         let socketPath = dir + "/events.sock"
-        let daemon = try DaemonProcess(arguments: ["--fixture", path, "--speed", "4", "--socket", socketPath, "--quiet"])
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", path, "--speed", "4", "--socket", socketPath, "--quiet",
+        ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
         var reps = 0

@@ -22,7 +22,9 @@ struct RepctlConfigurationTests {
         return Int(json[range].split(separator: ":").last!.trimmingCharacters(in: .whitespaces))
     }
 
-    @Test("generate walk writes a wrist on a walk, which eval counts no reps in, and the walking check and the gate are what do it")
+    @Test(
+        "generate walk writes a wrist on a walk, which eval counts no reps in, and the walking check and the gate are what do it"
+    )
     func generatedWalkCountsNothing() throws {
         let dir = scratchDirectory()
         let generate = try DaemonProcess(
@@ -43,7 +45,8 @@ struct RepctlConfigurationTests {
         #expect(off.waitForExit() == 0, "\(off.standardError)")
         #expect((counted(off.standardOutput) ?? 0) > 20, "\(off.standardOutput)")
 
-        let bad = try DaemonProcess(executable: repctl, arguments: ["generate", "walk", "--out", dir + "/x.csv", "--stride", "0"])
+        let bad = try DaemonProcess(
+            executable: repctl, arguments: ["generate", "walk", "--out", dir + "/x.csv", "--stride", "0"])
         #expect(bad.waitForExit() == 64)
         #expect(bad.standardError.contains("--stride must be a positive number"), "\(bad.standardError)")
     }
@@ -56,8 +59,10 @@ struct RepctlConfigurationTests {
         for (name, period) in [("brisk", "2.5"), ("slow", "5")] {
             let generate = try DaemonProcess(
                 executable: repctl,
-                arguments: ["generate", "workout", "--out", dir + "/\(name).csv", "--reps", "6,6", "--period", period,
-                            "--depth", "0.3", "--tilt", "6", "--gravity", "0,1,0"])
+                arguments: [
+                    "generate", "workout", "--out", dir + "/\(name).csv", "--reps", "6,6", "--period", period,
+                    "--depth", "0.3", "--tilt", "6", "--gravity", "0,1,0",
+                ])
             #expect(generate.waitForExit() == 0, "\(generate.standardError)")
             samples[name] = Int(generate.standardOutput.split(separator: " ").dropFirst().first ?? "")
             lines += "\(name).csv,squat,gen,12\n"
@@ -70,9 +75,12 @@ struct RepctlConfigurationTests {
         #expect(eval.waitForExit() == 0, "\(eval.standardError)")
         #expect(eval.standardOutput.contains(#""exact_pct":100"#), "\(eval.standardOutput)")
 
-        for (option, message) in [("--period=0", "--period must be a positive number"), ("--depth=-1", "--depth must be a number >= 0"),
-                                  ("--tilt=nan", "--tilt must be a number >= 0")] {
-            let bad = try DaemonProcess(executable: repctl, arguments: ["generate", "workout", "--out", dir + "/x.csv", option])
+        for (option, message) in [
+            ("--period=0", "--period must be a positive number"), ("--depth=-1", "--depth must be a number >= 0"),
+            ("--tilt=nan", "--tilt must be a number >= 0"),
+        ] {
+            let bad = try DaemonProcess(
+                executable: repctl, arguments: ["generate", "workout", "--out", dir + "/x.csv", option])
             #expect(bad.waitForExit() == 64, "\(option)")
             #expect(bad.standardError.contains(message), "\(option): \(bad.standardError)")
         }
@@ -86,7 +94,8 @@ struct RepctlConfigurationTests {
         #expect(counted(defaults.standardOutput) == 10)
 
         // A noise floor above the 0.5 g swings: nothing may count, which only the file can have said.
-        try "[detector]\nminimum_amplitude_g = 2.0\n".write(toFile: dir + "/deaf.toml", atomically: true, encoding: .utf8)
+        try "[detector]\nminimum_amplitude_g = 2.0\n".write(
+            toFile: dir + "/deaf.toml", atomically: true, encoding: .utf8)
         let deaf = try DaemonProcess(
             executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json", "--config", dir + "/deaf.toml"])
         #expect(deaf.waitForExit() == 0, "\(deaf.standardError)")
@@ -98,7 +107,8 @@ struct RepctlConfigurationTests {
         let dir = try evaluationFolder()
         try "[detector]\nminimum_match = 0.6\nperiod_tolerance = 0.5\n".write(
             toFile: dir + "/bad.toml", atomically: true, encoding: .utf8)
-        let arguments = command == "eval"
+        let arguments =
+            command == "eval"
             ? ["eval", dir + "/manifest.csv", "--config", dir + "/bad.toml"]
             : ["plot", dir + "/ten.csv", "--out", dir + "/ten.svg", "--config", dir + "/bad.toml"]
         let tool = try DaemonProcess(executable: repctl, arguments: arguments)
@@ -115,12 +125,15 @@ struct RepctlConfigurationTests {
     @Test("plot draws what the configured detector counts")
     func plotUsesConfiguration() throws {
         let dir = try evaluationFolder()
-        try "[detector]\nminimum_amplitude_g = 2.0\n".write(toFile: dir + "/deaf.toml", atomically: true, encoding: .utf8)
-        let plain = try DaemonProcess(executable: repctl, arguments: ["plot", dir + "/ten.csv", "--out", dir + "/a.svg"])
+        try "[detector]\nminimum_amplitude_g = 2.0\n".write(
+            toFile: dir + "/deaf.toml", atomically: true, encoding: .utf8)
+        let plain = try DaemonProcess(
+            executable: repctl, arguments: ["plot", dir + "/ten.csv", "--out", dir + "/a.svg"])
         #expect(plain.waitForExit() == 0)
         #expect(plain.standardOutput.contains(": 10 reps in"), "\(plain.standardOutput)")
         let deaf = try DaemonProcess(
-            executable: repctl, arguments: ["plot", dir + "/ten.csv", "--out", dir + "/b.svg", "--config", dir + "/deaf.toml"])
+            executable: repctl,
+            arguments: ["plot", dir + "/ten.csv", "--out", dir + "/b.svg", "--config", dir + "/deaf.toml"])
         #expect(deaf.waitForExit() == 0)
         #expect(deaf.standardOutput.contains(": 0 reps in"), "\(deaf.standardOutput)")
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Sends one datagram to the Unix datagram socket at `path` (wakes systemd-socket-activate).
@@ -21,7 +21,9 @@ func connectTCP(port: UInt16) -> Int32 {
     address.sin_port = port.bigEndian
     address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
     let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     if result != 0 {
         close(fd)
@@ -41,10 +43,13 @@ struct SocketSafetyTests {
         let daemon = try DaemonProcess(
             executable: "/bin/sh", arguments: ["-c", script, productsDirectory + "/repd", file, dir + "/events.sock"])
         #expect(daemon.waitForExit(timeout: 10) == 1, "\(daemon.standardError)")
-        #expect(daemon.standardError.contains("fd 3 passed by systemd (LISTEN_FDS) is not a socket"), "\(daemon.standardError)")
+        #expect(
+            daemon.standardError.contains("fd 3 passed by systemd (LISTEN_FDS) is not a socket"),
+            "\(daemon.standardError)")
     }
 
-    @Test("a datagram socket passed by systemd-socket-activate is refused, exit 1",
+    @Test(
+        "a datagram socket passed by systemd-socket-activate is refused, exit 1",
         .enabled(if: which("systemd-socket-activate") != nil, "needs systemd-socket-activate (package systemd)"))
     func activationWithDatagramSocket() throws {
         let path = scratchDirectory() + "/dgram.sock"
@@ -53,10 +58,13 @@ struct SocketSafetyTests {
             arguments: ["--datagram", "-l", path, productsDirectory + "/repd", "--demo", "--quiet"])
         #expect(eventually { sendDatagram(to: path) }, "the activator listens")
         #expect(activator.waitForExit(timeout: 10) == 1, "\(activator.standardError)")
-        #expect(activator.standardError.contains("fd 3 passed by systemd (LISTEN_FDS) is not a stream socket"), "\(activator.standardError)")
+        #expect(
+            activator.standardError.contains("fd 3 passed by systemd (LISTEN_FDS) is not a stream socket"),
+            "\(activator.standardError)")
     }
 
-    @Test("a TCP listening socket passed by systemd-socket-activate is refused, exit 1",
+    @Test(
+        "a TCP listening socket passed by systemd-socket-activate is refused, exit 1",
         .enabled(if: which("systemd-socket-activate") != nil, "needs systemd-socket-activate (package systemd)"))
     func activationWithTCPSocket() throws {
         let port = UInt16.random(in: 20000...60000)
@@ -64,10 +72,15 @@ struct SocketSafetyTests {
             executable: which("systemd-socket-activate")!,
             arguments: ["-l", "127.0.0.1:\(port)", productsDirectory + "/repd", "--demo", "--quiet"])
         var fd: Int32 = -1
-        #expect(eventually { fd = connectTCP(port: port); return fd >= 0 }, "the activator listens on port \(port)")
+        #expect(
+            eventually {
+                fd = connectTCP(port: port); return fd >= 0
+            }, "the activator listens on port \(port)")
         defer { if fd >= 0 { close(fd) } }
         #expect(activator.waitForExit(timeout: 10) == 1, "\(activator.standardError)")
-        #expect(activator.standardError.contains("fd 3 passed by systemd (LISTEN_FDS) is not a Unix socket"), "\(activator.standardError)")
+        #expect(
+            activator.standardError.contains("fd 3 passed by systemd (LISTEN_FDS) is not a Unix socket"),
+            "\(activator.standardError)")
     }
 
     /// Runs repd on the last-resort socket folder `$TMPDIR/repd-UID` (TMPDIR a fresh folder), after `prepare` made
@@ -99,7 +112,9 @@ struct SocketSafetyTests {
             #expect(mkdir(folder, 0o755) == 0 && chmod(folder, 0o755) == 0)
         }
         #expect(daemon.waitForExit() == 1)
-        #expect(daemon.standardError.contains("the socket folder \(folder) has mode 755; it must be 700"), "\(daemon.standardError)")
+        #expect(
+            daemon.standardError.contains("the socket folder \(folder) has mode 755; it must be 700"),
+            "\(daemon.standardError)")
     }
 
     @Test("a last-resort socket folder that is a symbolic link is refused, exit 1")
@@ -109,16 +124,20 @@ struct SocketSafetyTests {
             #expect(mkdir(target, 0o700) == 0 && symlink(target, folder) == 0)
         }
         #expect(daemon.waitForExit() == 1)
-        #expect(daemon.standardError.contains("the socket folder \(folder) is not a directory"), "\(daemon.standardError)")
+        #expect(
+            daemon.standardError.contains("the socket folder \(folder) is not a directory"), "\(daemon.standardError)")
     }
 
-    @Test("a last-resort socket folder owned by another user is refused, exit 1",
+    @Test(
+        "a last-resort socket folder owned by another user is refused, exit 1",
         .enabled(if: getuid() == 0, "needs root to give the folder to another user"))
     func privateFolderForeign() throws {
         let (daemon, folder) = try Self.daemonOnPrivateFolder { folder in
             #expect(mkdir(folder, 0o700) == 0 && chown(folder, 65534, 65534) == 0)
         }
         #expect(daemon.waitForExit() == 1)
-        #expect(daemon.standardError.contains("the socket folder \(folder) belongs to uid 65534"), "\(daemon.standardError)")
+        #expect(
+            daemon.standardError.contains("the socket folder \(folder) belongs to uid 65534"), "\(daemon.standardError)"
+        )
     }
 }

@@ -3,7 +3,7 @@ import RepClient
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The repository's root (the build folder lives in it).
@@ -56,10 +56,11 @@ struct SystemdIntegrationTests {
         #expect(receive(until: "WATCHDOG=1"))
         #expect(receive(until: "STATUS=sensor"))
         let watchdogs = messages.filter { $0 == "WATCHDOG=1" }.count
-        #expect(eventually(timeout: 3) {
-            drain()
-            return messages.filter { $0 == "WATCHDOG=1" }.count > watchdogs
-        }, "the watchdog keeps being fed while the demo runs")
+        #expect(
+            eventually(timeout: 3) {
+                drain()
+                return messages.filter { $0 == "WATCHDOG=1" }.count > watchdogs
+            }, "the watchdog keeps being fed while the demo runs")
         daemon.signal(SIGTERM)
         #expect(receive(until: "STOPPING=1"))
         #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
@@ -67,7 +68,9 @@ struct SystemdIntegrationTests {
 
     @Test(
         "started by systemd-socket-activate, repd serves the passed socket",
-        .enabled(if: which("systemd-socket-activate") != nil, "needs systemd-socket-activate (scripts/install-deps test installs systemd)"))
+        .enabled(
+            if: which("systemd-socket-activate") != nil,
+            "needs systemd-socket-activate (scripts/install-deps test installs systemd)"))
     func socketActivation() throws {
         let activate = try #require(which("systemd-socket-activate"))
         let dir = scratchDirectory()
@@ -87,7 +90,8 @@ struct SystemdIntegrationTests {
 
     @Test(
         "systemd-analyze verify accepts the units",
-        .enabled(if: which("systemd-analyze") != nil, "needs systemd-analyze (scripts/install-deps test installs systemd)"))
+        .enabled(
+            if: which("systemd-analyze") != nil, "needs systemd-analyze (scripts/install-deps test installs systemd)"))
     func unitsVerify() throws {
         let analyze = try #require(which("systemd-analyze"))
         let dir = scratchDirectory()
@@ -95,7 +99,8 @@ struct SystemdIntegrationTests {
             .replacingOccurrences(of: "/usr/local/bin/repd", with: productsDirectory + "/repd")
         try service.write(toFile: dir + "/repd.service", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: repositoryRoot + "/systemd/repd.socket", toPath: dir + "/repd.socket")
-        let verify = try DaemonProcess(executable: analyze, arguments: ["verify", dir + "/repd.service", dir + "/repd.socket"])
+        let verify = try DaemonProcess(
+            executable: analyze, arguments: ["verify", dir + "/repd.service", dir + "/repd.socket"])
         #expect(verify.waitForExit(timeout: 60) == 0, "\(verify.standardError)")
         #expect(!verify.standardError.contains("repd.service:"), "\(verify.standardError)")
     }

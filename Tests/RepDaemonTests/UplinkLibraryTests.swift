@@ -3,7 +3,7 @@ import RepClient
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The shared objects a process maps (from /proc/PID/maps), by file name.
@@ -11,9 +11,12 @@ private func mappedLibraries(_ pid: Int32) -> Set<String> {
     // Read to the end: a /proc file has no size, and a single read may stop at a page.
     guard let data = FileHandle(forReadingAtPath: "/proc/\(pid)/maps")?.readDataToEndOfFile() else { return [] }
     let text = String(decoding: data, as: UTF8.self)
-    return Set(text.split(separator: "\n").compactMap { line in
-        line.split(separator: " ", omittingEmptySubsequences: true).last.map { String($0.split(separator: "/").last ?? "") }
-    }.filter { $0.contains(".so") })
+    return Set(
+        text.split(separator: "\n").compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).last.map {
+                String($0.split(separator: "/").last ?? "")
+            }
+        }.filter { $0.contains(".so") })
 }
 
 private let mosquittoLibrary = "/usr/lib/x86_64-linux-gnu/libmosquitto.so.1"
@@ -30,34 +33,42 @@ struct UplinkLibraryTests {
         #expect(daemonListens(socketPath))
         let libraries = mappedLibraries(daemon.process.processIdentifier)
         #expect(libraries.contains { $0.hasPrefix("libsqlite3") }, "the maps were read: \(libraries)")
-        #expect(!libraries.contains { $0.hasPrefix("libmosquitto") || $0.hasPrefix("libssl") || $0.hasPrefix("libcrypto") },
-                "\(libraries.sorted())")
+        #expect(
+            !libraries.contains { $0.hasPrefix("libmosquitto") || $0.hasPrefix("libssl") || $0.hasPrefix("libcrypto") },
+            "\(libraries.sorted())")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
 
         // An uplink to a port nothing listens on: the library is opened at the first connection attempt.
         let config = dir + "/uplink.toml"
-        try "[uplink]\nenabled = true\nhost = \"127.0.0.1\"\nport = 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[uplink]\nenabled = true\nhost = \"127.0.0.1\"\nport = 1\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         unlink(socketPath)
         let withUplink = try DaemonProcess(arguments: [
-            "--config", config, "--demo", "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+            "--config", config, "--demo", "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db",
+            "--quiet",
         ])
         #expect(daemonListens(socketPath))
-        #expect(eventually { mappedLibraries(withUplink.process.processIdentifier).contains { $0.hasPrefix("libmosquitto") } })
+        #expect(
+            eventually {
+                mappedLibraries(withUplink.process.processIdentifier).contains { $0.hasPrefix("libmosquitto") }
+            })
         withUplink.signal(SIGTERM)
         #expect(withUplink.waitForExit() == 0)
     }
 
     @Test(
         "an uplink without libmosquitto says which library is missing and how to install it; counting goes on",
-        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
-            && FileManager.default.fileExists(atPath: mosquittoLibrary),
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
+                && FileManager.default.fileExists(atPath: mosquittoLibrary),
             "needs root and unshare to hide libmosquitto in a private mount namespace"))
     func missingLibrary() throws {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
         let config = dir + "/uplink.toml"
-        try "[uplink]\nenabled = true\nhost = \"127.0.0.1\"\nport = 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[uplink]\nenabled = true\nhost = \"127.0.0.1\"\nport = 1\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         let library = URL(fileURLWithPath: mosquittoLibrary).resolvingSymlinksInPath().path
         let daemon = try DaemonProcess(
             executable: "/usr/bin/unshare",
@@ -77,7 +88,8 @@ struct UplinkLibraryTests {
         #expect(status.uplink?.lastError?.contains("libmosquitto could not be loaded") == true, "\(status)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
-        #expect(daemon.standardError.contains("libmosquitto could not be loaded"), "\(daemon.standardError.suffix(1500))")
+        #expect(
+            daemon.standardError.contains("libmosquitto could not be loaded"), "\(daemon.standardError.suffix(1500))")
         #expect(daemon.standardError.contains("apt install libmosquitto1"))
     }
 }

@@ -6,7 +6,7 @@ import RepProtocol
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 private let mosquittoBinary = "/usr/sbin/mosquitto"
@@ -27,8 +27,12 @@ private func freePort() -> Int {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
@@ -41,7 +45,9 @@ private func tcpListens(_ port: Int) -> Bool {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
     return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     } == 0
 }
 
@@ -88,10 +94,14 @@ private final class Broker {
     func start() throws {
         // Children of the test process inherit its blocked signals, and mosquitto only takes the signals its own
         // start left unblocked: without this it would never see SIGTERM (and save its persistence file).
-        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+        let unblocked =
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
         process = try DaemonProcess(
-            executable: "/usr/bin/python3", arguments: ["-c", unblocked, mosquittoBinary, "-c", directory + "/mosquitto.conf"])
-        #expect(eventually(timeout: 10) { tcpListens(port) && tlsPort.map(tcpListens) != false }, "mosquitto listens on \(port)")
+            executable: "/usr/bin/python3",
+            arguments: ["-c", unblocked, mosquittoBinary, "-c", directory + "/mosquitto.conf"])
+        #expect(
+            eventually(timeout: 10) { tcpListens(port) && tlsPort.map(tcpListens) != false },
+            "mosquitto listens on \(port)")
     }
 
     /// Stops it (SIGTERM: it saves its persistence file).
@@ -137,7 +147,9 @@ private final class Subscriber {
     /// The events received (each message is the event's socket line), in arrival order.
     var events: [ServerEvent] {
         process.standardOutput.split(separator: "\n").compactMap { line in
-            guard line.hasPrefix("repd/"), !line.hasPrefix("repd/probe/"), let space = line.firstIndex(of: " ") else { return nil }
+            guard line.hasPrefix("repd/"), !line.hasPrefix("repd/probe/"), let space = line.firstIndex(of: " ") else {
+                return nil
+            }
             return (try? ServerLine.parse(String(line[line.index(after: space)...])))?.event
         }
     }
@@ -155,7 +167,9 @@ private final class Subscriber {
 }
 
 /// A repd configuration file for an uplink to `port`.
-private func uplinkConfig(_ directory: String, port: Int, reconnect: (Double, Double) = (0.2, 1), extra: String = "") throws -> String {
+private func uplinkConfig(_ directory: String, port: Int, reconnect: (Double, Double) = (0.2, 1), extra: String = "")
+    throws -> String
+{
     let path = directory + "/repd.toml"
     try """
     [uplink]
@@ -220,7 +234,9 @@ private func runTool(_ executable: String, _ arguments: [String]) throws -> Stri
     tool.waitUntilExit()
     guard tool.terminationStatus == 0 else {
         let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        throw ToolFailure(description: "\(executable) \(arguments.joined(separator: " ")): exit \(tool.terminationStatus): \(said)\(text)")
+        throw ToolFailure(
+            description:
+                "\(executable) \(arguments.joined(separator: " ")): exit \(tool.terminationStatus): \(said)\(text)")
     }
     return text
 }
@@ -243,15 +259,21 @@ struct TestCertificates {
         serverKey = directory + "/server.key"
         otherCA = directory + "/other-ca.pem"
         let newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"]
-        try runTool(opensslBinary, ["req", "-x509"] + newKey + ["-keyout", directory + "/ca.key", "-out", ca, "-subj", "/CN=repd test CA"])
+        try runTool(
+            opensslBinary,
+            ["req", "-x509"] + newKey + ["-keyout", directory + "/ca.key", "-out", ca, "-subj", "/CN=repd test CA"])
         try runTool(
             opensslBinary,
             ["req", "-x509"] + newKey + [
-                "-keyout", serverKey, "-out", serverCertificate, "-subj", "/CN=127.0.0.1", "-CA", ca, "-CAkey", directory + "/ca.key",
+                "-keyout", serverKey, "-out", serverCertificate, "-subj", "/CN=127.0.0.1", "-CA", ca, "-CAkey",
+                directory + "/ca.key",
                 "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-addext", "basicConstraints=critical,CA:FALSE",
             ])
         try runTool(
-            opensslBinary, ["req", "-x509"] + newKey + ["-keyout", directory + "/other-ca.key", "-out", otherCA, "-subj", "/CN=another CA"])
+            opensslBinary,
+            ["req", "-x509"] + newKey + [
+                "-keyout", directory + "/other-ca.key", "-out", otherCA, "-subj", "/CN=another CA",
+            ])
     }
 }
 
@@ -270,7 +292,9 @@ private struct RetainedMessage {
 private func retainedStatus(port: Int, station: String) -> RetainedMessage? {
     let sub = Process()
     sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-    sub.arguments = ["-h", "127.0.0.1", "-p", String(port), "-t", "repd/\(station)/status", "-C", "1", "-W", "2", "-F", "%r %p"]
+    sub.arguments = [
+        "-h", "127.0.0.1", "-p", String(port), "-t", "repd/\(station)/status", "-C", "1", "-W", "2", "-F", "%r %p",
+    ]
     let output = Pipe()
     sub.standardOutput = output
     sub.standardError = FileHandle.nullDevice
@@ -279,7 +303,9 @@ private func retainedStatus(port: Int, station: String) -> RetainedMessage? {
     sub.waitUntilExit()
     guard sub.terminationStatus == 0 else { return nil }
     let line = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
-    guard let space = line.firstIndex(of: " "), let json = try? JSONParser.parse(String(line[line.index(after: space)...])) else {
+    guard let space = line.firstIndex(of: " "),
+        let json = try? JSONParser.parse(String(line[line.index(after: space)...]))
+    else {
         return nil
     }
     return RetainedMessage(retained: line.hasPrefix("1 "), text: String(line[line.index(after: space)...]), json: json)
@@ -297,8 +323,12 @@ private final class SilentListener {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
             return nil
@@ -315,9 +345,13 @@ private func repctlStatus(_ socketPath: String) -> String? {
     try? runTool(productsDirectory + "/repctl", ["status", "--socket", socketPath])
 }
 
-@Suite("the fleet uplink to a real mosquitto (#17)", .serialized, .enabled(if: haveMosquitto, "needs mosquitto, mosquitto-clients and python3"))
+@Suite(
+    "the fleet uplink to a real mosquitto (#17)", .serialized,
+    .enabled(if: haveMosquitto, "needs mosquitto, mosquitto-clients and python3"))
 struct UplinkTests {
-    @Test("a replayed workout arrives at a subscriber complete and in order, ids 1…N, each as the line socket clients get")
+    @Test(
+        "a replayed workout arrives at a subscriber complete and in order, ids 1…N, each as the line socket clients get"
+    )
     func completeAndInOrder() throws {
         let dir = scratchDirectory()
         let broker = try Broker(directory: dir)
@@ -354,14 +388,18 @@ struct UplinkTests {
         #expect(events.allSatisfy { $0.station == "bench-1" })
         #expect(events.filter { $0.kind == .rep }.count == 11)
         // Each message is the socket's line for that id.
-        let payloads = subscriber.process.standardOutput.split(separator: "\n").filter { $0.hasPrefix("repd/bench-1/events ") }
+        let payloads = subscriber.process.standardOutput.split(separator: "\n").filter {
+            $0.hasPrefix("repd/bench-1/events ")
+        }
         for payload in payloads {
             let body = String(payload.dropFirst("repd/bench-1/events ".count))
             let id = try #require(try ServerLine.parse(body).eventID)
             if let line = lines[Int(id)] { #expect(body == line) }
         }
         #expect(lines.count >= n - 1, "the socket client saw the same events")
-        #expect(daemon.standardError.contains("uplink: stopped; the broker has acknowledged every event up to id \(n)"), "\(daemon.standardError.suffix(1500))")
+        #expect(
+            daemon.standardError.contains("uplink: stopped; the broker has acknowledged every event up to id \(n)"),
+            "\(daemon.standardError.suffix(1500))")
         broker.stop()
         #expect(broker.log.contains("terminating"), "\(broker.log)")
     }
@@ -403,10 +441,13 @@ struct UplinkTests {
         #expect(
             daemon.standardError.contains("uplink: connected again"),
             "\(daemon.standardError.suffix(2000))\nbroker: \(broker.process?.standardError.suffix(2000) ?? "")")
-        #expect(daemon.standardError.contains("cannot reach the broker at 127.0.0.1:\(broker.port): Connection refused"))
+        #expect(
+            daemon.standardError.contains("cannot reach the broker at 127.0.0.1:\(broker.port): Connection refused"))
     }
 
-    @Test("repd is killed with SIGKILL while the broker hangs, and restarted: the uplink resumes from the journal, no id missing")
+    @Test(
+        "repd is killed with SIGKILL while the broker hangs, and restarted: the uplink resumes from the journal, no id missing"
+    )
     func repdKilled() throws {
         let dir = scratchDirectory()
         let broker = try Broker(directory: dir)
@@ -438,7 +479,8 @@ struct UplinkTests {
             defer { journal.close() }
             return Int(try journal.ackedID(broker: "mqtt://127.0.0.1:\(broker.port)"))
         }()
-        #expect(acked < killedAt - 5, "more than the window was unacknowledged at the kill: acked \(acked) of \(killedAt)")
+        #expect(
+            acked < killedAt - 5, "more than the window was unacknowledged at the kill: acked \(acked) of \(killedAt)")
 
         unlink(socketPath)
         let second = try DaemonProcess(arguments: arguments)
@@ -465,11 +507,13 @@ struct UplinkTests {
         let broker = kind == "unreachable" ? nil : try Broker(directory: dir, users: ["station": "right"])
         let port = broker?.port ?? freePort()
         let passwordFile = dir + "/password"
-        try (kind == "wrong password" ? "wrong\n" : "right\n").write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        try (kind == "wrong password" ? "wrong\n" : "right\n").write(
+            toFile: passwordFile, atomically: true, encoding: .utf8)
         chmod(passwordFile, kind == "readable password file" ? 0o644 : 0o600)
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: [
-            "--config", try uplinkConfig(dir, port: port, extra: "username = \"station\"\npassword_file = \"\(passwordFile)\""),
+            "--config",
+            try uplinkConfig(dir, port: port, extra: "username = \"station\"\npassword_file = \"\(passwordFile)\""),
             "--demo", "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
         ])
         #expect(daemonListens(socketPath))
@@ -489,7 +533,8 @@ struct UplinkTests {
                 "uplink: uplink.password_file \(passwordFile) has mode 644: other users can read it; make it 600 or 640"
             default: "uplink: cannot reach the broker at 127.0.0.1:\(port): Connection refused; retrying in"
             }
-        #expect(eventually(timeout: 5) { daemon.standardError.contains(expected) }, "\(daemon.standardError.suffix(2000))")
+        #expect(
+            eventually(timeout: 5) { daemon.standardError.contains(expected) }, "\(daemon.standardError.suffix(2000))")
         let lastError = try #require(uplink.lastError, "\(uplink)")
         #expect(daemon.standardError.contains("uplink: \(lastError)"), "status says what the log says: \(uplink)")
         // It goes on trying, with backoff.
@@ -498,7 +543,9 @@ struct UplinkTests {
         #expect(daemon.waitForExit() == 0)
     }
 
-    @Test("the retained status: online with who and what while repd runs, the broker's last will offline after a SIGKILL, offline with the time after a SIGTERM")
+    @Test(
+        "the retained status: online with who and what while repd runs, the broker's last will offline after a SIGKILL, offline with the time after a SIGTERM"
+    )
     func retainedStatusMessages() throws {
         let dir = scratchDirectory()
         let broker = try Broker(directory: dir)
@@ -513,10 +560,11 @@ struct UplinkTests {
         #expect(daemonListens(socketPath))
         let hello = try #require(LineClient(path: socketPath)?.next { $0.hello })
         var status: RetainedMessage?
-        #expect(eventually(timeout: 10) {
-            status = retainedStatus(port: broker.port, station: "bench-5")
-            return status?.state == "online"
-        })
+        #expect(
+            eventually(timeout: 10) {
+                status = retainedStatus(port: broker.port, station: "bench-5")
+                return status?.state == "online"
+            })
         let online = try #require(status)
         #expect(online.retained)
         #expect(online.keys == ["state", "station", "wall", "client_id", "version", "acked_id"], "\(online.text)")
@@ -531,10 +579,11 @@ struct UplinkTests {
         #expect(eventually(timeout: 10) { ((try? newestID(journalPath)) ?? 0) > 3 })
         first.signal(SIGKILL)
         _ = first.waitForExit()
-        #expect(eventually(timeout: 10) {
-            status = retainedStatus(port: broker.port, station: "bench-5")
-            return status?.state == "offline"
-        }, "\(String(describing: status?.text))")
+        #expect(
+            eventually(timeout: 10) {
+                status = retainedStatus(port: broker.port, station: "bench-5")
+                return status?.state == "offline"
+            }, "\(String(describing: status?.text))")
         #expect(status?.retained == true)
         #expect(status?.keys == ["state", "station"], "the will: no wall (\(String(describing: status?.text)))")
         let acked = try {
@@ -548,23 +597,27 @@ struct UplinkTests {
         unlink(socketPath)
         let second = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
-        #expect(eventually(timeout: 10) {
-            status = retainedStatus(port: broker.port, station: "bench-5")
-            return status?.state == "online"
-        })
+        #expect(
+            eventually(timeout: 10) {
+                status = retainedStatus(port: broker.port, station: "bench-5")
+                return status?.state == "online"
+            })
         #expect(status?.json["acked_id"]?.int == acked, "\(String(describing: status?.text))")
 
         // SIGTERM: repd publishes offline itself (the broker drops the will at a clean DISCONNECT), with the time.
         let stopping = Date().timeIntervalSince1970
         second.signal(SIGTERM)
         #expect(second.waitForExit() == 0)
-        #expect(eventually(timeout: 5) {
-            status = retainedStatus(port: broker.port, station: "bench-5")
-            return status?.state == "offline"
-        }, "\(String(describing: status?.text))\n\(second.standardError.suffix(1500))")
+        #expect(
+            eventually(timeout: 5) {
+                status = retainedStatus(port: broker.port, station: "bench-5")
+                return status?.state == "offline"
+            }, "\(String(describing: status?.text))\n\(second.standardError.suffix(1500))")
         #expect(status?.retained == true)
         #expect(status?.keys == ["state", "station", "wall"], "\(String(describing: status?.text))")
-        #expect((status?.json["wall"]?.double ?? 0) >= stopping, "the time of the stop: \(String(describing: status?.text))")
+        #expect(
+            (status?.json["wall"]?.double ?? 0) >= stopping, "the time of the stop: \(String(describing: status?.text))"
+        )
     }
 
     @Test(
@@ -596,7 +649,9 @@ struct UplinkTests {
         #expect(subscriber.ids == Array(1...n), "complete and in order")
         #expect(subscriber.events.filter { $0.kind == .rep }.count == fixture.reps.count)
         let log = broker.process?.standardError ?? ""
-        #expect(log.contains("on port \(tlsPort)") && log.contains("as repd-bench-6"), "repd came in on the TLS listener: \(log)")
+        #expect(
+            log.contains("on port \(tlsPort)") && log.contains("as repd-bench-6"),
+            "repd came in on the TLS listener: \(log)")
     }
 
     @Test(
@@ -609,14 +664,16 @@ struct UplinkTests {
         let tlsPort = try #require(broker.tlsPort)
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: [
-            "--config", try uplinkConfig(dir, port: tlsPort, extra: "tls = true\nca_file = \"\(certificates.otherCA)\""),
+            "--config",
+            try uplinkConfig(dir, port: tlsPort, extra: "tls = true\nca_file = \"\(certificates.otherCA)\""),
             "--demo", "--loop", "--speed", "20", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
         ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
         // OpenSSL's own words in the middle ("OpenSSL Error[0]: error:0A000086:SSL routines::certificate verify
         // failed" with OpenSSL 3.0) differ between its versions.
-        let expected = #/uplink: TLS with the broker at 127\.0\.0\.1:(\d+) failed: the broker's certificate is not trusted \(.*certificate verify failed\); check that uplink\.ca_file \((.+)\) holds the CA that signed it and that it names 127\.0\.0\.1; retrying in/#
+        let expected =
+            #/uplink: TLS with the broker at 127\.0\.0\.1:(\d+) failed: the broker's certificate is not trusted \(.*certificate verify failed\); check that uplink\.ca_file \((.+)\) holds the CA that signed it and that it names 127\.0\.0\.1; retrying in/#
         var logged: Regex<(Substring, Substring, Substring)>.Match?
         #expect(
             eventually(timeout: 10) {
@@ -637,29 +694,40 @@ struct UplinkTests {
         #expect(daemon.waitForExit() == 0)
     }
 
-    @Test("a broker address that accepts TCP and never answers MQTT: a log line says no CONNACK came, repctl status shows the error and the backlog, and repd keeps counting")
+    @Test(
+        "a broker address that accepts TCP and never answers MQTT: a log line says no CONNACK came, repctl status shows the error and the backlog, and repd keeps counting"
+    )
     func noConnack() throws {
         let dir = scratchDirectory()
         let listener = try #require(SilentListener())
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: [
-            "--config", try uplinkConfig(dir, port: listener.port), "--demo", "--loop", "--speed", "20", "--socket", socketPath,
+            "--config", try uplinkConfig(dir, port: listener.port), "--demo", "--loop", "--speed", "20", "--socket",
+            socketPath,
             "--journal", dir + "/events.db", "--quiet",
         ])
         #expect(daemonListens(socketPath))
         let client = try #require(LineClient(path: socketPath))
         #expect(client.next(timeout: 30, { $0.repEvent })?.id != nil)
-        let expected = "uplink: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s; retrying in"
-        #expect(eventually(timeout: 10) { daemon.standardError.contains(expected) }, "\(daemon.standardError.suffix(2000))")
+        let expected =
+            "uplink: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s; retrying in"
+        #expect(
+            eventually(timeout: 10) { daemon.standardError.contains(expected) }, "\(daemon.standardError.suffix(2000))")
         #expect(client.next(type: "rep", timeout: 30) != nil, "counting goes on")
         let text = try #require(repctlStatus(socketPath))
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("uplink ") }, "\(text)")
         let match = try #require(
-            line.wholeMatch(of: #/uplink   error mqtt://127\.0\.0\.1:(\d+), acknowledged through id 0, backlog (\d+), in flight 0, 0 published, 0 connections/#),
+            line.wholeMatch(
+                of:
+                    #/uplink   error mqtt://127\.0\.0\.1:(\d+), acknowledged through id 0, backlog (\d+), in flight 0, 0 published, 0 connections/#
+            ),
             "\(text)")
         #expect(Int(match.1) == listener.port)
         #expect((Int(match.2) ?? 0) > 0, "the events wait in the journal: \(line)")
-        #expect(text.contains("\n         last error: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s\n"), "\(text)")
+        #expect(
+            text.contains(
+                "\n         last error: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s\n"),
+            "\(text)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "a silent broker does not hold up the stop")
     }

@@ -4,9 +4,9 @@ import RepDetection
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Generated motion for the exercise gate: gait and fidgeting count nothing, sets count exactly.
@@ -47,7 +47,8 @@ enum GeneratedMotion {
             let size = amplitude * (0.55 + 0.45 * sin(2 * .pi * 0.07 * (t - start)))
             let a = u + d * (size * sin(2 * .pi * 0.3 * (t - start)))
             return Vector3(
-                a.x + random.nextGaussian(standardDeviation: 0.005), a.y + random.nextGaussian(standardDeviation: 0.005),
+                a.x + random.nextGaussian(standardDeviation: 0.005),
+                a.y + random.nextGaussian(standardDeviation: 0.005),
                 a.z + random.nextGaussian(standardDeviation: 0.005))
         }.map { MotionSample(timestamp: $0.timestamp, ax: $0.ax, ay: $0.ay, az: $0.az) }
     }
@@ -74,7 +75,8 @@ enum GeneratedMotion {
             let a = u + direction * (amplitude * asymmetricRep(p, eccentric: 0.6, ratio: 1.6))
             return MotionSample(
                 timestamp: t, ax: a.x + random.nextGaussian(standardDeviation: noise),
-                ay: a.y + random.nextGaussian(standardDeviation: noise), az: a.z + random.nextGaussian(standardDeviation: noise))
+                ay: a.y + random.nextGaussian(standardDeviation: noise),
+                az: a.z + random.nextGaussian(standardDeviation: noise))
         }
     }
 
@@ -85,7 +87,8 @@ enum GeneratedMotion {
         return SignalGenerator.samples(duration: seconds, sampleRate: rate, start: start) { t in
             MotionSample(
                 timestamp: t, ax: u.x + random.nextGaussian(standardDeviation: 0.004),
-                ay: u.y + random.nextGaussian(standardDeviation: 0.004), az: u.z + random.nextGaussian(standardDeviation: 0.004))
+                ay: u.y + random.nextGaussian(standardDeviation: 0.004),
+                az: u.z + random.nextGaussian(standardDeviation: 0.004))
         }
     }
 
@@ -126,7 +129,8 @@ struct ExerciseGateTests {
         for up in Self.ups {
             let samples = GeneratedMotion.gait(strides: strides, swing: 20, bounce: 0.2, heel: heel, up: up)
             let events = detect(samples, configuration: Self.gated)
-            #expect(reps(events).isEmpty, "\(strides) strides/s, heel \(heel) g, up \(up): \(reps(events).count) live reps")
+            #expect(
+                reps(events).isEmpty, "\(strides) strides/s, heel \(heel) g, up \(up): \(reps(events).count) live reps")
         }
     }
 
@@ -165,7 +169,8 @@ struct ExerciseGateTests {
     @Test("a minute of slow fidgeting (0.04 g at 0.3 Hz, waxing and waning at 0.07 Hz) counts nothing")
     func fidgetingCountsNothing() {
         for (n, up) in Self.ups.enumerated() {
-            let samples = GeneratedMotion.fidget(amplitude: 0.04, seconds: 60, start: 0, up: up, rate: 50, seed: UInt64(n + 1))
+            let samples = GeneratedMotion.fidget(
+                amplitude: 0.04, seconds: 60, start: 0, up: up, rate: 50, seed: UInt64(n + 1))
             #expect(repCount(samples, configuration: Self.gated) == 0, "up \(up)")
         }
     }
@@ -180,7 +185,8 @@ struct ExerciseGateTests {
                     count: 12, period: 3, amplitude: 0.18, start: 0, up: up, rate: rate, noise: 0.02,
                     seed: UInt64(10 * n + set))
                 samples += GeneratedMotion.shifted(reps, after: samples, rate: rate)
-                let rest = GeneratedMotion.fidget(amplitude: 0.04, seconds: 20, start: 0, up: up, rate: rate, seed: UInt64(set + 7))
+                let rest = GeneratedMotion.fidget(
+                    amplitude: 0.04, seconds: 20, start: 0, up: up, rate: rate, seed: UInt64(set + 7))
                 samples += GeneratedMotion.shifted(rest, after: samples, rate: rate)
             }
             let counts = setCounts(detect(samples, configuration: Self.gated))

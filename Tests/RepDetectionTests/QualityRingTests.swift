@@ -2,7 +2,7 @@ import MotionCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @testable import RepDetection
@@ -47,7 +47,9 @@ struct QualityRingTests {
         #expect(result != nil, "the rep's samples are still held after the ring grew")
     }
 
-    @Test("a ring that grows after it wrapped (a gap in the samples) holds only what it held: no empty slots count as samples")
+    @Test(
+        "a ring that grows after it wrapped (a gap in the samples) holds only what it held: no empty slots count as samples"
+    )
     func growsAfterWrapping() {
         var analyzer = RepQualityAnalyzer(placement: .bar, method: .magnitude, minimumVelocityRate: 40)
         // 20 s at 100 Hz, then the sensor is away for 50 s, then 45 s more: at 4096 samples the oldest is 91 s

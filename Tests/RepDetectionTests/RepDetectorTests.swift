@@ -1,8 +1,8 @@
 #if canImport(Glibc)
-import Glibc
-import MotionSimulation
+    import Glibc
+    import MotionSimulation
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import MotionCore
 import RepDetection
@@ -30,7 +30,8 @@ struct RepDetectorTests {
     func slowAndMediumReps(frequency: Double, amplitude: Double) {
         for direction in Self.directions {
             for phase in [0.0, Double.pi] {
-                let samples = sineSet(repCount: 10, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
+                let samples = sineSet(
+                    repCount: 10, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
                 expectExactUnlessGateRefusesSmallHorizontal(
                     samples, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
             }
@@ -46,22 +47,27 @@ struct RepDetectorTests {
     func fastReps(frequency: Double, amplitude: Double) {
         for direction in Self.directions {
             for phase in [0.0, Double.pi] {
-                let samples = sineSet(repCount: 10, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
+                let samples = sineSet(
+                    repCount: 10, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
                 expectExactUnlessGateRefusesSmallHorizontal(
                     samples, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
             }
         }
     }
 
-    @Test("gravity along any axis changes nothing", arguments: [Vector3.x, .y, .z, Vector3(0, -1, 0), Vector3(0.5, 0.5, -0.7)])
+    @Test(
+        "gravity along any axis changes nothing",
+        arguments: [Vector3.x, .y, .z, Vector3(0, -1, 0), Vector3(0.5, 0.5, -0.7)])
     func gravityAnywhere(gravity: Vector3) {
-        let samples = sineSet(repCount: 10, frequency: 0.8, amplitude: 0.3, direction: Vector3(1, 0.2, 0), gravity: gravity.normalized)
+        let samples = sineSet(
+            repCount: 10, frequency: 0.8, amplitude: 0.3, direction: Vector3(1, 0.2, 0), gravity: gravity.normalized)
         #expect(repCount(samples) == 10)
     }
 
     @Test("the sample rate does not matter, from 12.5 Hz to 1.6 kHz", arguments: [12.5, 25, 50, 100, 400, 1600])
     func sampleRateIndependent(rate: Double) {
-        let samples = sineSet(repCount: 10, frequency: 0.7, amplitude: 0.3, direction: Vector3(1, 1, 0), sampleRate: rate)
+        let samples = sineSet(
+            repCount: 10, frequency: 0.7, amplitude: 0.3, direction: Vector3(1, 1, 0), sampleRate: rate)
         #expect(repCount(samples) == 10)
     }
 
@@ -105,7 +111,8 @@ struct RepDetectorTests {
         let sets = events.filter { if case .setStarted = $0 { true } else { false } }
         #expect(sets.count == 1, "one set, not two around the gap")
         // Up to two reps complete inside the gap, where nobody can see them; the rest are counted.
-        #expect(counted.count >= 10 && counted.count <= 12, "counted \(counted.count) of 12: \(counted.map(\.timestamp))")
+        #expect(
+            counted.count >= 10 && counted.count <= 12, "counted \(counted.count) of 12: \(counted.map(\.timestamp))")
         #expect(counted.filter { $0.timestamp > gapStart + 3 }.count >= 5, "the reps after the gap are counted")
         let times = counted.map(\.timestamp)
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 0.55 * 2.5 }, "no rep is counted twice")
@@ -211,7 +218,8 @@ struct RepDetectorDisturbanceTests {
             }
             return MotionSample(
                 timestamp: t, ax: random.nextGaussian(standardDeviation: 0.003),
-                ay: y + random.nextGaussian(standardDeviation: 0.003), az: 1 + random.nextGaussian(standardDeviation: 0.003))
+                ay: y + random.nextGaussian(standardDeviation: 0.003),
+                az: 1 + random.nextGaussian(standardDeviation: 0.003))
         }
     }
 
@@ -249,7 +257,8 @@ struct RepShapeTests {
             }
             return MotionSample(
                 timestamp: t, ax: random.nextGaussian(standardDeviation: 0.005),
-                ay: y + random.nextGaussian(standardDeviation: 0.005), az: 1 + random.nextGaussian(standardDeviation: 0.005))
+                ay: y + random.nextGaussian(standardDeviation: 0.005),
+                az: 1 + random.nextGaussian(standardDeviation: 0.005))
         }
     }
 
@@ -277,7 +286,8 @@ struct RepShapeTests {
             }
             return MotionSample(
                 timestamp: t, ax: x + random.nextGaussian(standardDeviation: 0.005),
-                ay: y + random.nextGaussian(standardDeviation: 0.005), az: 1 + random.nextGaussian(standardDeviation: 0.005))
+                ay: y + random.nextGaussian(standardDeviation: 0.005),
+                az: 1 + random.nextGaussian(standardDeviation: 0.005))
         }
     }
 

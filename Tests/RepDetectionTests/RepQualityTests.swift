@@ -46,7 +46,9 @@ struct RepQualityTests {
         #expect(abs((m.turnaroundPause ?? 0) - 0.3) < 0.002)
     }
 
-    @Test("a squat set measured on the bar at 100 Hz: every rep's mean velocity and range of motion near the truth, live and at the set's end")
+    @Test(
+        "a squat set measured on the bar at 100 Hz: every rep's mean velocity and range of motion near the truth, live and at the set's end"
+    )
     func squatOnTheBar() throws {
         var generator = BarbellGenerator()
         generator.reps = 5
@@ -59,10 +61,14 @@ struct RepQualityTests {
         detector.finish(into: &events)
         let (live, final) = qualities(events)
         let measured = try #require(final.first)
-        #expect(live.count == 5 && measured.reps.count == 5, "5 reps, each measured: \(live.count) live, \(measured.reps.count) final")
+        #expect(
+            live.count == 5 && measured.reps.count == 5,
+            "5 reps, each measured: \(live.count) live, \(measured.reps.count) final")
         for (truth, q) in zip(set.reps, measured.reps) {
             let t = try #require(truth.quality.velocity), v = try #require(q.velocity)
-            #expect(abs(v.meanConcentric - t.meanConcentric) < 0.05, "mean velocity \(v.meanConcentric) vs \(t.meanConcentric)")
+            #expect(
+                abs(v.meanConcentric - t.meanConcentric) < 0.05,
+                "mean velocity \(v.meanConcentric) vs \(t.meanConcentric)")
             #expect(abs(v.rangeOfMotion - t.rangeOfMotion) < 0.04, "range \(v.rangeOfMotion) vs \(t.rangeOfMotion)")
             #expect(q.startsAtTop == true && q.eccentric != nil && q.concentric != nil)
         }
@@ -70,8 +76,12 @@ struct RepQualityTests {
             let v = try #require(q?.velocity, "a live rep on the bar has velocities")
             #expect(abs(v.meanConcentric - truth.quality.velocity!.meanConcentric) < 0.05)
         }
-        #expect(abs((measured.velocityLoss ?? 0) - set.velocityLoss) < 3, "velocity loss \(measured.velocityLoss ?? -1) vs \(set.velocityLoss)")
-        #expect(measured.reps.dropFirst().allSatisfy { $0.pauseTop != nil }, "every rep after the first has its pause at the top")
+        #expect(
+            abs((measured.velocityLoss ?? 0) - set.velocityLoss) < 3,
+            "velocity loss \(measured.velocityLoss ?? -1) vs \(set.velocityLoss)")
+        #expect(
+            measured.reps.dropFirst().allSatisfy { $0.pauseTop != nil },
+            "every rep after the first has its pause at the top")
     }
 
     @Test("a deadlift starts at the bottom: concentric first, its pause on the floor before each rep")
@@ -113,7 +123,8 @@ struct RepQualityTests {
 
     @Test("measuring quality changes no count and no rep time")
     func countsUnchanged() {
-        let samples = BarbellGenerator().generate().samples + WorkoutGenerator.demo.generate().samples.map { $0.shifted(by: 60) }
+        let samples =
+            BarbellGenerator().generate().samples + WorkoutGenerator.demo.generate().samples.map { $0.shifted(by: 60) }
         func strip(_ events: [WorkoutEvent]) -> [WorkoutEvent] {
             events.map { event in
                 switch event {
@@ -123,6 +134,8 @@ struct RepQualityTests {
                 }
             }
         }
-        #expect(strip(detect(samples, configuration: configuration(.bar))) == strip(detect(samples, configuration: configuration(.arm))))
+        #expect(
+            strip(detect(samples, configuration: configuration(.bar)))
+                == strip(detect(samples, configuration: configuration(.arm))))
     }
 }

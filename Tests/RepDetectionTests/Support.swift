@@ -28,7 +28,8 @@ func sineSet(
     sampleRate: Double = 50, phase: Double = 0, noise: Double = 0.005, leadSeconds: Double = 2,
     extraSeconds: Double = 6, seed: UInt64 = 1
 ) -> [MotionSample] {
-    let sine = SineMotion(frequency: frequency, amplitude: amplitude, phase: phase, direction: direction, gravity: gravity)
+    let sine = SineMotion(
+        frequency: frequency, amplitude: amplitude, phase: phase, direction: direction, gravity: gravity)
     return SignalGenerator.repetitions(
         count: repCount, of: sine, sampleRate: sampleRate, noise: noise, leadSeconds: leadSeconds,
         extraSeconds: extraSeconds, seed: seed)

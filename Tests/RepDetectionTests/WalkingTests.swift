@@ -9,7 +9,8 @@ import Testing
 struct WalkingTests {
     static let ups: [Vector3] = [.z, .x, Vector3(1, 1, 1), Vector3(0.3, -1, 0.5)]
 
-    static func walk(stride: Double, swing: Double, bounce: Double, up: Vector3, rate: Double = 50) -> WalkingGenerator {
+    static func walk(stride: Double, swing: Double, bounce: Double, up: Vector3, rate: Double = 50) -> WalkingGenerator
+    {
         var walk = WalkingGenerator()
         walk.strideFrequency = stride
         walk.swingDegrees = swing
@@ -39,7 +40,9 @@ struct WalkingTests {
         }
     }
 
-    @Test("a slow walk whose bounce outweighs a small arm swing counts no reps either (without the walking check and the gate it counts)")
+    @Test(
+        "a slow walk whose bounce outweighs a small arm swing counts no reps either (without the walking check and the gate it counts)"
+    )
     func stepLockedWalk() {
         for up in Self.ups {
             let samples = Self.walk(stride: 0.8, swing: 10, bounce: 0.3, up: up).samples()
@@ -66,7 +69,9 @@ struct WalkingTests {
         var judgedWalking = 0
         for sample in samples {
             detector.process(sample, into: &events)
-            if (detector.walkingLikeness ?? -9) >= RepDetectorConfiguration().maximumWalkingLikeness { judgedWalking += 1 }
+            if (detector.walkingLikeness ?? -9) >= RepDetectorConfiguration().maximumWalkingLikeness {
+                judgedWalking += 1
+            }
         }
         #expect(events.isEmpty)
         #expect(judgedWalking > 100, "walking-like moments: \(judgedWalking)")
@@ -84,9 +89,11 @@ struct WalkingTests {
         workout.gravityDirection = up
         let set = workout.generate()
         let start = walking.last!.timestamp + 1 / workout.sampleRate
-        let samples = walking + set.samples.map {
-            MotionSample(timestamp: $0.timestamp + start, ax: $0.ax, ay: $0.ay, az: $0.az)
-        }
+        let samples =
+            walking
+            + set.samples.map {
+                MotionSample(timestamp: $0.timestamp + start, ax: $0.ax, ay: $0.ay, az: $0.az)
+            }
         #expect(repCount(samples) == 10)
     }
 }

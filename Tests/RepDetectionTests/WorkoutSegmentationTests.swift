@@ -6,9 +6,11 @@ import Testing
 
 @Suite("Sets on the workout generator")
 struct WorkoutSegmentationTests {
-    @Test("every set of a generated workout is found, with its reps, in any orientation", arguments: [
-        Vector3.z, Vector3(0, -1, 0), Vector3(1, 0, 0), Vector3(0.3, 0.9, -0.3),
-    ])
+    @Test(
+        "every set of a generated workout is found, with its reps, in any orientation",
+        arguments: [
+            Vector3.z, Vector3(0, -1, 0), Vector3(1, 0, 0), Vector3(0.3, 0.9, -0.3),
+        ])
     func setsAndReps(gravity: Vector3) {
         var generator = WorkoutGenerator()
         generator.repsPerSet = [8, 10, 12]
@@ -25,7 +27,8 @@ struct WorkoutSegmentationTests {
             // Each counted rep lies inside its set's true span (start of the first rep to the end of the last), and
             // each is stamped at most 0.8 s after a true rep's completion: the cycle ends where the motion is quietest,
             // seen through the smoothing (measured: 0.3–0.6 s after on this generator).
-            #expect(counted.allSatisfy { $0.timestamp >= truth.start && $0.timestamp <= truth.end + 0.8 },
+            #expect(
+                counted.allSatisfy { $0.timestamp >= truth.start && $0.timestamp <= truth.end + 0.8 },
                 "\(truth.start)…\(truth.end): \(counted.map(\.timestamp))")
             for rep in counted {
                 let lag = truth.repCompletionTimes.map { rep.timestamp - $0 }.filter { $0 >= -0.2 }.min() ?? .infinity
@@ -97,8 +100,9 @@ struct WorkoutSegmentationTests {
         }
     }
 
-    @Test("a breather of a few seconds inside a set does not split it; a rest longer than rest_to_end_set does",
-          arguments: [(2.0, [10]), (3.0, [10]), (5.0, [10]), (12.0, [5, 5])])
+    @Test(
+        "a breather of a few seconds inside a set does not split it; a rest longer than rest_to_end_set does",
+        arguments: [(2.0, [10]), (3.0, [10]), (5.0, [10]), (12.0, [5, 5])])
     func breatherInsideASet(pause: Double, expected: [Int]) {
         // Two runs of 5 reps at 2.2 s with `pause` seconds of stillness between them. The pause breaks the rhythm
         // (it is longer than maximum_pause_factor × the period); the set stays open, and the reps after it continue
@@ -184,7 +188,14 @@ struct RepDetectionServiceTests {
         service.processBatch(sineSet(repCount: 5, frequency: 1, amplitude: 0.5, extraSeconds: 1))
         #expect(service.inSet)
         let closing = service.finish()
-        #expect(closing == [.setEnded(SetEvent(setNumber: 1, timestamp: closing.first.map { if case .setEnded(let s) = $0 { s.timestamp } else { 0 } } ?? 0, repCount: 5))])
+        #expect(
+            closing == [
+                .setEnded(
+                    SetEvent(
+                        setNumber: 1,
+                        timestamp: closing.first.map { if case .setEnded(let s) = $0 { s.timestamp } else { 0 } } ?? 0,
+                        repCount: 5))
+            ])
         #expect(!service.inSet)
     }
 }
@@ -200,7 +211,10 @@ struct RepDetectorConfigurationTests {
     func invalidValues() {
         var c = RepDetectorConfiguration()
         c.maximumRepPeriod = 0.2
-        #expect(throws: RepDetectorConfigurationError(key: "maximumRepPeriod", value: 0.2, allowed: "a number > minimumRepPeriod, at most 12")) {
+        #expect(
+            throws: RepDetectorConfigurationError(
+                key: "maximumRepPeriod", value: 0.2, allowed: "a number > minimumRepPeriod, at most 12")
+        ) {
             try c.validate()
         }
         c = RepDetectorConfiguration()
@@ -208,7 +222,10 @@ struct RepDetectorConfigurationTests {
         #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
         c = RepDetectorConfiguration()
         c.minimumPeriodicity = 1
-        #expect(throws: RepDetectorConfigurationError(key: "minimumPeriodicity", value: 1, allowed: "a number between 0 and 1 (exclusive)")) {
+        #expect(
+            throws: RepDetectorConfigurationError(
+                key: "minimumPeriodicity", value: 1, allowed: "a number between 0 and 1 (exclusive)")
+        ) {
             try c.validate()
         }
         c = RepDetectorConfiguration()

@@ -17,17 +17,22 @@ struct EventJournalTests {
         let journal = try EventJournal(path: scratchDirectory() + "/events.db", station: "bench")
         #expect(try journal.newestID == 0)
         for n in 1...5 {
-            #expect(try journal.append(type: "rep", json: "{\"type\":\"rep\",\"rep\":\(n)}", wall: Double(n)) == Int64(n))
+            #expect(
+                try journal.append(type: "rep", json: "{\"type\":\"rep\",\"rep\":\(n)}", wall: Double(n)) == Int64(n))
         }
         #expect(try journal.newestID == 5)
         let page = try journal.events(after: 2, limit: 2)
         #expect(page.map(\.id) == [3, 4])
-        #expect(page[0] == JournalEntry(id: 3, station: "bench", type: "rep", wall: 3, json: "{\"type\":\"rep\",\"rep\":3}"))
+        #expect(
+            page[0] == JournalEntry(id: 3, station: "bench", type: "rep", wall: 3, json: "{\"type\":\"rep\",\"rep\":3}")
+        )
         #expect(try journal.events(after: 4, limit: 100).map(\.id) == [5])
         #expect(try journal.events(after: 5, limit: 100).isEmpty)
     }
 
-    @Test("ids survive reopening the file and are never reused, also after every row was pruned", arguments: EventJournal.Synchronous.allCases)
+    @Test(
+        "ids survive reopening the file and are never reused, also after every row was pruned",
+        arguments: EventJournal.Synchronous.allCases)
     func idsAreNeverReused(synchronous: EventJournal.Synchronous) throws {
         let path = scratchDirectory() + "/events.db"
         do {
@@ -51,7 +56,9 @@ struct EventJournalTests {
         return copy
     }
 
-    @Test("after a power cut took back the last commits, ids go on after the durable reservation: none handed out before is reused")
+    @Test(
+        "after a power cut took back the last commits, ids go on after the durable reservation: none handed out before is reused"
+    )
     func idsAfterPowerCut() throws {
         let path = scratchDirectory() + "/events.db"
         let before = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 10)
@@ -92,7 +99,9 @@ struct EventJournalTests {
         idle.close()
     }
 
-    @Test("a boot id that cannot be read (a ProcSubset=pid sandbox) counts as another boot: after an unclean end ids go on after the reservation")
+    @Test(
+        "a boot id that cannot be read (a ProcSubset=pid sandbox) counts as another boot: after an unclean end ids go on after the reservation"
+    )
     func unknownBootIsAnotherBoot() throws {
         let path = scratchDirectory() + "/events.db"
         let before = try EventJournal(path: path, station: "a", bootID: "unknown", idBlock: 10)
@@ -150,7 +159,10 @@ struct EventJournalTests {
         #expect(try journal.events(matching: JournalQuery(after: 3, before: 8, limit: 100)).map(\.id) == [4, 5, 6, 7])
         #expect(try journal.events(matching: JournalQuery(from: 110, to: 113, limit: 100)).map(\.id) == [10, 11, 12])
         #expect(try journal.events(matching: JournalQuery(types: ["rep"], limit: 3)).map(\.id) == [2, 3, 7])
-        #expect(try journal.events(matching: JournalQuery(types: ["rep"], limit: 3, latest: true)).map(\.id) == [13, 17, 18])
+        #expect(
+            try journal.events(matching: JournalQuery(types: ["rep"], limit: 3, latest: true)).map(\.id) == [
+                13, 17, 18,
+            ])
         #expect(try journal.events(matching: JournalQuery(types: ["set_end", "sensor"], limit: 100)).count == 8)
         #expect(try journal.events(matching: JournalQuery(types: ["x' OR 1=1 --"], limit: 100)).isEmpty)
         #expect(try journal.events(matching: JournalQuery(after: 20, limit: 100)).isEmpty)

@@ -8,11 +8,20 @@ struct HistoryRequestTests {
         arguments: [
             ("history", HistoryRequest()),
             ("history after=41 limit=50 rep", HistoryRequest(after: 41, kinds: [.rep], limit: 50)),
-            ("history from=1700000000 to=1700003600.5 set,sensor", HistoryRequest(from: 1_700_000_000, to: 1_700_003_600.5, kinds: [.set, .sensor])),
+            (
+                "history from=1700000000 to=1700003600.5 set,sensor",
+                HistoryRequest(from: 1_700_000_000, to: 1_700_003_600.5, kinds: [.set, .sensor])
+            ),
             ("history latest limit=5 before=90", HistoryRequest(before: 90, limit: 5, latest: true)),
             (#"{"cmd":"history"}"#, HistoryRequest()),
-            (#"{"cmd":"history","after":41,"limit":50,"events":["rep"]}"#, HistoryRequest(after: 41, kinds: [.rep], limit: 50)),
-            (#"{"cmd":"history","from":1700000000,"latest":true,"before":90}"#, HistoryRequest(before: 90, from: 1_700_000_000, latest: true)),
+            (
+                #"{"cmd":"history","after":41,"limit":50,"events":["rep"]}"#,
+                HistoryRequest(after: 41, kinds: [.rep], limit: 50)
+            ),
+            (
+                #"{"cmd":"history","from":1700000000,"latest":true,"before":90}"#,
+                HistoryRequest(before: 90, from: 1_700_000_000, latest: true)
+            ),
         ])
     func parses(line: String, expected: HistoryRequest) throws {
         #expect(try ClientCommand.parse(line: Array(line.utf8)) == .history(expected))
@@ -21,7 +30,8 @@ struct HistoryRequestTests {
     @Test(
         "a request's words form reads back as the same request",
         arguments: [
-            HistoryRequest(), HistoryRequest(after: 3, before: 9, from: 1.5, to: 2.5, kinds: [.sensor], limit: 7, latest: true),
+            HistoryRequest(),
+            HistoryRequest(after: 3, before: 9, from: 1.5, to: 2.5, kinds: [.sensor], limit: 7, latest: true),
         ])
     func roundTrip(request: HistoryRequest) throws {
         #expect(try ClientCommand.parse(line: Array(request.line.utf8)) == .history(request))

@@ -25,7 +25,9 @@ private func entries(_ manifest: String) throws -> (entries: [ManifestEntry], ro
 
 @Suite(
     "Accuracy on the real recordings",
-    .enabled(if: datasetManifest != nil, "../shared/datasets/reps is not beside this checkout: real-recording accuracy is not checked"))
+    .enabled(
+        if: datasetManifest != nil,
+        "../shared/datasets/reps is not beside this checkout: real-recording accuracy is not checked"))
 struct DatasetRegressionTests {
     /// Floors just under what the default configuration measured when it was chosen (README, "How well it counts"):
     /// a change to the detector that loses accuracy on real motion fails here, not only on generated motion.
@@ -36,9 +38,13 @@ struct DatasetRegressionTests {
         #expect(report.failures.isEmpty, "\(report.failures.map { $0.failure ?? "" })")
 
         let folders = Dictionary(uniqueKeysWithValues: report.byFolder)
-        let clean = report.results.filter { $0.entry.file.hasPrefix("tbe_main/") || $0.entry.file.hasPrefix("cara_clean/") }
+        let clean = report.results.filter {
+            $0.entry.file.hasPrefix("tbe_main/") || $0.entry.file.hasPrefix("cara_clean/")
+        }
         let cleanStatistics = ErrorStatistics(errors: clean.compactMap { r in r.counted.map { $0 - r.entry.trueReps } })
-        print("clean sets: n \(cleanStatistics.count), MAE \(cleanStatistics.meanAbsoluteError), ±1 \(cleanStatistics.withinOnePercent) %")
+        print(
+            "clean sets: n \(cleanStatistics.count), MAE \(cleanStatistics.meanAbsoluteError), ±1 \(cleanStatistics.withinOnePercent) %"
+        )
         #expect(cleanStatistics.count == 90)
         // Measured with the defaults (the exercise gate on, 2026-11-27): clean 84 % within ±1, MAE 1.13; tbe_main 90 %,
         // cara_clean 79 %; mixed MAE 4.12. (With the gate off: 89 %, 0.84; 90 %, 88 %; 3.38.)
@@ -47,7 +53,9 @@ struct DatasetRegressionTests {
         #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
         #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 76)
         #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 4.3)
-        let sitting = report.results.first { $0.entry.file.hasPrefix("tbe_rest/") && $0.entry.exercise == "rest_sitting" }
+        let sitting = report.results.first {
+            $0.entry.file.hasPrefix("tbe_rest/") && $0.entry.exercise == "rest_sitting"
+        }
         #expect(sitting?.counted == 0, "sitting at rest counts nothing")
     }
 
@@ -88,6 +96,8 @@ struct DatasetRegressionTests {
 
 /// ../shared/datasets/wisdm-watch/manifest.csv, beside the reps manifest.
 private let wisdmManifest: String? = datasetManifest.flatMap { reps in
-    let path = ((reps as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent + "/wisdm-watch/manifest.csv"
+    let path =
+        ((reps as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        + "/wisdm-watch/manifest.csv"
     return FileManager.default.fileExists(atPath: path) ? path : nil
 }

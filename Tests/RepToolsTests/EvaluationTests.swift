@@ -35,9 +35,12 @@ struct EvaluationTests {
         let dir = makeDirectory()
         try FileManager.default.createDirectory(atPath: dir + "/sets", withIntermediateDirectories: true)
         let sine = SineMotion(frequency: 1, amplitude: 0.4, direction: .x)
-        try FixtureFileWriter.write(SignalGenerator.repetitions(count: 8, of: sine, noise: 0.005), to: dir + "/sets/a.csv")
-        try FixtureFileWriter.write(SignalGenerator.repetitions(count: 5, of: sine, noise: 0.005), to: dir + "/sets/b.csv")
-        try "t,ax,ay,az\n0,0,0,1\n0.1,zero,0,1\n".write(toFile: dir + "/sets/bad.csv", atomically: true, encoding: .utf8)
+        try FixtureFileWriter.write(
+            SignalGenerator.repetitions(count: 8, of: sine, noise: 0.005), to: dir + "/sets/a.csv")
+        try FixtureFileWriter.write(
+            SignalGenerator.repetitions(count: 5, of: sine, noise: 0.005), to: dir + "/sets/b.csv")
+        try "t,ax,ay,az\n0,0,0,1\n0.1,zero,0,1\n".write(
+            toFile: dir + "/sets/bad.csv", atomically: true, encoding: .utf8)
         let manifest = """
             file,exercise,participant,true_reps,sample_rate_hz,duration_s,source
             sets/a.csv,squat,p1,8,50,16,generated
@@ -62,7 +65,8 @@ struct EvaluationTests {
         let overallJSON = json["overall"] as! [String: Any]
         #expect(overallJSON["n"] as? Int == 2)
         #expect(overallJSON["mae"] as? Double == 0.5)
-        #expect(Set((overallJSON as NSDictionary).allKeys as! [String]) == ["n", "mae", "bias", "exact_pct", "within1_pct"])
+        #expect(
+            Set((overallJSON as NSDictionary).allKeys as! [String]) == ["n", "mae", "bias", "exact_pct", "within1_pct"])
         let byExercise = json["by_exercise"] as! [String: [String: Any]]
         #expect(Set(byExercise.keys) == ["press", "squat"])
         let sets = json["sets"] as! [[String: Any]]
@@ -72,7 +76,9 @@ struct EvaluationTests {
         #expect((sets[2]["error"] as? String)?.contains("missing.csv") == true)
     }
 
-    @Test("the replay goes through the fixture provider in batches and counts the same at any batch size", arguments: [1, 10, 64])
+    @Test(
+        "the replay goes through the fixture provider in batches and counts the same at any batch size",
+        arguments: [1, 10, 64])
     func countRepsThroughProvider(batch: Int) {
         let workout = WorkoutGenerator.demo.generate()
         let counted = Evaluator.countReps(in: workout.samples, batchSize: batch)
@@ -95,7 +101,9 @@ struct JSONWriterTests {
         #expect(parsed["nan"] is NSNull)
     }
 
-    @Test("fixed decimals", arguments: [(3.14159, 2, "3.14"), (-0.004, 2, "0.00"), (-1.5, 0, "-2"), (2.0, 1, "2.0"), (0.999, 2, "1.00")])
+    @Test(
+        "fixed decimals",
+        arguments: [(3.14159, 2, "3.14"), (-0.004, 2, "0.00"), (-1.5, 0, "-2"), (2.0, 1, "2.0"), (0.999, 2, "1.00")])
     func decimals(value: Double, decimals: Int, text: String) {
         #expect(format(value, decimals: decimals) == text)
     }

@@ -21,13 +21,23 @@ struct PasswordFileTests {
     @Test("a file other users can read, an empty file, two lines or no file are refused, naming the file")
     func refuses() throws {
         let readable = try file("s3cret\n", mode: 0o644)
-        #expect(throws: UplinkError(.passwordFile, "uplink.password_file \(readable) has mode 644: other users can read it; make it 600 or 640 (chmod o= \(readable))")) {
+        #expect(
+            throws: UplinkError(
+                .passwordFile,
+                "uplink.password_file \(readable) has mode 644: other users can read it; make it 600 or 640 (chmod o= \(readable))"
+            )
+        ) {
             try PasswordFile.read(readable)
         }
         let empty = try file("\n", mode: 0o600)
-        #expect(throws: UplinkError(.passwordFile, "uplink.password_file \(empty) is empty")) { try PasswordFile.read(empty) }
+        #expect(throws: UplinkError(.passwordFile, "uplink.password_file \(empty) is empty")) {
+            try PasswordFile.read(empty)
+        }
         let two = try file("a\nb\n", mode: 0o600)
-        #expect(throws: UplinkError(.passwordFile, "uplink.password_file \(two) has more than one line (it holds only the password)")) {
+        #expect(
+            throws: UplinkError(
+                .passwordFile, "uplink.password_file \(two) has more than one line (it holds only the password)")
+        ) {
             try PasswordFile.read(two)
         }
         #expect(throws: UplinkError(.passwordFile, "uplink.password_file /nonexistent/pw: No such file or directory")) {

@@ -8,7 +8,9 @@ private let productsDirectory: String = {
 }()
 
 /// `Tests/RepWebTests/browser`, where the Python scripts live.
-private let scriptsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("browser").path
+private let scriptsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    "browser"
+).path
 
 /// Debian's Python (the one python3-selenium installs into), not whatever `python3` comes first on the PATH.
 private let python = "/usr/bin/python3"
@@ -25,12 +27,14 @@ private func runs(_ arguments: [String]) -> Bool {
     return process.terminationStatus == 0
 }
 
-private let haveBrowser = FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+private let haveBrowser =
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
     && runs([python, "-c", "import selenium"])
 private let havePython = FileManager.default.isExecutableFile(atPath: python)
 /// umockdev's preload library and its Python API (Debian's umockdev, gir1.2-umockdev-1.0, python3-gi).
-private let haveUmockdev = FileManager.default.isExecutableFile(atPath: "/usr/bin/umockdev-wrapper")
+private let haveUmockdev =
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/umockdev-wrapper")
     && runs([python, "-c", "import gi; gi.require_version('UMockdev', '1.0'); from gi.repository import UMockdev"])
 
 /// The emulated accelerometer LinuxIIOTests' hotplug test also uses.
@@ -38,7 +42,8 @@ private let wristDevice = URL(fileURLWithPath: #filePath).deletingLastPathCompon
     .appendingPathComponent("LinuxIIOTests/umockdev/wrist.umockdev").path
 
 /// Runs one of the scripts with the products folder and a fresh output folder; returns its exit status and output.
-private func runScript(_ name: String, _ extra: [String] = []) throws -> (status: Int32, output: String, folder: String) {
+private func runScript(_ name: String, _ extra: [String] = []) throws -> (status: Int32, output: String, folder: String)
+{
     let folder = "/tmp/repd-web-t-" + String(UUID().uuidString.prefix(8))
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let process = Process()
@@ -57,7 +62,9 @@ private func runScript(_ name: String, _ extra: [String] = []) throws -> (status
 struct BrowserTests {
     @Test(
         "in a real headless Chromium the page shows every rep as repd announces it (median latency ≤ 200 ms, none 2 s), says when repd-web or repd stops, recovers when they return, loads nothing from another origin, and ?theme= wins over the system's colours",
-        .enabled(if: haveBrowser, "needs /usr/bin/chromium, /usr/bin/chromedriver and python3-selenium (scripts/install-deps test)"),
+        .enabled(
+            if: haveBrowser,
+            "needs /usr/bin/chromium, /usr/bin/chromedriver and python3-selenium (scripts/install-deps test)"),
         .timeLimit(.minutes(2)))
     func pageInABrowser() throws {
         // REPD_WEB_SCREENSHOT=docs/repd-web.png also writes the README's screenshot.
@@ -70,8 +77,13 @@ struct BrowserTests {
 
     @Test(
         "in a real headless Chromium the 'sensor lost' banner appears when repd's accelerometer (umockdev) is removed, and goes when it is back",
-        .enabled(if: haveBrowser, "needs /usr/bin/chromium, /usr/bin/chromedriver and python3-selenium (scripts/install-deps test)"),
-        .enabled(if: haveUmockdev, "needs umockdev-wrapper and its Python API (scripts/install-deps test installs umockdev, gir1.2-umockdev-1.0, python3-gi)"),
+        .enabled(
+            if: haveBrowser,
+            "needs /usr/bin/chromium, /usr/bin/chromedriver and python3-selenium (scripts/install-deps test)"),
+        .enabled(
+            if: haveUmockdev,
+            "needs umockdev-wrapper and its Python API (scripts/install-deps test installs umockdev, gir1.2-umockdev-1.0, python3-gi)"
+        ),
         .timeLimit(.minutes(1)))
     func sensorLostBanner() throws {
         let run = try runScript("sensor_test.py", ["--device", wristDevice])

@@ -19,7 +19,8 @@ struct EventStreamHubTests {
     @Test("a new browser gets the current state first, then every update, in order")
     func order() async throws {
         let hub = EventStreamHub(queueLimit: 8, logger: Logger(label: "test"))
-        let client = try #require(hub.add(channel: NIOAsyncTestingChannel(), first: [EventStreamHub.event(data: "{\"n\":0}")]))
+        let client = try #require(
+            hub.add(channel: NIOAsyncTestingChannel(), first: [EventStreamHub.event(data: "{\"n\":0}")]))
         hub.broadcast(EventStreamHub.event(data: "{\"n\":1}"))
         hub.broadcast(EventStreamHub.event("ping", data: "{}"))
         hub.stop()
