@@ -136,8 +136,19 @@ struct BarbellKernelTests {
             "barbell through the kernel: \(writes); mean velocity RMS error \(rms(velocityErrors)) m/s, ROM RMS error \(rms(romErrors)) m, velocity loss \(loss) % (true \(set.velocityLoss) %)"
         )
         #expect(velocityErrors.count == set.reps.count)
-        #expect(rms(velocityErrors) <= 0.03, "mean concentric velocity errors \(velocityErrors) (\(writes) written)")
-        #expect(rms(romErrors) <= 0.02, "range of motion errors \(romErrors)")
-        #expect(abs(loss - set.velocityLoss) <= 3, "velocity loss \(loss) % against \(set.velocityLoss) %")
+        // The truth is the generator's motion; it is what repd saw only when the guest's loop wrote (nearly) every
+        // entry. On a machine so busy that the loop skipped more than 5 % of them, the errors are reported above and
+        // not judged: that run says nothing about repd.
+        let skippedShare = counts.count == 3 ? Double(counts[1]) / Double(max(counts[0] + counts[1], 1)) : 1
+        withKnownIssue(
+            "the guest's write loop skipped \(counts.count == 3 ? counts[1] : -1) of \(set.samples.count) entries (over 5 %): the motion written is not the generator's",
+            isIntermittent: true
+        ) {
+            #expect(rms(velocityErrors) <= 0.03, "mean concentric velocity errors \(velocityErrors) (\(writes))")
+            #expect(rms(romErrors) <= 0.02, "range of motion errors \(romErrors)")
+            #expect(abs(loss - set.velocityLoss) <= 3, "velocity loss \(loss) % against \(set.velocityLoss) %")
+        } when: {
+            skippedShare > 0.05
+        }
     }
 }
