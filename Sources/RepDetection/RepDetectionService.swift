@@ -1,6 +1,7 @@
 import MotionCore
 
-/// Counts reps in batches of samples and publishes the events: the object apps and the daemon subscribe to.
+/// Counts reps in batches of samples and publishes the events: the object apps subscribe to (the daemon's pipeline
+/// feeds a `RepDetector` directly, the same detector, without the publisher).
 ///
 /// `processBatch(_:)` feeds the detector and publishes, in order, every event the batch completed. Events are
 /// delivered synchronously on the thread that calls `processBatch`; call it from one thread (or actor) at a time.

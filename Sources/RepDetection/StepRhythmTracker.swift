@@ -5,8 +5,9 @@
 /// The sums slide like the period tracker's: each new grid point adds one product per lag and drops the one that left
 /// the window (19 lags, a few multiplications each), so that judging a moment costs no pass over the window. They are
 /// summed again exactly every `recomputeInterval` points, whenever the window was not followed point by point (the
-/// start of a run, a gap), and when the window's energy (3-D or along gravity) fell below a thousandth of what it was at the last exact sum
-/// (the rounding left by large motion would then weigh on small motion's correlations).
+/// start of a run, a gap), and when the window's energy (3-D or along gravity) fell below a thousandth of the largest
+/// it had since the last exact sum (the rounding left by large motion would then weigh on small motion's
+/// correlations).
 struct StepRhythmTracker {
     /// Lags 1…19: the step lags (6–18 points) and one more, to tell whether the longest is a local maximum.
     static let longest = ExerciseGateFeatures.stepLags.upperBound + 1
@@ -26,8 +27,8 @@ struct StepRhythmTracker {
     /// The newest index summed; `Int.min` when the sums do not hold a whole window.
     private var latest = Int.min
     private var sinceRecompute = 0
-    /// Σ |a(t)|² and Σ v(t)² at the last exact sum.
-    private var energyAtRecompute = 0.0, verticalEnergyAtRecompute = 0.0
+    /// The largest Σ |a(t)|² and Σ v(t)² since the last exact sum.
+    private var peakEnergy = 0.0, peakVerticalEnergy = 0.0
 
     /// A tracker whose sums are summed again from the grid every `recomputeInterval` points (1: at every point).
     init(recomputeInterval: Int = 512) {
@@ -38,7 +39,9 @@ struct StepRhythmTracker {
         verticalThen = product
     }
 
-    /// Takes in the grid's newest point (call after every `MotionGrid.append` and `restart`).
+    /// Takes in the grid's newest point. Call it after every `MotionGrid.append` for as long as its rhythms are
+    /// wanted (the detector: while the gate is on); a point it missed, or a restart of the grid, shows as a window not
+    /// followed point by point, and the sums are summed anew.
     mutating func update(_ grid: MotionGrid) {
         let i = grid.next - 1
         let first = i - Self.window + 1
@@ -47,8 +50,8 @@ struct StepRhythmTracker {
             return
         }
         sinceRecompute += 1
-        guard latest == i - 1, sinceRecompute < recomputeInterval, now >= 1e-3 * energyAtRecompute,
-            verticalNow >= 1e-3 * verticalEnergyAtRecompute
+        guard latest == i - 1, sinceRecompute < recomputeInterval, now >= 1e-3 * peakEnergy,
+            verticalNow >= 1e-3 * peakVerticalEnergy
         else {
             recompute(grid, endingAt: i)
             return
@@ -59,6 +62,8 @@ struct StepRhythmTracker {
         let xb = grid.x[b], yb = grid.y[b], zb = grid.z[b], vb = grid.vertical[b]
         now += grid.energy[a] - grid.energy[b]
         verticalNow += vi * vi - vb * vb
+        peakEnergy = max(peakEnergy, now)
+        peakVerticalEnergy = max(peakVerticalEnergy, verticalNow)
         for k in 1...Self.longest {
             let s = grid.slot(i - k), t = grid.slot(first - 1 - k)
             product[k] +=
@@ -82,8 +87,8 @@ struct StepRhythmTracker {
             now += grid.energy[a]
             verticalNow += grid.vertical[a] * grid.vertical[a]
         }
-        energyAtRecompute = now
-        verticalEnergyAtRecompute = verticalNow
+        peakEnergy = now
+        peakVerticalEnergy = verticalNow
         for k in 1...Self.longest {
             var p = 0.0, e = 0.0, vp = 0.0, ve = 0.0
             for j in first...i {

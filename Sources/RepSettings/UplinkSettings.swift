@@ -40,8 +40,8 @@ public struct UplinkSettings: Sendable, Equatable {
     public struct TLS: Sendable, Equatable {
         /// `uplink.ca_file`: the CA certificate file (PEM) the broker's certificate must chain to; nil: `caPath`.
         public var caFile: String?
-        /// `uplink.ca_path`: a folder of CA certificates (`c_rehash`ed), used when there is no `caFile` (default
-        /// `defaultCAPath`).
+        /// `uplink.ca_path`: a folder of CA certificates (`c_rehash`ed), used when there is no `caFile`. The
+        /// configuration reader fills in `defaultCAPath` when the file names neither; `init` leaves it nil.
         public var caPath: String?
         /// `uplink.cert_file`: the client's certificate (PEM), for brokers that want one; with `keyFile`.
         public var certFile: String?

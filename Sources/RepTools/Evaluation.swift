@@ -189,7 +189,7 @@ public struct EvaluationReport: Sendable {
     }
 }
 
-/// Replays recorded sets through the fixture provider into the rep detector, exactly as the daemon does.
+/// Replays recorded sets through the fixture provider into the rep detector (the daemon's detector: the same counts).
 public enum Evaluator {
     /// Counts the reps in `samples`: `FixtureMotionProvider.replayAll()` in batches of `batchSize` into a
     /// `RepDetectionService`, with the stream finished at the end.

@@ -20,16 +20,19 @@ struct StepRhythmTrackerTests {
         )
     }
 
-    @Test("sliding sums give the rhythms of summing the window anew at every point, across a gap and a rescale")
+    @Test(
+        "sliding sums give the rhythms of summing the window anew at every point, across a gap, a thousandfold drop and quiet → loud → quiet"
+    )
     func slidingMatchesRecomputing() {
         var grid = MotionGrid()
         var sliding = StepRhythmTracker()
         var exact = StepRhythmTracker(recomputeInterval: 1)
-        var compared = 0, withPeak = 0
-        for n in 0..<3000 {
-            // A gap at 1200 starts a new run; after 2000 the motion is a thousandth as large.
+        var withPeak = 0
+        for n in 0..<4000 {
+            // A gap at 1200 starts a new run; from 2000 the motion is a thousandth as large, but for 15 s (2600–2975,
+            // fewer points than between two periodic exact sums) it is full size again.
             if n == 1200 { grid.restart(at: grid.next + 40) }
-            let scale = n >= 2000 ? 0.001 : 1
+            let scale = n >= 2000 && !(2600..<2975).contains(n) ? 0.001 : 1
             let p = Self.point(n)
             grid.append(motion: (scale * p.0, scale * p.1, scale * p.2), down: (0, 0, 1))
             sliding.update(grid)
@@ -39,12 +42,10 @@ struct StepRhythmTrackerTests {
             #expect(abs(a.prominence - b.prominence) < 1e-9, "point \(n)")
             #expect(abs(a.vertical - b.vertical) < 1e-9, "point \(n)")
             #expect(a.period == b.period, "point \(n)")
-            compared += 1
             if b.period > 0 { withPeak += 1 }
         }
         // The motion has a step rhythm (0.55 s) once each run holds a whole window: the comparison saw real peaks.
-        #expect(compared == 3000)
-        #expect(withPeak > 2500)
+        #expect(withPeak > 3500)
     }
 
     @Test("no rhythm until the run holds the window and the longest lag before it")
