@@ -174,10 +174,7 @@ public struct RepDetector: Sendable {
             lastMotion = (0, 0, 0)
             lastGravity = gravity
             if origin <= t {
-                grid.append(motion: (0, 0, 0), down: Self.unit(gravity))
-                tracker.update(grid)
-                if configuration.minimumExerciseLikelihood > 0 { steps.update(grid) }
-                step(into: &events)
+                addGridPoint(motion: (0, 0, 0), down: Self.unit(gravity), into: &events)
             }
             return
         }
@@ -227,10 +224,7 @@ public struct RepDetector: Sendable {
                 lastGravity.0 + f * (gravity.0 - lastGravity.0), lastGravity.1 + f * (gravity.1 - lastGravity.1),
                 lastGravity.2 + f * (gravity.2 - lastGravity.2)
             )
-            grid.append(motion: m, down: Self.unit(g))
-            tracker.update(grid)
-            if configuration.minimumExerciseLikelihood > 0 { steps.update(grid) }
-            step(into: &events)
+            addGridPoint(motion: m, down: Self.unit(g), into: &events)
             gridTime = origin + Double(grid.next) * Self.spacing
         }
         lastTime = t
@@ -249,6 +243,18 @@ public struct RepDetector: Sendable {
     }
 
     // MARK: - Per grid point
+
+    /// Appends a grid point, brings the period tracker (and, while the gate is on, the step rhythm) up to it, and
+    /// runs the detector's step there.
+    @inline(__always)
+    private mutating func addGridPoint(
+        motion: (Double, Double, Double), down: (Double, Double, Double), into events: inout [WorkoutEvent]
+    ) {
+        grid.append(motion: motion, down: down)
+        tracker.update(grid)
+        if configuration.minimumExerciseLikelihood > 0 { steps.update(grid) }
+        step(into: &events)
+    }
 
     private mutating func step(into events: inout [WorkoutEvent]) {
         let i = grid.next - 1
