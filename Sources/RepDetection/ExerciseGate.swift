@@ -188,11 +188,12 @@ extension ExerciseGateFeatures {
     }
 }
 
-/// A shallow decision tree over `ExerciseGateFeatures`: the probability that periodic motion is exercise. Node n
-/// asks whether feature `feature[n]` is at most `threshold[n]` and goes on to `left[n]` if so, else to `right[n]`; a
-/// leaf (`feature[n]` < 0) answers `probability[n]`, the share of exercise among the training moments that reached
-/// it (each recording weighing the same, the two classes weighing the same). `trained` is the tree that
-/// `scripts/train-gate` fitted (its numbers and output are in docs/gate-training.txt).
+/// A few shallow decision trees over `ExerciseGateFeatures`, added up (gradient boosting): the probability that
+/// periodic motion is exercise. The trees share the node arrays; tree t starts at node `roots[t]`. Node n asks whether
+/// feature `feature[n]` is at most `threshold[n]` and goes on to `left[n]` if so, else to `right[n]`; a leaf
+/// (`feature[n]` < 0) adds `score[n]` to the log-odds. The probability is the logistic of `offset` plus the scores of
+/// the leaves reached, one per tree. `trained` is the model that `scripts/train-gate` fitted (its numbers and output
+/// are in docs/gate-training.txt).
 public struct ExerciseGateModel: Sendable, Equatable {
     /// The feature each node asks about (index into `ExerciseGateFeatures.names`), −1 at a leaf.
     public var feature: [Int]
@@ -202,23 +203,34 @@ public struct ExerciseGateModel: Sendable, Equatable {
     public var left: [Int]
     /// The node to go to otherwise.
     public var right: [Int]
-    /// A leaf's probability of exercise.
-    public var probability: [Double]
+    /// A leaf's contribution to the log-odds of exercise.
+    public var score: [Double]
+    /// Each tree's first node.
+    public var roots: [Int]
+    /// The log-odds before any tree (the prior).
+    public var offset: Double
 
-    /// A tree; see `isValid`.
-    public init(feature: [Int], threshold: [Double], left: [Int], right: [Int], probability: [Double]) {
+    /// A model; see `isValid`.
+    public init(
+        feature: [Int], threshold: [Double], left: [Int], right: [Int], score: [Double], roots: [Int] = [0],
+        offset: Double = 0
+    ) {
         self.feature = feature
         self.threshold = threshold
         self.left = left
         self.right = right
-        self.probability = probability
+        self.score = score
+        self.roots = roots
+        self.offset = offset
     }
 
-    /// Checks the tree's shape: equal lengths, children after their parent (no loops), known features, finite
-    /// numbers, probabilities from 0 to 1.
+    /// Checks the model's shape: equal lengths, roots inside the arrays, children after their parent (no loops),
+    /// known features, finite numbers.
     public var isValid: Bool {
         let n = feature.count
-        guard n > 0, n <= 1024, threshold.count == n, left.count == n, right.count == n, probability.count == n else {
+        guard n > 0, n <= 1024, threshold.count == n, left.count == n, right.count == n, score.count == n,
+            !roots.isEmpty, roots.count <= 64, roots.allSatisfy({ $0 >= 0 && $0 < n }), offset.isFinite
+        else {
             return false
         }
         for node in 0..<n where feature[node] >= 0 {
@@ -226,18 +238,23 @@ public struct ExerciseGateModel: Sendable, Equatable {
                 left[node] > node, left[node] < n, right[node] > node, right[node] < n
             else { return false }
         }
-        return probability.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 }
+        return score.allSatisfy { $0.isFinite && abs($0) <= 100 }
     }
 
-    /// A tree of one leaf that lets everything through: what the detector counts without a gate.
-    public static let open = ExerciseGateModel(feature: [-1], threshold: [0], left: [0], right: [0], probability: [1])
+    /// A model of one leaf that lets everything through (probability 1): what the detector counts without a gate.
+    public static let open = ExerciseGateModel(
+        feature: [-1], threshold: [0], left: [0], right: [0], score: [0], roots: [0], offset: 50)
 
     /// The probability of exercise for `features`.
     public func probability(of features: ExerciseGateFeatures) -> Double {
-        var node = 0
-        while feature[node] >= 0 {
-            node = features[feature[node]] <= threshold[node] ? left[node] : right[node]
+        var logOdds = offset
+        for root in roots {
+            var node = root
+            while feature[node] >= 0 {
+                node = features[feature[node]] <= threshold[node] ? left[node] : right[node]
+            }
+            logOdds += score[node]
         }
-        return probability[node]
+        return 1 / (1 + exp(-logOdds))
     }
 }

@@ -48,8 +48,9 @@ public enum GateFeatureExport {
     }
 }
 
-/// Reads a gate model written by `scripts/train-gate`: five lines `feature …`, `threshold …`, `left …`, `right …`,
-/// `probability …`, numbers separated by spaces, one per node (for cross-validation: `repctl eval --gate FILE`).
+/// Reads a gate model written by `scripts/train-gate`: lines `feature …`, `threshold …`, `left …`, `right …`,
+/// `score …` (numbers separated by spaces, one per node), `roots …` (each tree's first node) and `offset X` (the
+/// prior log-odds), for cross-validation: `repctl eval --gate FILE`. Lines starting with `#` are comments.
 public enum GateModelFile {
     /// Parses the text; errors name the line.
     public static func parse(_ text: String, file: String) throws(ManifestError) -> ExerciseGateModel {
@@ -66,16 +67,29 @@ public enum GateModelFile {
             }
             values[String(key)] = numbers
         }
-        for key in ["feature", "threshold", "left", "right", "probability"] where values[key] == nil {
+        for key in ["feature", "threshold", "left", "right", "score", "roots", "offset"] where values[key] == nil {
             throw ManifestError(file: file, line: 0, reason: "the line '\(key) …' is missing")
         }
+        guard values["offset"]!.count == 1 else {
+            throw ManifestError(file: file, line: 0, reason: "the line 'offset …' must hold one number")
+        }
+        func indices(_ key: String) throws(ManifestError) -> [Int] {
+            var result: [Int] = []
+            for value in values[key]! {
+                guard let index = Int(exactly: value) else {
+                    throw ManifestError(file: file, line: 0, reason: "'\(key)' holds \(value), not a whole number")
+                }
+                result.append(index)
+            }
+            return result
+        }
         let model = ExerciseGateModel(
-            feature: values["feature"]!.map { Int($0) }, threshold: values["threshold"]!,
-            left: values["left"]!.map { Int($0) }, right: values["right"]!.map { Int($0) },
-            probability: values["probability"]!)
+            feature: try indices("feature"), threshold: values["threshold"]!, left: try indices("left"),
+            right: try indices("right"), score: values["score"]!, roots: try indices("roots"),
+            offset: values["offset"]![0])
         guard model.isValid else {
             throw ManifestError(
-                file: file, line: 0, reason: "not a valid tree (lengths, children, features or probabilities)")
+                file: file, line: 0, reason: "not a valid model (lengths, roots, children, features or scores)")
         }
         return model
     }

@@ -49,8 +49,8 @@ struct Evaluate: ParsableCommand {
             and makes the exit code 1; the other sets are still evaluated.
 
             For scripts/train-gate: --features FILE also writes every moment the exercise gate judged, with its \
-            features, as CSV; --gate FILE uses another gate model (a tree: five lines, feature, threshold, left, \
-            right and probability, each its name and numbers, as scripts/train-gate writes them); \
+            features, as CSV; --gate FILE uses another gate model (trees of log-odds: lines feature, threshold, \
+            left, right, score, roots and offset, each its name and numbers, as scripts/train-gate writes them); \
             --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off; default 0.2).
 
             Examples:
@@ -75,7 +75,7 @@ struct Evaluate: ParsableCommand {
 
     @Option(
         help:
-            "An exercise gate model file (a tree: lines feature, threshold, left, right, probability) instead of the built-in one."
+            "An exercise gate model file (lines feature, threshold, left, right, score, roots, offset) instead of the built-in one."
     )
     var gate: String?
 
@@ -103,7 +103,12 @@ struct Evaluate: ParsableCommand {
         let root = manifest.contains("/") ? String(manifest[..<manifest.lastIndex(of: "/")!]) : "."
         var detector = try loadDetectorConfiguration(config)
         if let gate {
-            do { detector.exerciseGate = try GateModelFile.parse(try TextFile.read(gate), file: gate) } catch {
+            do { detector.exerciseGate = try GateModelFile.parse(try TextFile.read(gate), file: gate) } catch let
+                error as ManifestError
+            {
+                printError("repctl: \(error)")  // it names the file and line
+                throw ExitCode(2)
+            } catch {
                 printError("repctl: \(gate): \(error)")
                 throw ExitCode(2)
             }

@@ -227,7 +227,7 @@ struct ExerciseGateTests {
     @Test("a gate model that is not a tree is refused by the configuration's validation")
     func invalidModelIsRefused() {
         var c = RepDetectorConfiguration()
-        c.exerciseGate = ExerciseGateModel(feature: [0], threshold: [0], left: [0], right: [0], probability: [0.5])
+        c.exerciseGate = ExerciseGateModel(feature: [0], threshold: [0], left: [0], right: [0], score: [0.5])
         #expect(throws: RepDetectorConfigurationError.self) { try c.validate() }
         c.exerciseGate = .trained
         #expect(c.exerciseGate.isValid)
