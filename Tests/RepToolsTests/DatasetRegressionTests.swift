@@ -47,12 +47,13 @@ struct DatasetRegressionTests {
         )
         #expect(cleanStatistics.count == 90)
         // Measured with the defaults (the exercise gate on, 2026-11-27): clean 84 % within ±1, MAE 1.13; tbe_main 90 %,
-        // cara_clean 79 %; mixed MAE 4.12. (With the gate off: 89 %, 0.84; 90 %, 88 %; 3.38.)
+        // cara_clean 79 %; mixed MAE 4.46 (4.12 with a set dismissed below 1.5 times the gate's threshold instead of
+        // 2 times). (With the gate off: 89 %, 0.84; 90 %, 88 %; 3.38.)
         #expect(cleanStatistics.withinOnePercent >= 82)
         #expect(cleanStatistics.meanAbsoluteError <= 1.2)
         #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
         #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 76)
-        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 4.3)
+        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 4.6)
         let sitting = report.results.first {
             $0.entry.file.hasPrefix("tbe_rest/") && $0.entry.exercise == "rest_sitting"
         }
@@ -79,7 +80,7 @@ struct DatasetRegressionTests {
     /// WISDM's smartwatch recordings of 26 people walking, jogging, on stairs, sitting, standing and kicking a ball
     /// (Weiss 2019, UCI 507, CC BY 4.0; ../shared/datasets/wisdm-watch, read in place): every one is true 0.
     @Test(
-        "with the defaults (the exercise gate on), WISDM's everyday activity counts 0 in at least 89 % of recordings and at most 30 false reps an hour",
+        "with the defaults (the exercise gate on), WISDM's everyday activity counts 0 in at least 90 % of recordings and at most 20 false reps an hour",
         .enabled(if: wisdmManifest != nil, "../shared/datasets/wisdm-watch is not beside this checkout"))
     func everydayActivityWithTheGate() throws {
         let (list, root) = try entries(try #require(wisdmManifest))
@@ -87,10 +88,11 @@ struct DatasetRegressionTests {
         let on = Evaluator.evaluate(list, root: root)
         let all = try #require(on.falseCounts.last?.1)
         print("WISDM with the defaults: \(all.zeroPercent) % count 0, \(all.falseRepsPerHour) false reps/h")
-        // Measured with the defaults (the tree trained on these people too): 90 % and 25 per hour; held out (each
-        // person scored by a tree trained without them, docs/gate-training.txt): 89 % and 32; gate off: 31 %, 1240.
-        #expect(all.zeroPercent >= 89)
-        #expect(all.falseRepsPerHour <= 30)
+        // Measured with the defaults (the tree trained on these people too): 92 % and 14 per hour; held out (each
+        // person scored by a tree trained without them, docs/gate-training.txt): 91 % and 22 over all true-0
+        // recordings; gate off: 31 %, 1240. (A set dismissed below 1.5 times the threshold instead of 2: 90 %, 25.)
+        #expect(all.zeroPercent >= 90)
+        #expect(all.falseRepsPerHour <= 20)
     }
 }
 
