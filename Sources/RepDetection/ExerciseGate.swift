@@ -188,8 +188,9 @@ extension ExerciseGateFeatures {
     }
 }
 
-/// A few shallow decision trees over `ExerciseGateFeatures`, added up (gradient boosting): the probability that
-/// periodic motion is exercise. The trees share the node arrays; tree t starts at node `roots[t]`. Node n asks whether
+/// One or more shallow decision trees over `ExerciseGateFeatures` whose leaves add log-odds: the probability that
+/// periodic motion is exercise (the built-in model is one tree; `scripts/train-gate --trees N` fits boosted ones). The
+/// trees share the node arrays; tree t starts at node `roots[t]`. Node n asks whether
 /// feature `feature[n]` is at most `threshold[n]` and goes on to `left[n]` if so, else to `right[n]`; a leaf
 /// (`feature[n]` < 0) adds `score[n]` to the log-odds. The probability is the logistic of `offset` plus the scores of
 /// the leaves reached, one per tree. `trained` is the model that `scripts/train-gate` fitted (its numbers and output
