@@ -112,16 +112,36 @@ struct CycleTemplate {
                             x.withUnsafeBufferPointer { tx in
                                 y.withUnsafeBufferPointer { ty in
                                     z.withUnsafeBufferPointer { tz in
-                                        var sx = 0.0, sy = 0.0, sz = 0.0, sq = 0.0, dot = 0.0
-                                        for n in range {
-                                            let a = gx[base + n], b = gy[base + n], c = gz[base + n]
+                                        // Two lanes (even and odd points), added at the end: the loop
+                                        // vectorizes.
+                                        var sx = SIMD2<Double>(), sy = sx, sz = sx, sq = sx, dot = sx
+                                        let gx = gx.baseAddress! + base, gy = gy.baseAddress! + base
+                                        let gz = gz.baseAddress! + base, ge = ge.baseAddress! + base
+                                        let tx = tx.baseAddress!, ty = ty.baseAddress!, tz = tz.baseAddress!
+                                        var n = range.lowerBound
+                                        let pairs = range.lowerBound &+ (range.count & ~1)
+                                        while n < pairs {
+                                            let a = SIMD2(gx[n], gx[n &+ 1]), b = SIMD2(gy[n], gy[n &+ 1])
+                                            let c = SIMD2(gz[n], gz[n &+ 1])
                                             sx += a
                                             sy += b
                                             sz += c
-                                            sq += ge[base + n]
-                                            dot += a * tx[n] + b * ty[n] + c * tz[n]
+                                            sq += SIMD2(ge[n], ge[n &+ 1])
+                                            dot +=
+                                                a * SIMD2(tx[n], tx[n &+ 1]) + b * SIMD2(ty[n], ty[n &+ 1])
+                                                + c * SIMD2(tz[n], tz[n &+ 1])
+                                            n &+= 2
                                         }
-                                        return (sx, sy, sz, sq, dot)
+                                        var total = (sx.sum(), sy.sum(), sz.sum(), sq.sum(), dot.sum())
+                                        if n < range.upperBound {
+                                            let a = gx[n], b = gy[n], c = gz[n]
+                                            total.0 += a
+                                            total.1 += b
+                                            total.2 += c
+                                            total.3 += ge[n]
+                                            total.4 += a * tx[n] + b * ty[n] + c * tz[n]
+                                        }
+                                        return total
                                     }
                                 }
                             }

@@ -24,8 +24,8 @@ struct MotionGrid {
         capacity = 1 << capacityPowerOfTwo
         mask = capacity - 1
         // x, y, z and energy are stored twice (slot and slot + capacity), so that the `capacity` points up to any
-        // index are contiguous from `mirrored(index) - capacity + 1` to `mirrored(index)`: the period tracker's
-        // loop over lags then reads memory in order, without wrapping.
+        // index are contiguous from `mirrored(index) - capacity + 1` to `mirrored(index)`: the template match then
+        // reads memory in order, without wrapping (the period tracker keeps its own newest-first copy).
         x = Array(repeating: 0, count: 2 * capacity)
         y = x
         z = x

@@ -16,15 +16,21 @@ struct PeriodTracker {
     private let keyMaximumFraction: Double
     private let minimumWindow: Int
     private var window: [Int]
-    private var cross: [Double]
-    private var energyNow: [Double]
-    private var energyLagged: [Double]
+    /// Per lag: the sliding sums Σ a(t)·a(t−k) (cross), Σ |a(t)|² (now) and Σ |a(t−k)|² (lagged), one after the other
+    /// in one array (`lags` each).
+    private var sums: [Double]
+    private let lags: Int
     /// n(k) after the last `pick()`, 0 where the window is not yet full.
     private(set) var nsdf: [Double]
     /// Scratch for `pick()`: the lags of the key maxima (at most one in two lags).
     private var keyMaxima: [Int]
     private var latest = -1
     private var origin = 0
+    /// The last `historyCapacity` points' x, y, z and energy (one after the other, `2 × historyCapacity` each),
+    /// newest first and stored twice (slot and slot + capacity): the point `n` before the newest sits `n` after it,
+    /// so the loops over lags read forward, one lag and two lags ahead, and the compiler vectorizes them across lags.
+    private var recent: [Double]
+    private let historyCapacity: Int
     private var sinceRecompute = 0
     private static let recomputeInterval = 1024
 
@@ -34,11 +40,19 @@ struct PeriodTracker {
         self.keyMaximumFraction = keyMaximumFraction
         self.minimumWindow = minimumWindow
         window = (0...maximumLag).map { max($0, minimumWindow) }
-        cross = Array(repeating: 0, count: maximumLag + 1)
-        energyNow = cross
-        energyLagged = cross
-        nsdf = cross
+        lags = maximumLag + 1
+        sums = Array(repeating: 0, count: 3 * lags)
+        nsdf = Array(repeating: 0, count: lags)
         keyMaxima = Array(repeating: 0, count: maximumLag / 2 + 1)
+        var capacity = 1
+        while capacity <= 2 * maximumLag + max(maximumLag, minimumWindow) { capacity <<= 1 }
+        historyCapacity = capacity
+        recent = Array(repeating: 0, count: 8 * capacity)
+    }
+
+    /// Where the point `index` sits in the recent copies; the point `n` before it sits at that slot + `n`.
+    @inline(__always) private func recentSlot(_ index: Int) -> Int {
+        historyCapacity &- 1 &- (index & (historyCapacity &- 1))
     }
 
     /// The longest stretch of history the tracker reads behind the newest point.
@@ -46,12 +60,8 @@ struct PeriodTracker {
 
     /// Forgets the sums (after a gap, the grid starts a new run).
     mutating func reset() {
-        for k in 0...maximumLag {
-            cross[k] = 0
-            energyNow[k] = 0
-            energyLagged[k] = 0
-            nsdf[k] = 0
-        }
+        for k in 0..<sums.count { sums[k] = 0 }
+        for k in 0...maximumLag { nsdf[k] = 0 }
         sinceRecompute = 0
         latest = -1
     }
@@ -60,6 +70,21 @@ struct PeriodTracker {
     mutating func update(_ grid: MotionGrid) {
         let i = grid.next - 1
         let start = grid.origin
+        do {
+            let g = i & (grid.capacity - 1)
+            let q = recentSlot(i)
+            let c = historyCapacity
+            recent.withUnsafeMutableBufferPointer { r in
+                r[q] = grid.x[g]
+                r[q + c] = grid.x[g]
+                r[q + 2 * c] = grid.y[g]
+                r[q + 3 * c] = grid.y[g]
+                r[q + 4 * c] = grid.z[g]
+                r[q + 5 * c] = grid.z[g]
+                r[q + 6 * c] = grid.energy[g]
+                r[q + 7 * c] = grid.energy[g]
+            }
+        }
         sinceRecompute += 1
         if sinceRecompute >= Self.recomputeInterval {
             sinceRecompute = 0
@@ -72,56 +97,66 @@ struct PeriodTracker {
         let maximumLag = maximumLag
         // Once every lag's window is full (the usual case), no lag needs a bounds decision.
         let steady = i - span >= start
+        if steady {
+            let q = recentSlot(i)
+            let short = min(minimumWindow, maximumLag)
+            let minimumWindow = minimumWindow
+            let c = 2 * historyCapacity, lags = lags
+            recent.withUnsafeBufferPointer { rb in
+                sums.withUnsafeMutableBufferPointer { sb in
+                    let x = rb.baseAddress! + q, y = x + c, z = y + c, e = z + c
+                    let cross = sb.baseAddress!, now = cross + lags, lagged = now + lags
+                    // Lags up to the minimum window drop the point that window left …
+                    let a0 = minimumWindow
+                    let xa = x[a0], ya = y[a0], za = z[a0], ea = e[a0]
+                    var k = 1
+                    while k <= short {
+                        let b = a0 &+ k
+                        cross[k] +=
+                            xi * x[k] + yi * y[k] + zi * z[k]
+                            - (xa * x[b] + ya * y[b] + za * z[b])
+                        now[k] += ei - ea
+                        lagged[k] += e[k] - e[b]
+                        k &+= 1
+                    }
+                    // … longer ones (window = lag) the point one lag back, against two lags back.
+                    while k <= maximumLag {
+                        let b = k &<< 1
+                        let xs = x[k], ys = y[k], zs = z[k], es = e[k]
+                        cross[k] +=
+                            xi * xs + yi * ys + zi * zs
+                            - (xs * x[b] + ys * y[b] + zs * z[b])
+                        now[k] += ei - es
+                        lagged[k] += es - e[b]
+                        k &+= 1
+                    }
+                }
+            }
+            latest = i
+            origin = start
+            return
+        }
         grid.x.withUnsafeBufferPointer { x in
             grid.y.withUnsafeBufferPointer { y in
                 grid.z.withUnsafeBufferPointer { z in
                     grid.energy.withUnsafeBufferPointer { e in
                         window.withUnsafeBufferPointer { window in
-                            cross.withUnsafeMutableBufferPointer { cross in
-                                energyNow.withUnsafeMutableBufferPointer { now in
-                                    energyLagged.withUnsafeMutableBufferPointer { lagged in
-                                        if steady {
-                                            // Contiguous reads from the grid's mirrored copy.
-                                            let base = grid.mirrored(i)
-                                            // Lags up to the minimum window drop the point that window left …
-                                            let short = min(minimumWindow, maximumLag)
-                                            let a0 = base - minimumWindow
-                                            let xa = x[a0], ya = y[a0], za = z[a0], ea = e[a0]
-                                            for k in 1...short {
-                                                let s = base - k, b = a0 - k
-                                                cross[k] +=
-                                                    xi * x[s] + yi * y[s] + zi * z[s]
-                                                    - (xa * x[b] + ya * y[b] + za * z[b])
-                                                now[k] += ei - ea
-                                                lagged[k] += e[s] - e[b]
-                                            }
-                                            // … longer ones (window = lag) the point one lag back, against two lags back.
-                                            guard short < maximumLag else { return }
-                                            for k in (short + 1)...maximumLag {
-                                                let s = base - k, b = base - 2 * k
-                                                cross[k] +=
-                                                    xi * x[s] + yi * y[s] + zi * z[s]
-                                                    - (x[s] * x[b] + y[s] * y[b] + z[s] * z[b])
-                                                now[k] += ei - e[s]
-                                                lagged[k] += e[s] - e[b]
-                                            }
-                                            return
-                                        }
-                                        for k in 1...maximumLag {
-                                            let lag = i - k
-                                            guard lag >= start else { break }
-                                            let s = lag & mask
-                                            cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
-                                            now[k] += ei
-                                            lagged[k] += e[s]
-                                            let leaving = i - window[k]
-                                            if leaving - k >= start {
-                                                let a = leaving & mask, b = (leaving - k) & mask
-                                                cross[k] -= x[a] * x[b] + y[a] * y[b] + z[a] * z[b]
-                                                now[k] -= e[a]
-                                                lagged[k] -= e[b]
-                                            }
-                                        }
+                            sums.withUnsafeMutableBufferPointer { sb in
+                                let lags = lags
+                                let cross = sb.baseAddress!, now = cross + lags, lagged = now + lags
+                                for k in 1...maximumLag {
+                                    let lag = i - k
+                                    guard lag >= start else { break }
+                                    let s = lag & mask
+                                    cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
+                                    now[k] += ei
+                                    lagged[k] += e[s]
+                                    let leaving = i - window[k]
+                                    if leaving - k >= start {
+                                        let a = leaving & mask, b = (leaving - k) & mask
+                                        cross[k] -= x[a] * x[b] + y[a] * y[b] + z[a] * z[b]
+                                        now[k] -= e[a]
+                                        lagged[k] -= e[b]
                                     }
                                 }
                             }
@@ -149,9 +184,9 @@ struct PeriodTracker {
                 lagged += grid.energy[b]
                 j += 1
             }
-            cross[k] = c
-            energyNow[k] = now
-            energyLagged[k] = lagged
+            sums[k] = c
+            sums[lags + k] = now
+            sums[2 * lags + k] = lagged
         }
         latest = i
         origin = start
@@ -162,50 +197,48 @@ struct PeriodTracker {
         let maximumLag = maximumLag, minimumLag = minimumLag
         let steady = latest - span >= origin
         let latest = latest, origin = origin
-        return cross.withUnsafeBufferPointer { cross in
-            energyNow.withUnsafeBufferPointer { now in
-                energyLagged.withUnsafeBufferPointer { lagged in
-                    window.withUnsafeBufferPointer { window in
-                        keyMaxima.withUnsafeMutableBufferPointer { keys in
-                            nsdf.withUnsafeMutableBufferPointer { n in
-                                if steady {
-                                    for k in 1..<(maximumLag + 1) {
-                                        n[k] = 2 * cross[k] / max(now[k] + lagged[k], 1e-12)
-                                    }
-                                } else {
-                                    for k in 1...maximumLag {
-                                        let full = latest - window[k] + 1 >= origin + k
-                                        n[k] = full ? 2 * cross[k] / max(now[k] + lagged[k], 1e-12) : 0
-                                    }
-                                }
-                                // The key maxima at lags ≥ `minimumLag`, in order of lag, and the highest of them.
-                                // The first positive stretch (lags near 0, where the signal still resembles itself)
-                                // is skipped.
-                                var count = 0
-                                var highest = -Double.infinity
-                                var k = 1
-                                while k <= maximumLag, n[k] > 0 { k += 1 }
-                                while k <= maximumLag {
-                                    while k <= maximumLag, n[k] <= 0 { k += 1 }
-                                    guard k <= maximumLag else { break }
-                                    var best = k
-                                    while k <= maximumLag, n[k] > 0 {
-                                        if n[k] > n[best] { best = k }
-                                        k += 1
-                                    }
-                                    if best >= minimumLag {
-                                        keys[count] = best
-                                        count += 1
-                                        highest = max(highest, n[best])
-                                    }
-                                }
-                                guard highest > 0 else { return (0, 0) }
-                                // The shortest lag whose key maximum reaches the fraction of the highest.
-                                let limit = keyMaximumFraction * highest
-                                for j in 0..<count where n[keys[j]] >= limit { return (keys[j], n[keys[j]]) }
-                                return (0, 0)
+        let lags = lags
+        return sums.withUnsafeBufferPointer { sb in
+            window.withUnsafeBufferPointer { window -> (lag: Int, periodicity: Double) in
+                let cross = sb.baseAddress!, now = cross + lags, lagged = now + lags
+                return keyMaxima.withUnsafeMutableBufferPointer { keys in
+                    nsdf.withUnsafeMutableBufferPointer { n -> (lag: Int, periodicity: Double) in
+                        if steady {
+                            for k in 1..<(maximumLag + 1) {
+                                n[k] = 2 * cross[k] / max(now[k] + lagged[k], 1e-12)
+                            }
+                        } else {
+                            for k in 1...maximumLag {
+                                let full = latest - window[k] + 1 >= origin + k
+                                n[k] = full ? 2 * cross[k] / max(now[k] + lagged[k], 1e-12) : 0
                             }
                         }
+                        // The key maxima at lags ≥ `minimumLag`, in order of lag, and the highest of them.
+                        // The first positive stretch (lags near 0, where the signal still resembles itself)
+                        // is skipped.
+                        var count = 0
+                        var highest = -Double.infinity
+                        var k = 1
+                        while k <= maximumLag, n[k] > 0 { k += 1 }
+                        while k <= maximumLag {
+                            while k <= maximumLag, n[k] <= 0 { k += 1 }
+                            guard k <= maximumLag else { break }
+                            var best = k
+                            while k <= maximumLag, n[k] > 0 {
+                                if n[k] > n[best] { best = k }
+                                k += 1
+                            }
+                            if best >= minimumLag {
+                                keys[count] = best
+                                count += 1
+                                highest = max(highest, n[best])
+                            }
+                        }
+                        guard highest > 0 else { return (0, 0) }
+                        // The shortest lag whose key maximum reaches the fraction of the highest.
+                        let limit = keyMaximumFraction * highest
+                        for j in 0..<count where n[keys[j]] >= limit { return (keys[j], n[keys[j]]) }
+                        return (0, 0)
                     }
                 }
             }
