@@ -6,8 +6,9 @@
 ///
 ///     n(k) = 2 Σ a(t)·a(t−k) / Σ (|a(t)|² + |a(t−k)|²)
 ///
-/// The sums slide: each new point adds one product per lag and drops the one that left the window (O(lags) per point,
-/// recomputed exactly every 1024 points so that rounding cannot build up). The period is the shortest lag whose key
+/// The products' sums slide: each new point adds one product per lag and drops the one that left the window (O(lags)
+/// per point, recomputed exactly every 1024 points so that rounding cannot build up). The energies in the denominator
+/// are differences of one running sum of |a|², kept for the last 1024 points. The period is the shortest lag whose key
 /// maximum (the highest value between two zero crossings) reaches `keyMaximumFraction` of the highest key maximum;
 /// its value is the periodicity, −1…1.
 struct PeriodTracker {
@@ -16,17 +17,19 @@ struct PeriodTracker {
     private let keyMaximumFraction: Double
     private let minimumWindow: Int
     private var window: [Int]
-    /// Per lag: the sliding sums Σ a(t)·a(t−k) (cross), Σ |a(t)|² (now) and Σ |a(t−k)|² (lagged), one after the other
-    /// in one array (`lags` each).
-    private var sums: [Double]
-    private let lags: Int
+    /// Per lag k: the sliding sum Σ a(t)·a(t−k) over the window.
+    private var cross: [Double]
+    /// The energy |a|² summed from the run's first point (less a base removed every `recomputeInterval` points) up to
+    /// the newest: a window's energy is the difference of two of these.
+    private var prefix = 0.0
     /// n(k) after the last `pick()`, 0 where the window is not yet full.
     private(set) var nsdf: [Double]
     /// Scratch for `pick()`: the lags of the key maxima (at most one in two lags).
     private var keyMaxima: [Int]
     private var latest = -1
     private var origin = 0
-    /// The last `historyCapacity` points' x, y, z and energy (one after the other, `2 × historyCapacity` each),
+    /// The last `historyCapacity` points' x, y, z and energy sum (`prefix`; one after the other, `2 × historyCapacity`
+    /// each),
     /// newest first and stored twice (slot and slot + capacity): the point `n` before the newest sits `n` after it,
     /// so the loops over lags read forward, one lag and two lags ahead, and the compiler vectorizes them across lags.
     private var recent: [Double]
@@ -40,9 +43,8 @@ struct PeriodTracker {
         self.keyMaximumFraction = keyMaximumFraction
         self.minimumWindow = minimumWindow
         window = (0...maximumLag).map { max($0, minimumWindow) }
-        lags = maximumLag + 1
-        sums = Array(repeating: 0, count: 3 * lags)
-        nsdf = Array(repeating: 0, count: lags)
+        cross = Array(repeating: 0, count: maximumLag + 1)
+        nsdf = cross
         keyMaxima = Array(repeating: 0, count: maximumLag / 2 + 1)
         var capacity = 1
         while capacity <= 2 * maximumLag + max(maximumLag, minimumWindow) { capacity <<= 1 }
@@ -60,8 +62,9 @@ struct PeriodTracker {
 
     /// Forgets the sums (after a gap, the grid starts a new run).
     mutating func reset() {
-        for k in 0..<sums.count { sums[k] = 0 }
+        for k in 0..<cross.count { cross[k] = 0 }
         for k in 0...maximumLag { nsdf[k] = 0 }
+        prefix = 0
         sinceRecompute = 0
         latest = -1
     }
@@ -70,64 +73,57 @@ struct PeriodTracker {
     mutating func update(_ grid: MotionGrid) {
         let i = grid.next - 1
         let start = grid.origin
-        do {
-            let g = i & (grid.capacity - 1)
-            let q = recentSlot(i)
-            let c = historyCapacity
-            recent.withUnsafeMutableBufferPointer { r in
-                r[q] = grid.x[g]
-                r[q + c] = grid.x[g]
-                r[q + 2 * c] = grid.y[g]
-                r[q + 3 * c] = grid.y[g]
-                r[q + 4 * c] = grid.z[g]
-                r[q + 5 * c] = grid.z[g]
-                r[q + 6 * c] = grid.energy[g]
-                r[q + 7 * c] = grid.energy[g]
-            }
+        let mask = grid.capacity - 1
+        let si = i & mask
+        let xi = grid.x[si], yi = grid.y[si], zi = grid.z[si]
+        // The newest point into the newest-first copies, with the energy summed up to it.
+        if i == start { prefix = 0 }
+        prefix += grid.energy[si]
+        let q = recentSlot(i)
+        let capacity = historyCapacity
+        let prefix = prefix
+        recent.withUnsafeMutableBufferPointer { r in
+            r[q] = xi
+            r[q + capacity] = xi
+            r[q + 2 * capacity] = yi
+            r[q + 3 * capacity] = yi
+            r[q + 4 * capacity] = zi
+            r[q + 5 * capacity] = zi
+            r[q + 6 * capacity] = prefix
+            r[q + 7 * capacity] = prefix
         }
         sinceRecompute += 1
         if sinceRecompute >= Self.recomputeInterval {
             sinceRecompute = 0
             recompute(grid)
+            rebasePrefix()
             return
         }
-        let mask = grid.capacity - 1
-        let si = i & mask
-        let xi = grid.x[si], yi = grid.y[si], zi = grid.z[si], ei = grid.energy[si]
         let maximumLag = maximumLag
         // Once every lag's window is full (the usual case), no lag needs a bounds decision.
         let steady = i - span >= start
         if steady {
-            let q = recentSlot(i)
             let short = min(minimumWindow, maximumLag)
             let minimumWindow = minimumWindow
-            let c = 2 * historyCapacity, lags = lags
+            let c = 2 * capacity
             recent.withUnsafeBufferPointer { rb in
-                sums.withUnsafeMutableBufferPointer { sb in
-                    let x = rb.baseAddress! + q, y = x + c, z = y + c, e = z + c
-                    let cross = sb.baseAddress!, now = cross + lags, lagged = now + lags
+                cross.withUnsafeMutableBufferPointer { cb in
+                    let x = rb.baseAddress! + q, y = x + c, z = y + c
+                    let cross = cb.baseAddress!
                     // Lags up to the minimum window drop the point that window left …
                     let a0 = minimumWindow
-                    let xa = x[a0], ya = y[a0], za = z[a0], ea = e[a0]
+                    let xa = x[a0], ya = y[a0], za = z[a0]
                     var k = 1
                     while k <= short {
                         let b = a0 &+ k
-                        cross[k] +=
-                            xi * x[k] + yi * y[k] + zi * z[k]
-                            - (xa * x[b] + ya * y[b] + za * z[b])
-                        now[k] += ei - ea
-                        lagged[k] += e[k] - e[b]
+                        cross[k] += xi * x[k] + yi * y[k] + zi * z[k] - (xa * x[b] + ya * y[b] + za * z[b])
                         k &+= 1
                     }
-                    // … longer ones (window = lag) the point one lag back, against two lags back.
+                    // … longer ones (window = lag) the point one lag back, against two lags back:
+                    // a(i)·a(i−k) − a(i−k)·a(i−2k).
                     while k <= maximumLag {
                         let b = k &<< 1
-                        let xs = x[k], ys = y[k], zs = z[k], es = e[k]
-                        cross[k] +=
-                            xi * xs + yi * ys + zi * zs
-                            - (xs * x[b] + ys * y[b] + zs * z[b])
-                        now[k] += ei - es
-                        lagged[k] += es - e[b]
+                        cross[k] += x[k] * (xi - x[b]) + y[k] * (yi - y[b]) + z[k] * (zi - z[b])
                         k &+= 1
                     }
                 }
@@ -139,25 +135,17 @@ struct PeriodTracker {
         grid.x.withUnsafeBufferPointer { x in
             grid.y.withUnsafeBufferPointer { y in
                 grid.z.withUnsafeBufferPointer { z in
-                    grid.energy.withUnsafeBufferPointer { e in
-                        window.withUnsafeBufferPointer { window in
-                            sums.withUnsafeMutableBufferPointer { sb in
-                                let lags = lags
-                                let cross = sb.baseAddress!, now = cross + lags, lagged = now + lags
-                                for k in 1...maximumLag {
-                                    let lag = i - k
-                                    guard lag >= start else { break }
-                                    let s = lag & mask
-                                    cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
-                                    now[k] += ei
-                                    lagged[k] += e[s]
-                                    let leaving = i - window[k]
-                                    if leaving - k >= start {
-                                        let a = leaving & mask, b = (leaving - k) & mask
-                                        cross[k] -= x[a] * x[b] + y[a] * y[b] + z[a] * z[b]
-                                        now[k] -= e[a]
-                                        lagged[k] -= e[b]
-                                    }
+                    window.withUnsafeBufferPointer { window in
+                        cross.withUnsafeMutableBufferPointer { cross in
+                            for k in 1...maximumLag {
+                                let lag = i - k
+                                guard lag >= start else { break }
+                                let s = lag & mask
+                                cross[k] += xi * x[s] + yi * y[s] + zi * z[s]
+                                let leaving = i - window[k]
+                                if leaving - k >= start {
+                                    let a = leaving & mask, b = (leaving - k) & mask
+                                    cross[k] -= x[a] * x[b] + y[a] * y[b] + z[a] * z[b]
                                 }
                             }
                         }
@@ -174,71 +162,90 @@ struct PeriodTracker {
         let i = grid.next - 1
         let start = grid.origin
         for k in 1...maximumLag {
-            var c = 0.0, now = 0.0, lagged = 0.0
+            var c = 0.0
             let w = window[k]
             var j = max(i - w + 1, start + k)
             while j <= i {
                 let a = grid.slot(j), b = grid.slot(j - k)
                 c += grid.x[a] * grid.x[b] + grid.y[a] * grid.y[b] + grid.z[a] * grid.z[b]
-                now += grid.energy[a]
-                lagged += grid.energy[b]
                 j += 1
             }
-            sums[k] = c
-            sums[lags + k] = now
-            sums[2 * lags + k] = lagged
+            cross[k] = c
         }
         latest = i
         origin = start
     }
 
+    /// Subtracts the newest point's energy sum from every held sum (the differences, which are the window sums, stay
+    /// the same): the sums stay as small as a few minutes of motion, and so does their rounding.
+    private mutating func rebasePrefix() {
+        let base = prefix
+        let first = 6 * historyCapacity
+        for n in first..<recent.count { recent[n] -= base }
+        prefix = 0
+    }
+
     /// The period in grid points (0: none) and its periodicity, after the last point.
     mutating func pick() -> (lag: Int, periodicity: Double) {
-        let maximumLag = maximumLag, minimumLag = minimumLag
+        let maximumLag = maximumLag, minimumLag = minimumLag, minimumWindow = minimumWindow
         let steady = latest - span >= origin
         let latest = latest, origin = origin
-        let lags = lags
-        return sums.withUnsafeBufferPointer { sb in
+        let sums = 6 * historyCapacity + recentSlot(latest)
+        return recent.withUnsafeBufferPointer { rb in
             window.withUnsafeBufferPointer { window -> (lag: Int, periodicity: Double) in
-                let cross = sb.baseAddress!, now = cross + lags, lagged = now + lags
-                return keyMaxima.withUnsafeMutableBufferPointer { keys in
-                    nsdf.withUnsafeMutableBufferPointer { n -> (lag: Int, periodicity: Double) in
-                        if steady {
-                            for k in 1..<(maximumLag + 1) {
-                                n[k] = 2 * cross[k] / max(now[k] + lagged[k], 1e-12)
+                // The energy summed up to the point `n` before the newest (0 before the run).
+                let p = rb.baseAddress! + sums
+                return cross.withUnsafeBufferPointer { cross in
+                    keyMaxima.withUnsafeMutableBufferPointer { keys in
+                        nsdf.withUnsafeMutableBufferPointer { n -> (lag: Int, periodicity: Double) in
+                            // Σ (|a(t)|² + |a(t−k)|²) over the window: the window's energy now and a lag earlier.
+                            let short = min(minimumWindow, maximumLag)
+                            if steady {
+                                let now = p[0] - p[minimumWindow]
+                                for k in 1...short {
+                                    n[k] = 2 * cross[k] / max(now + (p[k] - p[k &+ minimumWindow]), 1e-12)
+                                }
+                                var k = short &+ 1
+                                while k <= maximumLag {
+                                    n[k] = 2 * cross[k] / max(p[0] - p[k &<< 1], 1e-12)
+                                    k &+= 1
+                                }
+                            } else {
+                                func sum(_ back: Int) -> Double { latest - back >= origin ? p[back] : 0 }
+                                for k in 1...maximumLag {
+                                    let w = window[k]
+                                    let full = latest - w + 1 >= origin + k
+                                    let energy = sum(0) - sum(w) + sum(k) - sum(k + w)
+                                    n[k] = full ? 2 * cross[k] / max(energy, 1e-12) : 0
+                                }
                             }
-                        } else {
-                            for k in 1...maximumLag {
-                                let full = latest - window[k] + 1 >= origin + k
-                                n[k] = full ? 2 * cross[k] / max(now[k] + lagged[k], 1e-12) : 0
+                            // The key maxima at lags ≥ `minimumLag`, in order of lag, and the highest of them.
+                            // The first positive stretch (lags near 0, where the signal still resembles itself)
+                            // is skipped.
+                            var count = 0
+                            var highest = -Double.infinity
+                            var k = 1
+                            while k <= maximumLag, n[k] > 0 { k += 1 }
+                            while k <= maximumLag {
+                                while k <= maximumLag, n[k] <= 0 { k += 1 }
+                                guard k <= maximumLag else { break }
+                                var best = k
+                                while k <= maximumLag, n[k] > 0 {
+                                    if n[k] > n[best] { best = k }
+                                    k += 1
+                                }
+                                if best >= minimumLag {
+                                    keys[count] = best
+                                    count += 1
+                                    highest = max(highest, n[best])
+                                }
                             }
+                            guard highest > 0 else { return (0, 0) }
+                            // The shortest lag whose key maximum reaches the fraction of the highest.
+                            let limit = keyMaximumFraction * highest
+                            for j in 0..<count where n[keys[j]] >= limit { return (keys[j], n[keys[j]]) }
+                            return (0, 0)
                         }
-                        // The key maxima at lags ≥ `minimumLag`, in order of lag, and the highest of them.
-                        // The first positive stretch (lags near 0, where the signal still resembles itself)
-                        // is skipped.
-                        var count = 0
-                        var highest = -Double.infinity
-                        var k = 1
-                        while k <= maximumLag, n[k] > 0 { k += 1 }
-                        while k <= maximumLag {
-                            while k <= maximumLag, n[k] <= 0 { k += 1 }
-                            guard k <= maximumLag else { break }
-                            var best = k
-                            while k <= maximumLag, n[k] > 0 {
-                                if n[k] > n[best] { best = k }
-                                k += 1
-                            }
-                            if best >= minimumLag {
-                                keys[count] = best
-                                count += 1
-                                highest = max(highest, n[best])
-                            }
-                        }
-                        guard highest > 0 else { return (0, 0) }
-                        // The shortest lag whose key maximum reaches the fraction of the highest.
-                        let limit = keyMaximumFraction * highest
-                        for j in 0..<count where n[keys[j]] >= limit { return (keys[j], n[keys[j]]) }
-                        return (0, 0)
                     }
                 }
             }
