@@ -110,37 +110,84 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         let first = i - window + 1
         guard first - lag >= grid.oldest, i < grid.next else { return nil }
         let half = max(1, lag / 2)
-        var vv = 0.0, hh = 0.0
-        var vHalf = 0.0, vHalfOld = 0.0, hHalf = 0.0, hHalfOld = 0.0
-        var vFull = 0.0, vFullOld = 0.0, hFull = 0.0, hFullOld = 0.0
-        var change = 0.0, verticalChange = 0.0
-        var recent = 0.0, before = 0.0
-        for j in first...i {
-            let a = grid.slot(j), b = grid.slot(j - half), c = grid.slot(j - lag), p = grid.slot(j - 1)
-            let v = grid.vertical[a], x = grid.hx[a], y = grid.hy[a], z = grid.hz[a]
-            let h2 = x * x + y * y + z * z
-            vv += v * v
-            hh += h2
-            let vb = grid.vertical[b], xb = grid.hx[b], yb = grid.hy[b], zb = grid.hz[b]
-            vHalf += v * vb
-            vHalfOld += vb * vb
-            hHalf += x * xb + y * yb + z * zb
-            hHalfOld += xb * xb + yb * yb + zb * zb
-            let vc = grid.vertical[c], xc = grid.hx[c], yc = grid.hy[c], zc = grid.hz[c]
-            vFull += v * vc
-            vFullOld += vc * vc
-            hFull += x * xc + y * yc + z * zc
-            hFullOld += xc * xc + yc * yc + zc * zc
-            let dv = v - grid.vertical[p], dx = x - grid.hx[p], dy = y - grid.hy[p], dz = z - grid.hz[p]
-            verticalChange += dv * dv
-            change += dv * dv + dx * dx + dy * dy + dz * dz
-            if j > i - lag { recent += v * v + h2 } else if j > i - 2 * lag { before += v * v + h2 }
+        // Two lanes (even and odd points), added at the end, so that the arithmetic vectorizes.
+        typealias Lanes = SIMD2<Double>
+        var vvL = Lanes(), hhL = Lanes()
+        var vHalfL = Lanes(), vHalfOldL = Lanes(), hHalfL = Lanes(), hHalfOldL = Lanes()
+        var vFullL = Lanes(), vFullOldL = Lanes(), hFullL = Lanes(), hFullOldL = Lanes()
+        var changeL = Lanes(), verticalChangeL = Lanes()
+        var recentL = Lanes(), beforeL = Lanes()
+        let mask = grid.capacity - 1
+        grid.vertical.withUnsafeBufferPointer { gv in
+            grid.hx.withUnsafeBufferPointer { gx in
+                grid.hy.withUnsafeBufferPointer { gy in
+                    grid.hz.withUnsafeBufferPointer { gz in
+                        let gv = gv.baseAddress!, gx = gx.baseAddress!, gy = gy.baseAddress!, gz = gz.baseAddress!
+                        // Points j and j + 1 (j twice for the window's last point, whose second lane is then
+                        // zeroed: the point after the newest is not read).
+                        var step = 1
+                        @inline(__always) func load(_ base: UnsafePointer<Double>, _ j: Int) -> Lanes {
+                            Lanes(base[j & mask], base[(j &+ step) & mask])
+                        }
+                        let recentFrom = i - lag, beforeFrom = i - 2 * lag
+                        var j = first
+                        while j <= i {
+                            if j == i { step = 0 }
+                            var v = load(gv, j), x = load(gx, j), y = load(gy, j), z = load(gz, j)
+                            var vb = load(gv, j &- half), xb = load(gx, j &- half), yb = load(gy, j &- half)
+                            var zb = load(gz, j &- half)
+                            var vc = load(gv, j &- lag), xc = load(gx, j &- lag), yc = load(gy, j &- lag)
+                            var zc = load(gz, j &- lag)
+                            var vp = load(gv, j &- 1), xp = load(gx, j &- 1), yp = load(gy, j &- 1)
+                            var zp = load(gz, j &- 1)
+                            if j == i {
+                                // The last point alone: the second lane adds nothing.
+                                let keep = Lanes(1, 0)
+                                v *= keep; x *= keep; y *= keep; z *= keep
+                                vb *= keep; xb *= keep; yb *= keep; zb *= keep
+                                vc *= keep; xc *= keep; yc *= keep; zc *= keep
+                                vp *= keep; xp *= keep; yp *= keep; zp *= keep
+                            }
+                            let h2 = x * x + y * y + z * z
+                            vvL += v * v
+                            hhL += h2
+                            vHalfL += v * vb
+                            vHalfOldL += vb * vb
+                            hHalfL += x * xb + y * yb + z * zb
+                            hHalfOldL += xb * xb + yb * yb + zb * zb
+                            vFullL += v * vc
+                            vFullOldL += vc * vc
+                            hFullL += x * xc + y * yc + z * zc
+                            hFullOldL += xc * xc + yc * yc + zc * zc
+                            let dv = v - vp, dx = x - xp, dy = y - yp, dz = z - zp
+                            verticalChangeL += dv * dv
+                            changeL += dv * dv + dx * dx + dy * dy + dz * dz
+                            let e = v * v + h2
+                            let index = SIMD2<Int64>(Int64(j), Int64(j &+ 1))
+                            recentL += e.replacing(with: 0, where: index .<= Int64(recentFrom))
+                            beforeL += e.replacing(
+                                with: 0, where: (index .> Int64(recentFrom)) .| (index .<= Int64(beforeFrom)))
+                            j &+= 2
+                        }
+                    }
+                }
+            }
         }
+        let vv = vvL.sum(), hh = hhL.sum()
+        let vHalf = vHalfL.sum(), vHalfOld = vHalfOldL.sum(), hHalf = hHalfL.sum(), hHalfOld = hHalfOldL.sum()
+        let vFull = vFullL.sum(), vFullOld = vFullOldL.sum(), hFull = hFullL.sum(), hFullOld = hFullOldL.sum()
+        let change = changeL.sum(), verticalChange = verticalChangeL.sum()
+        let recent = recentL.sum(), before = beforeL.sum()
         let total = vv + hh
         guard total > 1e-12 else { return nil }
         let mean = total / Double(window)
-        var paused = 0
-        for j in first...i where grid.energy[grid.slot(j)] < 0.1 * mean { paused += 1 }
+        // Contiguous in the grid's mirrored copy of the energy.
+        let paused = grid.energy.withUnsafeBufferPointer { energy in
+            let last = grid.mirrored(i), limit = 0.1 * mean
+            var count = 0
+            for n in (last - window + 1)...last { count &+= energy[n] < limit ? 1 : 0 }
+            return count
+        }
         func correlation(_ product: Double, _ a: Double, _ b: Double) -> Double {
             product / max((a * b).squareRoot(), 1e-12)
         }

@@ -161,6 +161,36 @@ struct PeriodTracker {
     private mutating func recompute(_ grid: MotionGrid) {
         let i = grid.next - 1
         let start = grid.origin
+        if i - span >= start {
+            // Every window is in the newest-first copy: contiguous sums, in two lanes (even and odd points).
+            let q = recentSlot(i), c = 2 * historyCapacity
+            recent.withUnsafeBufferPointer { rb in
+                window.withUnsafeBufferPointer { window in
+                    cross.withUnsafeMutableBufferPointer { cross in
+                        let x = rb.baseAddress! + q, y = x + c, z = y + c
+                        for k in 1...maximumLag {
+                            let w = window[k]
+                            var sum = SIMD2<Double>()
+                            var n = 0
+                            while n &+ 1 < w {
+                                let m = n &+ k
+                                sum +=
+                                    SIMD2(x[n], x[n &+ 1]) * SIMD2(x[m], x[m &+ 1])
+                                    + SIMD2(y[n], y[n &+ 1]) * SIMD2(y[m], y[m &+ 1])
+                                    + SIMD2(z[n], z[n &+ 1]) * SIMD2(z[m], z[m &+ 1])
+                                n &+= 2
+                            }
+                            var total = sum.sum()
+                            if n < w { total += x[n] * x[n &+ k] + y[n] * y[n &+ k] + z[n] * z[n &+ k] }
+                            cross[k] = total
+                        }
+                    }
+                }
+            }
+            latest = i
+            origin = start
+            return
+        }
         for k in 1...maximumLag {
             var c = 0.0
             let w = window[k]
