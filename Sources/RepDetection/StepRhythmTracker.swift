@@ -64,14 +64,36 @@ struct StepRhythmTracker {
         verticalNow += vi * vi - vb * vb
         peakEnergy = max(peakEnergy, now)
         peakVerticalEnergy = max(peakVerticalEnergy, verticalNow)
-        for k in 1...Self.longest {
-            let s = grid.slot(i - k), t = grid.slot(first - 1 - k)
-            product[k] +=
-                xi * grid.x[s] + yi * grid.y[s] + zi * grid.z[s] - (xb * grid.x[t] + yb * grid.y[t] + zb * grid.z[t])
-            then[k] += grid.energy[s] - grid.energy[t]
-            let vs = grid.vertical[s], vt = grid.vertical[t]
-            verticalProduct[k] += vi * vs - vb * vt
-            verticalThen[k] += vs * vs - vt * vt
+        // x, y, z and energy from the grid's mirrored copies (contiguous, no wrapping); the vertical by slot.
+        let mask = grid.capacity - 1, newest = grid.mirrored(i), leaving = grid.mirrored(first - 1)
+        grid.x.withUnsafeBufferPointer { x in
+            grid.y.withUnsafeBufferPointer { y in
+                grid.z.withUnsafeBufferPointer { z in
+                    grid.energy.withUnsafeBufferPointer { energy in
+                        grid.vertical.withUnsafeBufferPointer { vertical in
+                            product.withUnsafeMutableBufferPointer { product in
+                                then.withUnsafeMutableBufferPointer { then in
+                                    verticalProduct.withUnsafeMutableBufferPointer { verticalProduct in
+                                        verticalThen.withUnsafeMutableBufferPointer { verticalThen in
+                                            for k in 1...Self.longest {
+                                                let s = newest &- k, t = leaving &- k
+                                                product[k] +=
+                                                    xi * x[s] + yi * y[s] + zi * z[s]
+                                                    - (xb * x[t] + yb * y[t] + zb * z[t])
+                                                then[k] += energy[s] - energy[t]
+                                                let vs = vertical[(i &- k) & mask]
+                                                let vt = vertical[(first &- 1 &- k) & mask]
+                                                verticalProduct[k] += vi * vs - vb * vt
+                                                verticalThen[k] += vs * vs - vt * vt
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
         latest = i
     }
