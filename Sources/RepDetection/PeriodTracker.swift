@@ -22,7 +22,8 @@ struct PeriodTracker {
     /// The energy |a|² summed from the run's first point (less a base removed every `recomputeInterval` points) up to
     /// the newest: a window's energy is the difference of two of these.
     private var prefix = 0.0
-    /// n(k) after the last `pick()`, 0 where the window is not yet full.
+    /// n(k) after the last `pick()`, 0 where the window is not yet full (index 0 unused; the last, −1, ends `pick()`'s
+    /// scans).
     private(set) var nsdf: [Double]
     /// Scratch for `pick()`: the lags of the key maxima (at most one in two lags).
     private var keyMaxima: [Int]
@@ -44,7 +45,7 @@ struct PeriodTracker {
         self.minimumWindow = minimumWindow
         window = (0...maximumLag).map { max($0, minimumWindow) }
         cross = Array(repeating: 0, count: maximumLag + 1)
-        nsdf = cross
+        nsdf = Array(repeating: 0, count: maximumLag + 2)  // and a sentinel for `pick()`
         keyMaxima = Array(repeating: 0, count: maximumLag / 2 + 1)
         var capacity = 1
         while capacity <= 2 * maximumLag + max(maximumLag, minimumWindow) { capacity <<= 1 }
@@ -252,22 +253,29 @@ struct PeriodTracker {
                             // The key maxima at lags ≥ `minimumLag`, in order of lag, and the highest of them.
                             // The first positive stretch (lags near 0, where the signal still resembles itself)
                             // is skipped.
+                            // n[maximumLag + 1] is −1: every positive stretch ends by then.
+                            let n = n.baseAddress!, keys = keys.baseAddress!
+                            n[maximumLag &+ 1] = -1
                             var count = 0
                             var highest = -Double.infinity
                             var k = 1
-                            while k <= maximumLag, n[k] > 0 { k += 1 }
+                            while n[k] > 0 { k &+= 1 }
                             while k <= maximumLag {
-                                while k <= maximumLag, n[k] <= 0 { k += 1 }
+                                while k <= maximumLag, n[k] <= 0 { k &+= 1 }
                                 guard k <= maximumLag else { break }
-                                var best = k
-                                while k <= maximumLag, n[k] > 0 {
-                                    if n[k] > n[best] { best = k }
-                                    k += 1
+                                var best = k, bestValue = n[k]
+                                k &+= 1
+                                while n[k] > 0 {
+                                    if n[k] > bestValue {
+                                        best = k
+                                        bestValue = n[k]
+                                    }
+                                    k &+= 1
                                 }
                                 if best >= minimumLag {
                                     keys[count] = best
-                                    count += 1
-                                    highest = max(highest, n[best])
+                                    count &+= 1
+                                    highest = max(highest, bestValue)
                                 }
                             }
                             guard highest > 0 else { return (0, 0) }
