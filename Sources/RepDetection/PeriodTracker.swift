@@ -8,7 +8,8 @@
 ///
 /// The products' sums slide: each new point adds one product per lag and drops the one that left the window (O(lags)
 /// per point, recomputed exactly every 1024 points so that rounding cannot build up). The energies in the denominator
-/// are differences of one running sum of |a|², kept for the last 1024 points. The period is the shortest lag whose key
+/// are differences of one running sum of |a|², kept for the last points (1024 with the defaults: the power of two above
+/// the span the tracker reads). The period is the shortest lag whose key
 /// maximum (the highest value between two zero crossings) reaches `keyMaximumFraction` of the highest key maximum;
 /// its value is the periodicity, −1…1.
 struct PeriodTracker {
@@ -22,6 +23,8 @@ struct PeriodTracker {
     /// The energy |a|² summed from the run's first point (less a base removed every `recomputeInterval` points) up to
     /// the newest: a window's energy is the difference of two of these.
     private var prefix = 0.0
+    /// `prefix` just before the run's first point: 0, less the bases removed since.
+    private var runBase = 0.0
     /// n(k) after the last `pick()`, 0 where the window is not yet full (index 0 unused; the last, −1, ends `pick()`'s
     /// scans).
     private(set) var nsdf: [Double]
@@ -30,9 +33,9 @@ struct PeriodTracker {
     private var latest = -1
     private var origin = 0
     /// The last `historyCapacity` points' x, y, z and energy sum (`prefix`; one after the other, `2 × historyCapacity`
-    /// each),
-    /// newest first and stored twice (slot and slot + capacity): the point `n` before the newest sits `n` after it,
-    /// so the loops over lags read forward, one lag and two lags ahead, and the compiler vectorizes them across lags.
+    /// each), newest first and stored twice (slot and slot + capacity): the point `n` before the newest sits `n` after
+    /// it, so the loops over lags read forward, one lag and two lags ahead, and the compiler vectorizes them across
+    /// lags.
     private var recent: [Double]
     private let historyCapacity: Int
     private var sinceRecompute = 0
@@ -66,6 +69,7 @@ struct PeriodTracker {
         for k in 0..<cross.count { cross[k] = 0 }
         for k in 0...maximumLag { nsdf[k] = 0 }
         prefix = 0
+        runBase = 0
         sinceRecompute = 0
         latest = -1
     }
@@ -78,7 +82,10 @@ struct PeriodTracker {
         let si = i & mask
         let xi = grid.x[si], yi = grid.y[si], zi = grid.z[si]
         // The newest point into the newest-first copies, with the energy summed up to it.
-        if i == start { prefix = 0 }
+        if i == start {
+            prefix = 0
+            runBase = 0
+        }
         prefix += grid.energy[si]
         let q = recentSlot(i)
         let capacity = historyCapacity
@@ -214,6 +221,7 @@ struct PeriodTracker {
         let first = 6 * historyCapacity
         for n in first..<recent.count { recent[n] -= base }
         prefix = 0
+        runBase -= base
     }
 
     /// The period in grid points (0: none) and its periodicity, after the last point.
@@ -242,7 +250,8 @@ struct PeriodTracker {
                                     k &+= 1
                                 }
                             } else {
-                                func sum(_ back: Int) -> Double { latest - back >= origin ? p[back] : 0 }
+                                let runBase = runBase
+                                func sum(_ back: Int) -> Double { latest - back >= origin ? p[back] : runBase }
                                 for k in 1...maximumLag {
                                     let w = window[k]
                                     let full = latest - w + 1 >= origin + k
