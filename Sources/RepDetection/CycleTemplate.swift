@@ -104,20 +104,20 @@ struct CycleTemplate {
         let half = length / 2
         // Contiguous reads from the grid's mirrored copy, one loop per half (so that both vectorize).
         let base = grid.mirrored(end) - length + 1
-        func sums(_ range: Range<Int>) -> (Double, Double, Double, Double, Double) {
-            grid.x.withUnsafeBufferPointer { gx in
-                grid.y.withUnsafeBufferPointer { gy in
-                    grid.z.withUnsafeBufferPointer { gz in
-                        grid.energy.withUnsafeBufferPointer { ge in
-                            x.withUnsafeBufferPointer { tx in
-                                y.withUnsafeBufferPointer { ty in
-                                    z.withUnsafeBufferPointer { tz in
-                                        // Two lanes (even and odd points), added at the end: the loop
-                                        // vectorizes.
+        typealias Sums = (Double, Double, Double, Double, Double)
+        let ((hx, hy, hz, hq, hdot), (rx, ry, rz, rq, rdot)) = grid.x.withUnsafeBufferPointer { gx in
+            grid.y.withUnsafeBufferPointer { gy in
+                grid.z.withUnsafeBufferPointer { gz in
+                    grid.energy.withUnsafeBufferPointer { ge in
+                        x.withUnsafeBufferPointer { tx in
+                            y.withUnsafeBufferPointer { ty in
+                                z.withUnsafeBufferPointer { tz -> (Sums, Sums) in
+                                    let gx = gx.baseAddress! + base, gy = gy.baseAddress! + base
+                                    let gz = gz.baseAddress! + base, ge = ge.baseAddress! + base
+                                    let tx = tx.baseAddress!, ty = ty.baseAddress!, tz = tz.baseAddress!
+                                    // Two lanes (even and odd points), added at the end: the loop vectorizes.
+                                    func sums(_ range: Range<Int>) -> Sums {
                                         var sx = SIMD2<Double>(), sy = sx, sz = sx, sq = sx, dot = sx
-                                        let gx = gx.baseAddress! + base, gy = gy.baseAddress! + base
-                                        let gz = gz.baseAddress! + base, ge = ge.baseAddress! + base
-                                        let tx = tx.baseAddress!, ty = ty.baseAddress!, tz = tz.baseAddress!
                                         var n = range.lowerBound
                                         let pairs = range.lowerBound &+ (range.count & ~1)
                                         while n < pairs {
@@ -143,6 +143,7 @@ struct CycleTemplate {
                                         }
                                         return total
                                     }
+                                    return (sums(0..<half), sums(half..<length))
                                 }
                             }
                         }
@@ -150,8 +151,6 @@ struct CycleTemplate {
                 }
             }
         }
-        let (hx, hy, hz, hq, hdot) = sums(0..<half)
-        let (rx, ry, rz, rq, rdot) = sums(half..<length)
         let sx = hx + rx, sy = hy + ry, sz = hz + rz, sq = hq + rq, dot = hdot + rdot
         let count = Double(length)
         // Each half's energy about the whole window's mean m: Σ|w|² − 2 m·Σw + n|m|².
