@@ -50,7 +50,7 @@ public struct RepDetector: Sendable {
     public private(set) var walkingLikeness: Double?
     /// The exercise gate's probability that the periodic motion is exercise (0…1), measured every fourth grid point
     /// while the gate is on and the motion is periodic; nil otherwise. Below `minimumExerciseLikelihood` the moment is
-    /// refused: no set starts within `gateHoldOff` of it.
+    /// refused: no set starts within `gateHoldOff` of it (`gateUnsureHoldOff` when it was refused unsure).
     public private(set) var exerciseLikelihood: Double?
     /// The features the gate judged last (for plots, traces and `scripts/train-gate`).
     public private(set) var gateFeatures: ExerciseGateFeatures?
@@ -101,19 +101,36 @@ public struct RepDetector: Sendable {
     /// not to be exercise on average is dismissed at its end.
     private var setGateSum = 0.0
     private var setGateCount = 0
-    /// The last grid point where the gate refused the motion (its probability below `minimumExerciseLikelihood`).
+    /// How many of the set's judgements the gate refused.
+    private var setGateRefusals = 0
+    /// The last grid point where the gate refused the motion with confidence (its probability below
+    /// `gateUnsureShare` of `minimumExerciseLikelihood`), and the last where it refused it unsure (below the threshold,
+    /// at or above that share).
     private var lastRefusal = Int.min / 2
-    /// No set starts within this long (s) of a moment the gate refused: gait's judgements flicker between steps and
-    /// swings, and a walk's or a jog's rhythm must not start a set in the moments between (chosen with the other
-    /// gate settings by `scripts/train-gate`, held out; docs/DETECTOR.md).
+    private var lastUnsureRefusal = Int.min / 2
+    /// No set starts within this long (s) of a moment the gate refused with confidence: gait's judgements flicker
+    /// between steps and swings, and a walk's or a jog's rhythm must not start a set in the moments between (chosen
+    /// with the other gate settings by `scripts/train-gate`, held out; docs/DETECTOR.md).
     static let gateHoldOff = 4.0
+    /// A refused moment whose probability is at least this share of the threshold was refused unsure (the tree's
+    /// leaves of 3–20 % exercise at the default threshold: the start of a set whose window still holds the moments
+    /// before it, a short set's first judgements). No set starts within `gateUnsureHoldOff` of it.
+    static let gateUnsureShare = 0.15
+    /// The hold-off (s) after a moment refused unsure. Held out, with the dismissal below: true-0 recordings 91 → 92 %
+    /// at 0 and 22 → 20 false reps an hour, clean sets the same (84 %), mixed MAE 4.65 → 4.51 (docs/DETECTOR.md);
+    /// 2 s let a fidgeting rest of the generated slow asymmetric sets start a set.
+    static let gateUnsureHoldOff = 2.5
     /// Inside a set, no rep is counted live while the smoothed probability is below this share of the threshold
     /// (gait took over).
     static let gateVetoShare = 0.5
-    /// A set whose judgements average below this multiple of the threshold is dismissed at its end (2: held out,
-    /// 22 false reps an hour instead of 32 with 1.5, and the mixed recordings' error 4.65 instead of 4.12;
-    /// docs/DETECTOR.md).
+    /// A set is dismissed at its end when its judgements average below this multiple of the threshold (gait that
+    /// slipped through at its start, fidgeting), or below `gateRefusedDismissalMultiple` of it with at least
+    /// `gateDismissalRefusedShare` of them refusals (docs/DETECTOR.md has the held-out figures).
     static let gateDismissalMultiple = 2.0
+    /// See `gateDismissalMultiple`: a set the gate refused at times must average higher.
+    static let gateRefusedDismissalMultiple = 2.75
+    /// See `gateDismissalMultiple`.
+    static let gateDismissalRefusedShare = 0.4
 
     // The set.
     private var open = false
@@ -284,10 +301,15 @@ public struct RepDetector: Sendable {
             exerciseLikelihood = gateFeatures.map { $0.isSteadyRepetition ? 1 : c.exerciseGate.probability(of: $0) }
             if let p = exerciseLikelihood {
                 gateAverage += 0.2 * (p - gateAverage)
-                if p < c.minimumExerciseLikelihood { lastRefusal = i }
+                if p < Self.gateUnsureShare * c.minimumExerciseLikelihood {
+                    lastRefusal = i
+                } else if p < c.minimumExerciseLikelihood {
+                    lastUnsureRefusal = i
+                }
                 if open {
                     setGateSum += p
                     setGateCount += 1
+                    if p < c.minimumExerciseLikelihood { setGateRefusals += 1 }
                 }
             }
         }
@@ -318,8 +340,12 @@ public struct RepDetector: Sendable {
         } else {
             runLag = 0
         }
-        // The gate: no set starts within a few seconds of a moment it refused (walking or fidgeting comes and goes).
-        let exercise = c.minimumExerciseLikelihood == 0 || Double(i - lastRefusal) * Self.spacing > Self.gateHoldOff
+        // The gate: no set starts within a few seconds of a moment it refused (walking or fidgeting comes and goes),
+        // or within a shorter while of one it refused unsure.
+        let exercise =
+            c.minimumExerciseLikelihood == 0
+            || (Double(i - lastRefusal) * Self.spacing > Self.gateHoldOff
+                && Double(i - lastUnsureRefusal) * Self.spacing > Self.gateUnsureHoldOff)
         if runLag > 0, exercise, i >= retryAt,
             Double(i - runStart) * Self.spacing >= max(c.startHold, 0.5 * runLag * Self.spacing)
         {
@@ -413,6 +439,7 @@ public struct RepDetector: Sendable {
         liveQualities.removeAll(keepingCapacity: true)
         setGateSum = 0
         setGateCount = 0
+        setGateRefusals = 0
         let first = cycles.first ?? i
         events.append(
             .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
@@ -491,7 +518,9 @@ public struct RepDetector: Sendable {
         // it is dismissed, and its live reps are taken back.
         let dismissed =
             c.minimumExerciseLikelihood > 0 && setGateCount >= 4
-            && setGateSum / Double(setGateCount) < Self.gateDismissalMultiple * c.minimumExerciseLikelihood
+            && (setGateSum < Self.gateDismissalMultiple * c.minimumExerciseLikelihood * Double(setGateCount)
+                || (setGateSum < Self.gateRefusedDismissalMultiple * c.minimumExerciseLikelihood * Double(setGateCount)
+                    && Double(setGateRefusals) >= Self.gateDismissalRefusedShare * Double(setGateCount)))
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),

@@ -56,9 +56,10 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// `scripts/train-gate`, docs/DETECTOR.md). Not a configuration key.
     public var exerciseGate: ExerciseGateModel = .trained
     /// The exercise gate's threshold; 0 turns the gate off. A moment of periodic motion whose probability of exercise
-    /// is below it is refused: no set starts within 4 s of a refused moment, no rep is counted live while the
-    /// smoothed probability is below half of it, and a set whose moments average below 2 times it is dismissed at
-    /// its end. Default 0.2, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The exercise gate").
+    /// is below it is refused: no set starts within 4 s of a moment refused with confidence (below 0.15 times it) or
+    /// 2.5 s of one refused unsure, no rep is counted live while the smoothed probability is below half of it, and a
+    /// set whose moments average below 2 times it (2.75 times with 40 % of them refused) is dismissed at its end.
+    /// Default 0.2, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The exercise gate").
     /// Configuration key `minimum_exercise_likelihood`; `repctl eval --minimum-exercise-likelihood` measures others.
     public var minimumExerciseLikelihood: Double = 0.2
     /// A set ends after this much time without a rep (default 8 s).

@@ -46,13 +46,13 @@ struct DatasetRegressionTests {
             "clean sets: n \(cleanStatistics.count), MAE \(cleanStatistics.meanAbsoluteError), ±1 \(cleanStatistics.withinOnePercent) %"
         )
         #expect(cleanStatistics.count == 90)
-        // Measured with the defaults (the exercise gate on, 2026-11-27): clean 84 % within ±1, MAE 1.13; tbe_main 90 %,
-        // cara_clean 79 %; mixed MAE 4.46 (4.12 with a set dismissed below 1.5 times the gate's threshold instead of
-        // 2 times). (With the gate off: 89 %, 0.84; 90 %, 88 %; 3.38.)
-        #expect(cleanStatistics.withinOnePercent >= 82)
-        #expect(cleanStatistics.meanAbsoluteError <= 1.2)
+        // Measured with the defaults (the exercise gate on, 2026-11-27): clean 87 % within ±1, MAE 1.02; tbe_main 90 %,
+        // cara_clean 83 %; mixed MAE 4.47 (before the gate's shorter hold-off after an unsure refusal: 84 %, 1.13;
+        // 90 %, 79 %; 4.46). (With the gate off: 89 %, 0.84; 90 %, 88 %; 3.38.)
+        #expect(cleanStatistics.withinOnePercent >= 85)
+        #expect(cleanStatistics.meanAbsoluteError <= 1.1)
         #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
-        #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 76)
+        #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 80)
         #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 4.6)
         let sitting = report.results.first {
             $0.entry.file.hasPrefix("tbe_rest/") && $0.entry.exercise == "rest_sitting"
@@ -88,9 +88,9 @@ struct DatasetRegressionTests {
         let on = Evaluator.evaluate(list, root: root)
         let all = try #require(on.falseCounts.last?.1)
         print("WISDM with the defaults: \(all.zeroPercent) % count 0, \(all.falseRepsPerHour) false reps/h")
-        // Measured with the defaults (the tree trained on these people too): 92 % and 14 per hour; held out (each
-        // person scored by a tree trained without them, docs/gate-training.txt): 91 % and 22 over all true-0
-        // recordings; gate off: 31 %, 1240. (A set dismissed below 1.5 times the threshold instead of 2: 90 %, 25.)
+        // Measured with the defaults (the tree trained on these people too): 92 % and 12 per hour; held out (each
+        // person scored by a tree trained without them, docs/gate-training.txt): 92 % and 20 over all true-0
+        // recordings; gate off: 31 %, 1240. (Before the shorter hold-off after an unsure refusal: 92 %, 14.)
         #expect(all.zeroPercent >= 90)
         #expect(all.falseRepsPerHour <= 20)
     }
