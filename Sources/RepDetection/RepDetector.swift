@@ -112,13 +112,14 @@ public struct RepDetector: Sendable {
     /// between steps and swings, and a walk's or a jog's rhythm must not start a set in the moments between (chosen
     /// with the other gate settings by `scripts/train-gate`, held out; docs/DETECTOR.md).
     static let gateHoldOff = 4.0
-    /// A refused moment whose probability is at least this share of the threshold was refused unsure (the tree's
-    /// leaves of 3–20 % exercise at the default threshold: the start of a set whose window still holds the moments
-    /// before it, a short set's first judgements). No set starts within `gateUnsureHoldOff` of it.
+    /// A refused moment whose probability is at least this share of the threshold was refused unsure (0.03–0.2 at the
+    /// default threshold: the built-in tree's leaves of 7–14 % exercise, where the first judgements of a short set
+    /// fall while the gate's window still holds the moments before it). No set starts within `gateUnsureHoldOff` of it.
     static let gateUnsureShare = 0.15
-    /// The hold-off (s) after a moment refused unsure. Held out, with the dismissal below: true-0 recordings 91 → 92 %
-    /// at 0 and 22 → 20 false reps an hour, clean sets the same (84 %), mixed MAE 4.65 → 4.51 (docs/DETECTOR.md);
-    /// 2 s let a fidgeting rest of the generated slow asymmetric sets start a set.
+    /// The hold-off (s) after a moment refused unsure. Held out by `scripts/train-gate`, with the dismissal below:
+    /// true-0 recordings 91 → 92 % at 0 and 22 → 20 false reps an hour, clean sets the same (84 %), mixed MAE 4.65 →
+    /// 4.51; `scripts/cross-validate`'s mixed MAE 4.62 → 4.75 (docs/DETECTOR.md). 2 s let a fidgeting rest of the
+    /// generated slow asymmetric sets start a set.
     static let gateUnsureHoldOff = 2.5
     /// Inside a set, no rep is counted live while the smoothed probability is below this share of the threshold
     /// (gait took over).
