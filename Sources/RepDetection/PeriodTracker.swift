@@ -74,18 +74,15 @@ struct PeriodTracker {
         latest = -1
     }
 
-    /// Takes in the grid's newest point.
+    /// Takes in the grid's newest point. When the grid restarts (a new run), `reset()` first: the sums start anew.
     mutating func update(_ grid: MotionGrid) {
         let i = grid.next - 1
         let start = grid.origin
         let mask = grid.capacity - 1
         let si = i & mask
         let xi = grid.x[si], yi = grid.y[si], zi = grid.z[si]
-        // The newest point into the newest-first copies, with the energy summed up to it.
-        if i == start {
-            prefix = 0
-            runBase = 0
-        }
+        // The newest point into the newest-first copies, with the energy summed up to it (from 0 at the run's first
+        // point: `reset()`).
         prefix += grid.energy[si]
         let q = recentSlot(i)
         let capacity = historyCapacity
