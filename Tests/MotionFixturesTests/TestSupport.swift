@@ -1,9 +1,11 @@
+import Foundation
 import MotionCore
-import Synchronization
 
 /// Collects what a provider delivers, from whichever thread it delivers on: through `samplePublisher` (app code's
-/// route), or as a sink attached to the provider (the daemon's).
-final class BatchRecorder: MotionSampleSink {
+/// route), or as a sink attached to the provider (the daemon's). Its state is behind an `NSLock` (a pthread mutex,
+/// which ThreadSanitizer sees; `Synchronization.Mutex` is a bare futex on Linux, invisible to it, and a read under it
+/// was reported as a race, as in the daemon tests' `CapturedOutput`).
+final class BatchRecorder: MotionSampleSink, @unchecked Sendable {
     enum Route { case publisher, sink }
 
     struct Delivery: Sendable {
@@ -11,7 +13,9 @@ final class BatchRecorder: MotionSampleSink {
         var at: ContinuousClock.Instant
     }
 
-    private let state = Mutex<(deliveries: [Delivery], completed: Bool, states: [MotionProviderState])>(([], false, []))
+    private let lock = NSLock()
+    // Read and written only under `lock`.
+    private var state: (deliveries: [Delivery], completed: Bool, states: [MotionProviderState]) = ([], false, [])
     // Written once in init, then only kept alive; never read from two threads.
     nonisolated(unsafe) private var subscriptions: [AnyCancellable] = []
 
@@ -24,23 +28,24 @@ final class BatchRecorder: MotionSampleSink {
         case .sink:
             provider.attach(self)
         }
-        subscriptions.append(provider.statePublisher.sink { value in self.state.withLock { $0.states.append(value) } })
+        subscriptions.append(
+            provider.statePublisher.sink { value in self.lock.withLock { self.state.states.append(value) } })
     }
 
     func receive(_ batch: UnsafeBufferPointer<MotionSample>) { record(Array(batch)) }
 
-    func finish() { state.withLock { $0.completed = true } }
+    func finish() { lock.withLock { state.completed = true } }
 
     private func record(_ batch: [MotionSample]) {
         let now = ContinuousClock.now
-        state.withLock { $0.deliveries.append(Delivery(batch: batch, at: now)) }
+        lock.withLock { state.deliveries.append(Delivery(batch: batch, at: now)) }
     }
 
-    var deliveries: [Delivery] { state.withLock { $0.deliveries } }
+    var deliveries: [Delivery] { lock.withLock { state.deliveries } }
     var batches: [[MotionSample]] { deliveries.map(\.batch) }
     var samples: [MotionSample] { batches.flatMap { $0 } }
-    var completed: Bool { state.withLock { $0.completed } }
-    var states: [MotionProviderState] { state.withLock { $0.states } }
+    var completed: Bool { lock.withLock { state.completed } }
+    var states: [MotionProviderState] { lock.withLock { state.states } }
 }
 
 /// Waits until `condition` holds, checking every few milliseconds, and gives up after `timeout`.
