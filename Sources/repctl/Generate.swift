@@ -9,7 +9,8 @@ extension BarbellGenerator.Lift: ExpressibleByArgument {}
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a generated fixture CSV: a workout, a set of sine reps, a walk, or a set of barbell reps.",
+        abstract:
+            "Write a generated fixture CSV: a workout, a set of sine reps, a walk, a set of barbell reps or of burpees.",
         discussion: """
             Examples:
               repctl generate workout --out demo.csv    (the built-in demo workout)
@@ -30,11 +31,13 @@ struct Generate: ParsableCommand {
                 (paused bench: 1.5 s on the chest; the bar sinks up to 1 cm between reps)
               repctl generate barbell --lift deadlift --start-pause 0 --out tng.csv
                 (touch-and-go deadlifts: no rest on the floor between reps)
+              repctl generate burpee --reps 10 --period 2.5 --rate 10 --out burpees.csv
+                (an upper arm's view of 10 burpees, three landings a rep)
             """)
 
-    enum Kind: String, ExpressibleByArgument { case workout, sine, walk, barbell }
+    enum Kind: String, ExpressibleByArgument { case workout, sine, walk, barbell, burpee }
 
-    @Argument(help: "What to generate: workout, sine, walk or barbell.")
+    @Argument(help: "What to generate: workout, sine, walk, barbell or burpee.")
     var kind: Kind
 
     @Option(help: "Where to write the CSV (t,ax,ay,az in seconds and g).")
@@ -43,19 +46,22 @@ struct Generate: ParsableCommand {
     @Option(help: "Samples per second.")
     var rate: Double = 50
 
-    @Option(help: "Gravity in the sensor frame, as x,y,z (normalized); walk: while the arm hangs still.")
+    @Option(help: "Gravity in the sensor frame, as x,y,z (normalized); walk, burpee: while the arm hangs still.")
     var gravity: String = "0,0,1"
 
     @Option(
         help:
-            "workout: reps per set, comma-separated (default: the demo's 8,10,12); barbell: reps in the set (default 6)."
+            "workout: reps per set, comma-separated (default: the demo's 8,10,12); barbell: reps in the set (default 6); burpee: (default 10)."
     )
     var reps: String?
 
     @Option(help: "workout: seconds of rest between sets (default: the demo's 15).")
     var rest: Double?
 
-    @Option(help: "workout: seconds per rep (default: the demo's 2.2; each rep varies by up to 10 %).")
+    @Option(
+        help:
+            "workout: seconds per rep (default: the demo's 2.2; each rep varies by up to 10 %); burpee: (default 3, varying by 5 %)."
+    )
     var period: Double?
 
     @Option(
@@ -73,7 +79,7 @@ struct Generate: ParsableCommand {
     )
     var slowdown: Double?
 
-    @Option(help: "workout, sine or walk: random seed.")
+    @Option(help: "workout, sine, walk, barbell or burpee: random seed.")
     var seed: UInt64 = 42
 
     @Option(help: "sine: number of cycles.")
@@ -91,7 +97,8 @@ struct Generate: ParsableCommand {
     @Option(help: "sine: direction of the motion, as x,y,z.")
     var direction = "0,1,0"
 
-    @Option(help: "sine, barbell: white noise on every axis, in g (default: sine 0, barbell 0.01).")
+    @Option(
+        help: "sine, barbell, burpee: white noise on every axis, in g (default: sine 0, barbell 0.01, burpee 0.02).")
     var noise: Double?
 
     @Option(help: "walk: strides per second (one arm swing forward and back, two steps).")
@@ -237,6 +244,15 @@ struct Generate: ParsableCommand {
                     throw ExitCode(1)
                 }
             }
+        case .burpee:
+            var generator = BurpeeGenerator()
+            generator.reps = reps.map { (try? repList($0))?.first ?? 10 } ?? 10
+            if let period { generator.period = period }
+            generator.upDirection = try vector(gravity, "--gravity")
+            generator.noise = noise ?? 0.02
+            generator.sampleRate = rate
+            generator.seed = seed
+            samples = generator.samples()
         }
         do { try FixtureFileWriter.write(samples, to: out) } catch {
             printError("repctl: \(error)")

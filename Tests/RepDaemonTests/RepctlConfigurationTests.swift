@@ -51,6 +51,33 @@ struct RepctlConfigurationTests {
         #expect(bad.standardError.contains("--stride must be a positive number"), "\(bad.standardError)")
     }
 
+    @Test(
+        "generate burpee writes an upper arm's view of a burpee set, which eval counts exactly; bad options are refused"
+    )
+    func generatedBurpees() throws {
+        let dir = scratchDirectory()
+        let generate = try DaemonProcess(
+            executable: repctl,
+            arguments: [
+                "generate", "burpee", "--out", dir + "/b.csv", "--reps", "8", "--period", "3.5", "--rate", "25",
+            ])
+        #expect(generate.waitForExit() == 0, "\(generate.standardError)")
+        // 5 s, 8 reps of about 3.5 s (each varies by 5 %), 5 s, at 25 Hz.
+        let samples = try FixtureFileReader.read(path: dir + "/b.csv")
+        #expect((800...1000).contains(samples.count), "\(samples.count) samples")
+        try "file,exercise,participant,true_reps\nb.csv,burpee,gen,8\n".write(
+            toFile: dir + "/manifest.csv", atomically: true, encoding: .utf8)
+        let eval = try DaemonProcess(executable: repctl, arguments: ["eval", dir + "/manifest.csv", "--json"])
+        #expect(eval.waitForExit() == 0, "\(eval.standardError)")
+        #expect(counted(eval.standardOutput) == 8, "\(eval.standardOutput)")
+        for option in [["--period", "0"], ["--reps", "0"], ["--gravity", "0,0,0"]] {
+            let bad = try DaemonProcess(
+                executable: repctl, arguments: ["generate", "burpee", "--out", dir + "/x.csv"] + option)
+            #expect(bad.waitForExit() == 64, "\(option)")
+            #expect(bad.standardError.contains(option[0]), "\(option): \(bad.standardError)")
+        }
+    }
+
     @Test("generate workout takes the tempo, depth and tilt of its reps, and eval counts a slow workout exactly")
     func generatedSlowWorkout() throws {
         let dir = scratchDirectory()
