@@ -22,18 +22,6 @@ enum SitStandWalk {
         var random = SeededGenerator(seed: seed)
         var samples: [MotionSample] = []
         var t = 0.0
-        func still(_ seconds: Double, _ up: Vector3) {
-            let end = t + seconds
-            while t < end {
-                let a = up.normalized
-                samples.append(
-                    MotionSample(
-                        timestamp: t, ax: a.x + random.nextGaussian(standardDeviation: 0.01),
-                        ay: a.y + random.nextGaussian(standardDeviation: 0.01),
-                        az: a.z + random.nextGaussian(standardDeviation: 0.01)))
-                t += 1 / rate
-            }
-        }
         // The wrist turns from `from` to `to` over `seconds`, and the body pushes along `push` (up to 0.3 g).
         func transition(_ from: Vector3, _ to: Vector3, push: Vector3, _ seconds: Double) {
             let start = t
@@ -51,6 +39,7 @@ enum SitStandWalk {
                 t += 1 / rate
             }
         }
+        func still(_ seconds: Double, _ up: Vector3) { transition(up, up, push: .zero, seconds) }
         func walk(_ seconds: Double, seed: UInt64) {
             var walk = WalkingGenerator()
             walk.strideFrequency = stride
