@@ -22,6 +22,9 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     /// How many features there are.
     public static let count = 16
 
+    /// A moment whose features are all 0 (the detector measures them; tests set them).
+    public init() {}
+
     /// ln of the tracked period, s.
     public var logPeriod = 0.0
     /// ln of the motion's RMS over the window, g.
@@ -89,15 +92,27 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         }
     }
 
-    /// Steady, clean repetition: a periodicity of at least 0.95, energy within 15 % from one period to the next, and
-    /// no step rhythm at all. Gait on a wrist rarely holds this (its steps make a rhythm at half the stride, and a
-    /// walk's periodicity is 0.88 at the median); a machine-like rep does. The gate never refuses such a moment,
-    /// whatever the tree says: the tree has seen few signals this clean. (Allowing a step rhythm at the period itself,
-    /// for fast reps, let jogs through whose period the tracker took at the step: 84 % of WISDM's jogs counted 0
-    /// instead of 100 %.)
+    /// Steady, clean repetition, which the gate never refuses, whatever the tree says. Two kinds:
+    /// - A periodicity of at least 0.95, energy within 15 % from one period to the next, and no step rhythm at all.
+    ///   Gait on a wrist rarely holds this (its steps make a rhythm at half the stride, and a walk's periodicity is
+    ///   0.88 at the median); a machine-like rep does, and the tree has seen few signals this clean. (Allowing a step
+    ///   rhythm at the period itself, for fast reps, let jogs through whose period the tracker took at the step: 84 %
+    ///   of WISDM's jogs counted 0 instead of 100 %.)
+    /// - Slow, strong repetition: a period of at least 2 s, a periodicity of at least 0.85, energy within 15 % from one
+    ///   period to the next and an RMS of at least 0.2 g, with or without a step rhythm. A stride lasts 0.8–1.7 s; of
+    ///   the 58 000 judged moments of the 179 recordings without exercise in ../shared, 23 (in 8 recordings) hold
+    ///   this, and no count changes for them. Burpees do: their landings (three a rep) make a step rhythm, and the
+    ///   tree refused a third of a fast set's moments (docs/DETECTOR.md, "Burpees").
     public var isSteadyRepetition: Bool {
-        periodicity >= 0.95 && steadiness >= 0.85 && stepPeriod == 0
+        if periodicity >= 0.95 && steadiness >= 0.85 && stepPeriod == 0 { return true }
+        return logPeriod >= Self.slowRepetitionLogPeriod && periodicity >= 0.85 && steadiness >= 0.85
+            && logRMS >= Self.strongRepetitionLogRMS
     }
+
+    /// ln 2: the shortest period (s) of slow, strong repetition.
+    static let slowRepetitionLogPeriod = 0.6931471805599453
+    /// ln 0.2: the least RMS (g) of slow, strong repetition.
+    static let strongRepetitionLogRMS = -1.6094379124341003
 
     /// Measures the features of the motion ending at grid index `i`, at a period of `lag` points, with the step
     /// rhythms that `steps` holds for that moment; nil when the grid does not hold enough of the motion (the window

@@ -14,6 +14,8 @@ import Testing
 @Suite("How the detector uses the gate: hold-offs and dismissal")
 struct GateHoldOffAndDismissalTests {
     static let rate = 50.0
+    /// The reps' period, s: shorter than the 2 s from which slow, strong repetition passes unjudged.
+    static let repPeriod = 1.8
 
     /// A gate whose probability is `small` for motion whose RMS is at most e^`split` g, `large` above.
     static func gate(small: Double, large: Double, split: Double = -2) -> RepDetectorConfiguration {
@@ -25,18 +27,19 @@ struct GateHoldOffAndDismissalTests {
         return c
     }
 
-    /// Reps of 2 s along y (gravity along z), every other one 0.8 times as large, from `start`, `amplitude` g, with
-    /// white noise of 0.3 times the amplitude: no moment is periodic and steady enough to pass without the gate's
-    /// judgement (`ExerciseGateFeatures.isSteadyRepetition`).
+    /// Reps of `repPeriod` along y (gravity along z), every other one 0.8 times as large, from `start`, `amplitude` g,
+    /// with white noise of 0.3 times the amplitude: few moments (under a tenth of a set's) are periodic and steady
+    /// enough to pass without the gate's judgement (`ExerciseGateFeatures.isSteadyRepetition`).
     static func reps(count: Int, amplitude: Double, start: Double, seed: UInt64) -> [MotionSample] {
         var random = SeededGenerator(seed: seed)
-        return SignalGenerator.samples(duration: Double(count) * 2 - 1 / rate, sampleRate: rate, start: start) { t in
-            let k = Int(((t - start) / 2).rounded(.down))
+        return SignalGenerator.samples(duration: Double(count) * repPeriod - 1 / rate, sampleRate: rate, start: start) {
+            t in
+            let k = Int(((t - start) / repPeriod).rounded(.down))
             let size = amplitude * (k % 2 == 0 ? 1 : 0.8)
             let noise = 0.3 * amplitude
             return MotionSample(
                 timestamp: t, ax: random.nextGaussian(standardDeviation: noise),
-                ay: size * sin(2 * .pi * 0.5 * (t - start)) + random.nextGaussian(standardDeviation: noise),
+                ay: size * sin(2 * .pi * (t - start) / repPeriod) + random.nextGaussian(standardDeviation: noise),
                 az: 1 + random.nextGaussian(standardDeviation: noise))
         }
     }
