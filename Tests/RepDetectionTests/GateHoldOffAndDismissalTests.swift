@@ -137,4 +137,24 @@ struct GateHoldOffAndDismissalTests {
         #expect(accepted.sets.map(\.final) == [24], "\(accepted.sets)")
         #expect(!low.sets.isEmpty && low.sets.allSatisfy { $0.final == 0 }, "\(low.sets)")
     }
+
+    @Test(
+        "with the gate on, a set whose final count is below 3 is dismissed (its live reps taken back); off, it counts")
+    func setsOfOneOrTwoRepsAreDismissedWithTheGateOn() {
+        var off = RepDetectorConfiguration()
+        off.minimumExerciseLikelihood = 0
+        let accepting = Self.gate(small: 0.99, large: 0.99)
+        for reps in [2, 3, 4] {
+            let samples = sineSet(repCount: reps, frequency: 0.5, amplitude: 0.3)
+            let ungated = setCounts(detect(samples, configuration: off))
+            let gated = setCounts(detect(samples, configuration: accepting))
+            print("\(reps) reps: gate off \(ungated), gate on (accepting everything) \(gated)")
+            #expect(ungated.map(\.final) == [reps], "gate off, \(reps) reps: \(ungated)")
+            if reps < 3 {
+                #expect(gated.map(\.final) == [0] && gated[0].live == reps, "\(reps) reps: \(gated)")
+            } else {
+                #expect(gated.map(\.final) == [reps], "\(reps) reps: \(gated)")
+            }
+        }
+    }
 }
