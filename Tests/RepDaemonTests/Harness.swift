@@ -110,6 +110,11 @@ final class DaemonProcess {
         }
         process.waitUntilExit()
         _ = eventually(timeout: 5) { output.ended && errors.ended }
+        // Under ThreadSanitizer a daemon that saw a data race exits 66 (its default exitcode); its report went to the
+        // daemon's standard error, which no expectation prints: show it, so a rare race can be read from the CI log.
+        if process.terminationStatus == 66, ProcessInfo.processInfo.environment["REPD_SANITIZER"] == "thread" {
+            print("repd exited 66 under ThreadSanitizer; its standard error:\n\(standardError)")
+        }
         return process.terminationStatus
     }
 
