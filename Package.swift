@@ -103,7 +103,8 @@ let package = Package(
         .target(
             name: "RepUplink",
             dependencies: [
-                "CMosquitto", "CLinuxShims", "LinuxIIO", "RepJournal", "RepProtocol", "RepSettings", "PlainText",
+                "CMosquitto", "CLinuxShims", "LinuxIIO", "MotionCore", "RepJournal", "RepProtocol", "RepSettings",
+                "PlainText",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -48,12 +48,12 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     public let sampleOutlet = MotionSampleOutlet()
 
     private let stateSubject = CurrentValueSubject<MotionProviderState, Never>(.idle)
-    private let control = Mutex<(thread: NamedThread?, stop: WakeSignal?)>((nil, nil))
+    private let control = Locked<(thread: NamedThread?, stop: WakeSignal?)>((nil, nil))
     private let records = Atomic<Int>(0)
     private let discarded = Atomic<Int>(0)
     private let reconnectCount = Atomic<Int>(0)
-    private let device = Mutex<IIODevice?>(nil)
-    private let timingState = Mutex<SampleTiming?>(nil)
+    private let device = Locked<IIODevice?>(nil)
+    private let timingState = Locked<SampleTiming?>(nil)
 
     private let logger: Logger
 

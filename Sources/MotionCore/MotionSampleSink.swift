@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Where a provider's batches go: the one sample path.
 ///
 /// Every provider (IIO, polling, fixture) writes each batch into its `MotionSampleOutlet`, which hands it to the
@@ -25,8 +23,8 @@ extension MotionSampleSink {
 /// sinks (no allocation, no copy of the samples) and calls the sinks outside it, so a sink may stop its provider or
 /// detach itself from inside `receive`. A sink attached after the data finished is finished at once.
 public final class MotionSampleOutlet: MotionSampleSink {
-    private let state = Mutex<(sinks: [any MotionSampleSink], finished: Bool)>(([], false))
-    private let publishing = Mutex<PublishingSampleSink?>(nil)
+    private let state = Locked<(sinks: [any MotionSampleSink], finished: Bool)>(([], false))
+    private let publishing = Locked<PublishingSampleSink?>(nil)
 
     /// An outlet with no sinks: batches go nowhere until one is attached.
     public init() {}

@@ -15,8 +15,8 @@ public final class DaemonState: Sendable {
     let reps = Atomic<Int>(0)
     let sets = Atomic<Int>(0)
     let inSet = Atomic<Bool>(false)
-    private let sensorStateText = Mutex<String>("idle")
-    private let ringStatistics = Mutex<SPSCRingStatistics?>(nil)
+    private let sensorStateText = Locked<String>("idle")
+    private let ringStatistics = Locked<SPSCRingStatistics?>(nil)
 
     /// Reads the IIO reader's counters (nil for other sensors).
     let sensorCounters: (@Sendable () -> ServerMessage.SensorCounters)?

@@ -1,8 +1,8 @@
-import Synchronization
+import MotionCore
 
 /// Sends `READY=1` once both the socket listens and the sensor delivers, and keeps `STATUS=` current.
 final class Readiness: Sendable {
-    private let flags = Mutex<(socket: Bool, sensor: Bool, sent: Bool)>((false, false, false))
+    private let flags = Locked<(socket: Bool, sensor: Bool, sent: Bool)>((false, false, false))
     private let notifier: SystemdNotifier
     private let onReady: @Sendable () -> Void
 

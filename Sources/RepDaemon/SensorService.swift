@@ -16,7 +16,7 @@ import Synchronization
 final class SamplePump: MotionSampleSink {
     let producer: SPSCRing<MotionSample>.Producer
     let doorbell: Doorbell
-    private let lastDropLog = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastDropLog = Locked<ContinuousClock.Instant?>(nil)
     /// The grid cell (sample time ÷ 40 ms) of the last batch that woke the detector (only the delivery thread
     /// touches it).
     private let lastCell = Atomic<Int64>(.min)
@@ -91,7 +91,7 @@ final class SensorService: Service {
     func run() async throws {
         // The provider emits its current state on subscribe and cannot change it before `start()`: report that one
         // here, so that `status` has it at once.
-        let initial = Mutex<MotionProviderState?>(nil)
+        let initial = Locked<MotionProviderState?>(nil)
         provider.statePublisher.first().sink { state in initial.withLock { $0 = state } }.cancel()
         if let state = initial.withLock({ $0 }) { report(state) }
         let (changes, queue) = AsyncStream.makeStream(of: MotionProviderState.self, bufferingPolicy: .unbounded)

@@ -1,5 +1,6 @@
 import LinuxIIO
 import Logging
+import MotionCore
 import RepJournal
 import RepSettings
 import Synchronization

@@ -5,7 +5,6 @@ import MotionCore
 import MotionFixtures
 import RepClient
 import RepProtocol
-import Synchronization
 
 #if canImport(Glibc)
     @preconcurrency import Glibc
@@ -191,7 +190,7 @@ struct Progress {
 
 /// Batches handed from the provider's reader thread to the writing loop.
 final class BatchQueue: Sendable {
-    private let state = Mutex<(batches: [[MotionSample]], failure: String?)>(([], nil))
+    private let state = Locked<(batches: [[MotionSample]], failure: String?)>(([], nil))
     func push(_ batch: [MotionSample]) { state.withLock { $0.batches.append(batch) } }
     func fail(_ message: String) { state.withLock { $0.failure = message } }
     func take() -> ([[MotionSample]], String?) {

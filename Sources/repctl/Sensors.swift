@@ -3,7 +3,6 @@ import LinuxIIO
 import Logging
 import MotionCore
 import RepProtocol
-import Synchronization
 
 #if canImport(Glibc)
     @preconcurrency import Glibc
@@ -191,7 +190,7 @@ let diagnostics = Logger(label: "repctl", factory: { StreamLogHandler.standardEr
 
 /// Collects samples and the provider's state from its reader thread.
 final class SampleCollector: Sendable {
-    private let storage = Mutex<(samples: [MotionSample], failure: String?, mode: String)>(([], nil, "buffer"))
+    private let storage = Locked<(samples: [MotionSample], failure: String?, mode: String)>(([], nil, "buffer"))
     let limit: Int
 
     init(limit: Int) { self.limit = limit }
