@@ -97,12 +97,13 @@ public struct RepDetector: Sendable {
     private var runStart = 0
     /// The gate's probability smoothed over about a second of judgements (0 while the motion is not periodic).
     private var gateAverage = 0.0
-    /// The gate's probabilities summed over the set's judgements, and how many: a set whose motion the gate judged
-    /// not to be exercise on average is dismissed at its end.
-    private var setGateSum = 0.0
-    private var setGateCount = 0
-    /// How many of the set's judgements the gate refused.
-    private var setGateRefusals = 0
+    /// The gate's judgements of the set: all of them (`setGate`), and all but those made at another pace (the tracked
+    /// period more than `gateSetPaceRatio` times the set's, or less than its inverse) since the set's last rep, which
+    /// wait in `offPaceSinceRep` until a rep comes. A set whose motion the gate judged not to be exercise on average is
+    /// dismissed at its end.
+    private var setGate = SetGateTally()
+    private var setPaceGate = SetGateTally()
+    private var offPaceSinceRep = SetGateTally()
     /// The last grid point where the gate refused the motion with confidence (its probability below
     /// `gateUnsureShare` of `minimumExerciseLikelihood`), and the last where it refused it unsure (below the threshold,
     /// at or above that share).
@@ -132,6 +133,15 @@ public struct RepDetector: Sendable {
     static let gateRefusedDismissalMultiple = 2.75
     /// See `gateDismissalMultiple`.
     static let gateDismissalRefusedShare = 0.4
+    /// A set is judged for its dismissal by at least this many of the gate's judgements (fewer: it is kept).
+    static let gateDismissalMinimumJudgements = 4
+    /// The dismissal leaves out the judgements made after the set's last rep at a pace more than this many times
+    /// faster or slower than the set's (when at least `gateDismissalMinimumJudgements` are left): until the set ends
+    /// (8 s after its last rep), the wrist does something else, which says nothing of the set (after a clean rope
+    /// skipping set, a motion at 3–4 times its period that the gate refused). Gait at twice or half the set's period
+    /// (stride and step) stays judged. `repctl eval` on the three manifests counts the same from 2.8 to 3.5; at 2.5 a
+    /// WISDM recording of kicking a ball counts 5 (docs/DETECTOR.md, "Judged at the set's own pace").
+    static let gateSetPaceRatio = 3.0
     /// With the gate on, a set whose final count is below this is dismissed at its end (its live reps taken back).
     /// Held out by `scripts/train-gate`: true-0 recordings 92 → 94 % at 0, 20 → 18 false reps an hour, clean sets the
     /// same, mixed MAE 4.45 → 4.43 (docs/DETECTOR.md). A real set of one or two reps (a heavy single or double) needs
@@ -313,9 +323,13 @@ public struct RepDetector: Sendable {
                     lastUnsureRefusal = i
                 }
                 if open {
-                    setGateSum += p
-                    setGateCount += 1
-                    if p < c.minimumExerciseLikelihood { setGateRefusals += 1 }
+                    let refused = p < c.minimumExerciseLikelihood
+                    setGate.add(p, refused: refused)
+                    if Double(max(k, lag)) <= Self.gateSetPaceRatio * Double(max(1, min(k, lag))) {
+                        setPaceGate.add(p, refused: refused)
+                    } else {
+                        offPaceSinceRep.add(p, refused: refused)
+                    }
                 }
             }
         }
@@ -379,6 +393,8 @@ public struct RepDetector: Sendable {
         {
             reps.append(j)
             liveCount += 1
+            setPaceGate.add(offPaceSinceRep)
+            offPaceSinceRep = SetGateTally()
             countRep(at: j, previous: last, into: &events)
             template.blend(from: grid, endingAt: j, weight: 0.2)
             if k > 0, clarity >= c.minimumPeriodicity, Double(max(k, lag)) / Double(min(k, lag)) <= 1.3 {
@@ -443,9 +459,9 @@ public struct RepDetector: Sendable {
         lastMeasure = nil
         fastestVelocity = nil
         liveQualities.removeAll(keepingCapacity: true)
-        setGateSum = 0
-        setGateCount = 0
-        setGateRefusals = 0
+        setGate = SetGateTally()
+        setPaceGate = SetGateTally()
+        offPaceSinceRep = SetGateTally()
         let first = cycles.first ?? i
         events.append(
             .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
@@ -512,6 +528,8 @@ public struct RepDetector: Sendable {
         for j in cycles {
             reps.append(j)
             liveCount += 1
+            setPaceGate.add(offPaceSinceRep)
+            offPaceSinceRep = SetGateTally()
             countRep(at: j, previous: previous, into: &events)
             previous = j
         }
@@ -522,11 +540,14 @@ public struct RepDetector: Sendable {
         var final = liveCount
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
         // it is dismissed, and its live reps are taken back.
+        // Judged without what the wrist did at another pace after the last rep, when enough judgements are left.
+        let judged = setPaceGate.count >= Self.gateDismissalMinimumJudgements ? setPaceGate : setGate
         let dismissed =
-            c.minimumExerciseLikelihood > 0 && setGateCount >= 4
-            && (setGateSum < Self.gateDismissalMultiple * c.minimumExerciseLikelihood * Double(setGateCount)
-                || (setGateSum < Self.gateRefusedDismissalMultiple * c.minimumExerciseLikelihood * Double(setGateCount)
-                    && Double(setGateRefusals) >= Self.gateDismissalRefusedShare * Double(setGateCount)))
+            c.minimumExerciseLikelihood > 0
+            && judged.dismisses(
+                threshold: c.minimumExerciseLikelihood, minimumCount: Self.gateDismissalMinimumJudgements,
+                multiple: Self.gateDismissalMultiple, refusedMultiple: Self.gateRefusedDismissalMultiple,
+                refusedShare: Self.gateDismissalRefusedShare)
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),

@@ -30,26 +30,32 @@ struct GateHoldOffAndDismissalTests {
     /// Reps of `repPeriod` along y (gravity along z), every other one 0.8 times as large, from `start`, `amplitude` g,
     /// with white noise of 0.3 times the amplitude: few moments (under a tenth of a set's) are periodic and steady
     /// enough to pass without the gate's judgement (`ExerciseGateFeatures.isSteadyRepetition`).
-    static func reps(count: Int, amplitude: Double, start: Double, seed: UInt64) -> [MotionSample] {
+    /// `period` (s) is `repPeriod` unless given.
+    static func reps(count: Int, amplitude: Double, start: Double, seed: UInt64, period: Double = repPeriod)
+        -> [MotionSample]
+    {
         var random = SeededGenerator(seed: seed)
-        return SignalGenerator.samples(duration: Double(count) * repPeriod - 1 / rate, sampleRate: rate, start: start) {
+        return SignalGenerator.samples(duration: Double(count) * period - 1 / rate, sampleRate: rate, start: start) {
             t in
-            let k = Int(((t - start) / repPeriod).rounded(.down))
+            let k = Int(((t - start) / period).rounded(.down))
             let size = amplitude * (k % 2 == 0 ? 1 : 0.8)
             let noise = 0.3 * amplitude
             return MotionSample(
                 timestamp: t, ax: random.nextGaussian(standardDeviation: noise),
-                ay: size * sin(2 * .pi * (t - start) / repPeriod) + random.nextGaussian(standardDeviation: noise),
+                ay: size * sin(2 * .pi * (t - start) / period) + random.nextGaussian(standardDeviation: noise),
                 az: 1 + random.nextGaussian(standardDeviation: noise))
         }
     }
 
-    /// Stillness, then the blocks of reps (count, g) one after the other, then 15 s of stillness.
-    static func recording(_ blocks: [(Int, Double)]) -> [MotionSample] {
+    /// Stillness, then the blocks of reps (count, g, and period in s: `repPeriod` when nil) one after the other, then
+    /// 15 s of stillness.
+    static func recording(_ blocks: [(Int, Double)], periods: [Double?] = []) -> [MotionSample] {
         var samples = GeneratedMotion.still(seconds: 3, start: 0, up: .z, rate: rate, seed: 1)
         for (n, (count, amplitude)) in blocks.enumerated() {
+            let period = (n < periods.count ? periods[n] : nil) ?? repPeriod
             samples += GeneratedMotion.shifted(
-                reps(count: count, amplitude: amplitude, start: 0, seed: UInt64(n + 2)), after: samples, rate: rate)
+                reps(count: count, amplitude: amplitude, start: 0, seed: UInt64(n + 2), period: period),
+                after: samples, rate: rate)
         }
         return samples
             + GeneratedMotion.shifted(
@@ -156,5 +162,20 @@ struct GateHoldOffAndDismissalTests {
                 #expect(gated.map(\.final) == [reps], "\(reps) reps: \(gated)")
             }
         }
+    }
+
+    @Test("refused motion 3.6 times faster than a set after its last rep keeps it; at twice its pace it dismisses it")
+    func dismissalWeighsTheMomentsAtTheSetsOwnPace() {
+        // 4 reps of 0.4 g the gate accepts at 0.8, then, before the set ends (8 s after its last rep), 7 s of small
+        // motion (0.06 g) it refuses at 0.02: cycles of 0.5 s (3.6 times faster than the reps) or 0.9 s (twice).
+        let gate = Self.gate(small: 0.02, large: 0.8)
+        let faster = Self.judged(Self.recording([(4, 0.4), (14, 0.06)], periods: [nil, 0.5]), gate)
+        let twice = Self.judged(Self.recording([(4, 0.4), (8, 0.06)], periods: [nil, 0.9]), gate)
+        print("then cycles of 0.5 s: \(faster); of 0.9 s: \(twice)")
+        // Over all of the set's moments both would be dismissed: below 0.55 (2.75 times the threshold), half refused.
+        for judged in [faster, twice] { #expect(judged.mean < 0.5 && judged.refused > 0.45, "\(judged)") }
+        #expect(faster.sets.map(\.final) == [4], "\(faster.sets)")
+        #expect(!twice.sets.isEmpty && twice.sets.allSatisfy { $0.final == 0 }, "\(twice.sets)")
+        #expect(twice.sets.contains { $0.live == 4 }, "it counted live before it was dismissed: \(twice.sets)")
     }
 }
