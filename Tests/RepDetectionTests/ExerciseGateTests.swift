@@ -9,6 +9,12 @@ import Testing
     import Darwin
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Generated motion for the exercise gate: gait and fidgeting count nothing, sets count exactly.
 enum GeneratedMotion {
     /// A unit vector perpendicular to `up`.
@@ -232,5 +238,31 @@ struct ExerciseGateTests {
         c.exerciseGate = .trained
         #expect(c.exerciseGate.isValid)
         #expect(throws: Never.self) { try c.validate() }
+    }
+
+    @Test(
+        """
+        steady clean repetition passes the gate unjudged only with no step rhythm in the 3-D motion and at most 0.5 \
+        along gravity (an arm swinging across gravity hides a walk's steps from the 3-D motion)
+        """)
+    func steadyCleanRepetitionHoldsNoStepRhythm() {
+        // A moment like those of the WISDM walk with a 1 s arm swing (docs/DETECTOR.md), its steps left out.
+        var swing = ExerciseGateFeatures()
+        swing.logPeriod = 0
+        swing.logRMS = log(0.22)
+        swing.periodicity = 0.97
+        swing.steadiness = 0.93
+        swing.verticalShare = 0.05
+        #expect(swing.isSteadyRepetition)
+        var faint = swing
+        faint.verticalStepRhythm = 0.5
+        #expect(faint.isSteadyRepetition)
+        var walk = swing
+        walk.verticalStepRhythm = 0.9
+        #expect(!walk.isSteadyRepetition, "the walk's steps along gravity")
+        var stepping = swing
+        stepping.stepRhythm = 0.4
+        stepping.stepPeriod = 0.5
+        #expect(!stepping.isSteadyRepetition, "a step in the 3-D motion")
     }
 }
