@@ -289,6 +289,8 @@ private struct RetainedMessage {
 }
 
 /// What a new subscriber to `repd/<station>/status` gets first (the retained message); nil when nothing comes in 2 s.
+/// A subscriber that arrives before repd or the broker publishes gets the message live, without the retain flag: the
+/// tests poll until a new subscriber gets it retained.
 private func retainedStatus(port: Int, station: String) -> RetainedMessage? {
     let sub = Process()
     sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
@@ -563,7 +565,7 @@ struct UplinkTests {
         #expect(
             eventually(timeout: 10) {
                 status = retainedStatus(port: broker.port, station: "bench-5")
-                return status?.state == "online"
+                return status?.state == "online" && status?.retained == true
             })
         let online = try #require(status)
         #expect(online.retained)
@@ -582,7 +584,7 @@ struct UplinkTests {
         #expect(
             eventually(timeout: 10) {
                 status = retainedStatus(port: broker.port, station: "bench-5")
-                return status?.state == "offline"
+                return status?.state == "offline" && status?.retained == true
             }, "\(String(describing: status?.text))")
         #expect(status?.retained == true)
         #expect(status?.keys == ["state", "station"], "the will: no wall (\(String(describing: status?.text)))")
@@ -600,7 +602,7 @@ struct UplinkTests {
         #expect(
             eventually(timeout: 10) {
                 status = retainedStatus(port: broker.port, station: "bench-5")
-                return status?.state == "online"
+                return status?.state == "online" && status?.retained == true
             })
         #expect(status?.json["acked_id"]?.int == acked, "\(String(describing: status?.text))")
 
@@ -611,7 +613,7 @@ struct UplinkTests {
         #expect(
             eventually(timeout: 5) {
                 status = retainedStatus(port: broker.port, station: "bench-5")
-                return status?.state == "offline"
+                return status?.state == "offline" && status?.retained == true
             }, "\(String(describing: status?.text))\n\(second.standardError.suffix(1500))")
         #expect(status?.retained == true)
         #expect(status?.keys == ["state", "station", "wall"], "\(String(describing: status?.text))")
