@@ -97,11 +97,10 @@ public struct RepDetector: Sendable {
     private var runStart = 0
     /// The gate's probability smoothed over about a second of judgements (0 while the motion is not periodic).
     private var gateAverage = 0.0
-    /// The gate's judgements of the set: all of them (`setGate`), and all but those made at another pace (the tracked
-    /// period more than `gateSetPaceRatio` times the set's, or less than its inverse) since the set's last rep, which
-    /// wait in `offPaceSinceRep` until a rep comes. A set whose motion the gate judged not to be exercise on average is
-    /// dismissed at its end.
-    private var setGate = SetGateTally()
+    /// The gate's judgements of the set, in two parts: those made at another pace (the tracked period more than
+    /// `gateSetPaceRatio` times the set's, or less than its inverse) since the set's last rep wait in
+    /// `offPaceSinceRep` and join `setPaceGate`, which holds all the others, when a rep comes. A set whose motion the
+    /// gate judged not to be exercise on average is dismissed at its end.
     private var setPaceGate = SetGateTally()
     private var offPaceSinceRep = SetGateTally()
     /// The last grid point where the gate refused the motion with confidence (its probability below
@@ -324,7 +323,6 @@ public struct RepDetector: Sendable {
                 }
                 if open {
                     let refused = p < c.minimumExerciseLikelihood
-                    setGate.add(p, refused: refused)
                     if Double(max(k, lag)) <= Self.gateSetPaceRatio * Double(max(1, min(k, lag))) {
                         setPaceGate.add(p, refused: refused)
                     } else {
@@ -459,7 +457,6 @@ public struct RepDetector: Sendable {
         lastMeasure = nil
         fastestVelocity = nil
         liveQualities.removeAll(keepingCapacity: true)
-        setGate = SetGateTally()
         setPaceGate = SetGateTally()
         offPaceSinceRep = SetGateTally()
         let first = cycles.first ?? i
@@ -541,7 +538,8 @@ public struct RepDetector: Sendable {
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
         // it is dismissed, and its live reps are taken back.
         // Judged without what the wrist did at another pace after the last rep, when enough judgements are left.
-        let judged = setPaceGate.count >= Self.gateDismissalMinimumJudgements ? setPaceGate : setGate
+        var judged = setPaceGate
+        if judged.count < Self.gateDismissalMinimumJudgements { judged.add(offPaceSinceRep) }
         let dismissed =
             c.minimumExerciseLikelihood > 0
             && judged.dismisses(
