@@ -146,6 +146,11 @@ public struct RepDetector: Sendable {
     /// same, mixed MAE 4.45 → 4.43 (docs/DETECTOR.md). A real set of one or two reps (a heavy single or double) needs
     /// the gate off (`minimum_exercise_likelihood = 0`), as a sensor on a barbell does anyway.
     static let gateMinimumSetReps = 3
+    /// With the gate on, a set whose period is at least this long (s) must count one rep more than
+    /// `gateMinimumSetReps`: three "reps" of 5 s or more are what standing up, walking a few metres, turning, walking
+    /// back and sitting down look like (`scripts/sit-walk-sit`; docs/DETECTOR.md, "Sit, walk, turn, sit"). No clean
+    /// or mixed set of the three manifests counts at a period this long.
+    static let gateSlowSetPeriod = 5.0
 
     // The set.
     private var open = false
@@ -612,7 +617,10 @@ public struct RepDetector: Sendable {
         }
         // With the gate on, a set of fewer than `gateMinimumSetReps` is dismissed too: the sets of one or two reps that
         // everyday motion starts (kicking, standing, sitting) are half of the recordings without exercise that count.
-        if dismissed || (c.minimumExerciseLikelihood > 0 && final < Self.gateMinimumSetReps) { final = 0 }
+        // A slow set must count one more: three cycles of 5 s or more can be standing up, walking there and back and
+        // sitting down.
+        let minimumReps = Self.gateMinimumSetReps + (Double(lag) * Self.spacing >= Self.gateSlowSetPeriod ? 1 : 0)
+        if dismissed || (c.minimumExerciseLikelihood > 0 && final < minimumReps) { final = 0 }
         totalReps += final - liveCount
         previousSetEnd = reps.last ?? setStart
         let lastTime = time(reps.last ?? setStart)

@@ -164,6 +164,29 @@ struct GateHoldOffAndDismissalTests {
         }
     }
 
+    @Test(
+        """
+        with the gate on, a set of reps 5 s or longer must count 4 (3 such cycles are as long as standing up, a walk \
+        there and back and sitting down); 3 reps of 4 s still count
+        """)
+    func slowSetsOfThreeRepsAreDismissedWithTheGateOn() {
+        var off = RepDetectorConfiguration()
+        off.minimumExerciseLikelihood = 0
+        let accepting = Self.gate(small: 0.99, large: 0.99)
+        for (reps, period) in [(3, 6.0), (4, 6.0), (3, 5.5), (3, 4.0)] {
+            let samples = sineSet(repCount: reps, frequency: 1 / period, amplitude: 0.3)
+            let ungated = setCounts(detect(samples, configuration: off))
+            let gated = setCounts(detect(samples, configuration: accepting))
+            print("\(reps) reps of \(period) s: gate off \(ungated), gate on (accepting everything) \(gated)")
+            #expect(ungated.map(\.final) == [reps], "gate off, \(reps) reps of \(period) s: \(ungated)")
+            if reps < 4, period >= 5 {
+                #expect(gated.map(\.final) == [0] && gated[0].live == reps, "\(reps) reps of \(period) s: \(gated)")
+            } else {
+                #expect(gated.map(\.final) == [reps], "\(reps) reps of \(period) s: \(gated)")
+            }
+        }
+    }
+
     @Test("refused motion 3.6 times faster than a set after its last rep keeps it; at twice its pace it dismisses it")
     func dismissalWeighsTheMomentsAtTheSetsOwnPace() {
         // 4 reps of 0.4 g the gate accepts at 0.8, then, before the set ends (8 s after its last rep), 7 s of small
