@@ -23,7 +23,7 @@ public enum DetectorPlot {
             let before = detector.gridPoints
             detector.process(sample, into: &events)
             if detector.gridPoints != before {
-                let walking = (detector.walkingLikeness ?? -9) >= configuration.maximumWalkingLikeness
+                let walking = detector.isWalking
                 trace.append(
                     (
                         sample.timestamp, detector.period, detector.periodicity, detector.match ?? .nan, walking,
@@ -182,7 +182,7 @@ public enum DetectorPlot {
             let seen = events.count
             detector.process(sample, into: &events)
             if detector.gridPoints != before {
-                let walking = (detector.walkingLikeness ?? -9) >= configuration.maximumWalkingLikeness
+                let walking = detector.isWalking
                 out += "\(format(sample.timestamp, decimals: 2)),\(format(detector.period, decimals: 2)),"
                 out +=
                     "\(format(detector.periodicity, decimals: 3)),\(detector.match.map { format($0, decimals: 3) } ?? ""),"

@@ -3,6 +3,12 @@ import MotionSimulation
 import RepDetection
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Walking between sets, seen by a wrist sensor (`WalkingGenerator`: the arm swings once per stride, the body
 /// bounces once per step).
 @Suite("RepDetector and walking")
@@ -69,12 +75,72 @@ struct WalkingTests {
         var judgedWalking = 0
         for sample in samples {
             detector.process(sample, into: &events)
-            if (detector.walkingLikeness ?? -9) >= RepDetectorConfiguration().maximumWalkingLikeness {
+            if detector.isWalking {
                 judgedWalking += 1
             }
         }
         #expect(events.isEmpty)
         #expect(judgedWalking > 100, "walking-like moments: \(judgedWalking)")
+    }
+
+    /// 30 s of a 1 s rhythm that bounces at each half of its cycle along gravity (z) and partly reverses across it (x),
+    /// between 3 s of stillness: a walking likeness of 0.3–0.8 throughout, like a lunge or rope skipping at the wrist.
+    static func halfWalkingLike() -> [MotionSample] {
+        var random = SeededGenerator(seed: 5)
+        return SignalGenerator.samples(duration: 36, sampleRate: 50) { t in
+            let w = 2 * Double.pi * t
+            let on = t > 3 && t < 33 ? 1.0 : 0
+            return MotionSample(
+                timestamp: t,
+                ax: on * (0.3 * sin(w) + 0.1 * sin(2 * w + 0.5)) + random.nextGaussian(standardDeviation: 0.01),
+                ay: random.nextGaussian(standardDeviation: 0.01),
+                az: 1 + on * (0.1 * sin(w) + 0.2 * sin(2 * w)) + random.nextGaussian(standardDeviation: 0.01))
+        }
+    }
+
+    @Test(
+        """
+        motion with a walking likeness of 0.3–0.8 is walking unless the gate judges it exercise with 0.8 or more: \
+        judged 0.9 it counts its reps, judged 0.5 or with the gate off it counts none
+        """)
+    func walkingThresholdFollowsTheGate() {
+        let samples = Self.halfWalkingLike()
+        /// Reps counted, grid points judged walking, and judged points with a likeness in 0.3–0.8, with a gate whose
+        /// probability is the logistic of `logOdds` everywhere (nil: the gate off).
+        func judge(logOdds: Double?) -> (reps: Int, walking: Int, band: Int) {
+            var c = RepDetectorConfiguration()
+            if let logOdds {
+                c.exerciseGate = ExerciseGateModel(
+                    feature: [-1], threshold: [0], left: [0], right: [0], score: [0], offset: logOdds)
+            } else {
+                c.minimumExerciseLikelihood = 0
+            }
+            var detector = RepDetector(configuration: c)
+            var events: [WorkoutEvent] = []
+            var result = (reps: 0, walking: 0, band: 0)
+            var last = detector.gridPoints
+            for sample in samples {
+                detector.process(sample, into: &events)
+                guard detector.gridPoints != last else { continue }
+                last = detector.gridPoints
+                if detector.isWalking { result.walking += 1 }
+                if let likeness = detector.walkingLikeness, likeness >= 0.3, likeness < 0.8 { result.band += 1 }
+            }
+            detector.finish(into: &events)
+            result.reps = events.reduce(0) { sum, event in
+                if case .setEnded(let set) = event { sum + set.repCount } else { sum }
+            }
+            return result
+        }
+        let off = judge(logOdds: nil)
+        let unsure = judge(logOdds: 0)  // 0.5
+        let sure = judge(logOdds: 2.2)  // 0.9
+        // The premise: the rhythm's likeness stays in the band (30 s on a 25 Hz grid: about 750 points).
+        #expect(off.band > 600, "points in 0.3–0.8: \(off.band)")
+        #expect(off.walking > 600 && unsure.walking > 600, "walking points: off \(off.walking), 0.5 \(unsure.walking)")
+        #expect(sure.walking == 0)
+        #expect(off.reps == 0 && unsure.reps == 0, "off \(off.reps), 0.5 \(unsure.reps)")
+        #expect((25...31).contains(sure.reps), "0.9: \(sure.reps)")
     }
 
     @Test("a set right after walking counts every rep", arguments: [Vector3.z, Vector3(0.3, -1, 0.5)])
