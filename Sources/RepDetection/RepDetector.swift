@@ -48,12 +48,13 @@ public struct RepDetector: Sendable {
     public private(set) var match: Double?
     /// The walking likeness after the last grid point, when judged (see `maximumWalkingLikeness`).
     public private(set) var walkingLikeness: Double?
-    /// Whether the last grid point was judged walking: its walking likeness reached `maximumWalkingLikeness` and, when
-    /// the exercise gate judged the moment exercise with a probability of at least `gateTrustedExercise`, also
+    /// Whether the last grid point was judged walking: its walking likeness reached `maximumWalkingLikeness` and, with
+    /// the exercise gate on, when the gate judged the moment exercise with a probability of at least
+    /// `gateTrustedExercise` or cannot judge it yet (the first seconds of a run of samples), also
     /// `gateTrustedWalkingLikeness`. Walking starts no set and counts no rep.
     public var isWalking: Bool {
         guard let likeness = walkingLikeness, likeness >= configuration.maximumWalkingLikeness else { return false }
-        if let p = exerciseLikelihood, p >= Self.gateTrustedExercise {
+        if configuration.minimumExerciseLikelihood > 0, (exerciseLikelihood ?? 1) >= Self.gateTrustedExercise {
             return likeness >= Self.gateTrustedWalkingLikeness
         }
         return true
@@ -109,7 +110,9 @@ public struct RepDetector: Sendable {
     /// at the wrist bounce at each step of their cycle too, and the gate, trained on gait and sets, tells them apart
     /// better than the likeness does in between. Held out by `scripts/train-gate`: clean sets ±1 84 → 86 %, mixed MAE
     /// 4.12 → 4.02, true-0 recordings 95 % at 0 and 15 → 14 false reps an hour (docs/DETECTOR.md, "Walking or
-    /// exercise"). At 0.6–0.7 a held-out WISDM walk counts 95; at 0.9 the clean sets gain nothing.
+    /// exercise"). At 0.6–0.7 a held-out WISDM walk counts 95; at 0.9 the clean sets gain nothing. While the gate
+    /// cannot judge yet (it needs 3 s and a period of motion), a moment is treated as one it is sure of: a clean
+    /// rope-skipping set that starts with its recording counts (0 → 6 of 5), and nothing else changes.
     static let gateTrustedExercise = 0.8
     /// See `gateTrustedExercise`. 1.2 let WISDM stairs count (92 → 85 % at 0).
     static let gateTrustedWalkingLikeness = 0.8

@@ -84,12 +84,13 @@ struct WalkingTests {
     }
 
     /// 30 s of a 1 s rhythm that bounces at each half of its cycle along gravity (z) and partly reverses across it (x),
-    /// between 3 s of stillness: a walking likeness of 0.3–0.8 throughout, like a lunge or rope skipping at the wrist.
-    static func halfWalkingLike() -> [MotionSample] {
+    /// after `lead` s and before 3 s of stillness: a walking likeness of 0.3–0.8 throughout, like a lunge or rope
+    /// skipping at the wrist.
+    static func halfWalkingLike(lead: Double = 3) -> [MotionSample] {
         var random = SeededGenerator(seed: 5)
-        return SignalGenerator.samples(duration: 36, sampleRate: 50) { t in
-            let w = 2 * Double.pi * t
-            let on = t > 3 && t < 33 ? 1.0 : 0
+        return SignalGenerator.samples(duration: lead + 33, sampleRate: 50) { t in
+            let w = 2 * Double.pi * (t - lead)
+            let on = t >= lead && t < lead + 30 ? 1.0 : 0
             return MotionSample(
                 timestamp: t,
                 ax: on * (0.3 * sin(w) + 0.1 * sin(2 * w + 0.5)) + random.nextGaussian(standardDeviation: 0.01),
@@ -141,6 +142,37 @@ struct WalkingTests {
         #expect(sure.walking == 0)
         #expect(off.reps == 0 && unsure.reps == 0, "off \(off.reps), 0.5 \(unsure.reps)")
         #expect((25...31).contains(sure.reps), "0.9: \(sure.reps)")
+    }
+
+    @Test(
+        """
+        before the gate can judge (the first seconds of a stream), motion with a walking likeness of 0.3–0.8 is not \
+        walking with the gate on, as if the gate were sure; once it judges 0.5, it is
+        """)
+    func walkingBeforeTheGateCanJudge() {
+        var c = RepDetectorConfiguration()
+        c.exerciseGate = ExerciseGateModel(feature: [-1], threshold: [0], left: [0], right: [0], score: [0])
+        var detector = RepDetector(configuration: c)
+        var events: [WorkoutEvent] = []
+        var unjudged = (band: 0, walking: 0)
+        var judged = (band: 0, walking: 0)
+        var last = detector.gridPoints
+        for sample in Self.halfWalkingLike(lead: 0) {
+            detector.process(sample, into: &events)
+            guard detector.gridPoints != last else { continue }
+            last = detector.gridPoints
+            guard let likeness = detector.walkingLikeness, likeness >= 0.3, likeness < 0.8 else { continue }
+            if detector.exerciseLikelihood == nil {
+                unjudged.band += 1
+                if detector.isWalking { unjudged.walking += 1 }
+            } else {
+                judged.band += 1
+                if detector.isWalking { judged.walking += 1 }
+            }
+        }
+        #expect(unjudged.band > 5 && judged.band > 600, "in 0.3–0.8: unjudged \(unjudged.band), judged \(judged.band)")
+        #expect(unjudged.walking == 0)
+        #expect(judged.walking == judged.band)
     }
 
     @Test("a set right after walking counts every rep", arguments: [Vector3.z, Vector3(0.3, -1, 0.5)])
