@@ -39,8 +39,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// Motion whose RMS is below this, in g, never starts a set: the noise floor (default 0.015 g).
     public var minimumAmplitude: Double = 0.015
     /// Walking: for a period as long as a stride (`walkingPeriods`), the motion along gravity repeats every half
-    /// period (a step) while the motion across it reverses (the arm swings back). When the first correlation minus
-    /// the second reaches this (−2…2; default 0.3), the rhythm is walking, not reps; with the exercise gate on, a moment
+    /// period (a step) while the motion across it reverses (the arm swings back). When the lesser of the first
+    /// correlation minus the second and twice the first (for a step-long period judged as half a stride, also −2 times
+    /// the second) reaches this (−2…2; default 0.3), the rhythm is walking, not reps; with the exercise gate on, a moment
     /// the gate judges exercise with 0.8 or more (or cannot judge yet) is walking only from 0.8 (`RepDetector.isWalking`).
     public var maximumWalkingLikeness: Double = 0.3
     /// The periods judged as strides (default 0.8–1.7 s: 70–150 steps a minute).

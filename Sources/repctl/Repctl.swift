@@ -51,7 +51,8 @@ struct Evaluate: ParsableCommand {
             For scripts/train-gate: --features FILE also writes every moment the exercise gate judged, with its \
             features, as CSV; --gate FILE uses another gate model (trees of log-odds: lines feature, threshold, \
             left, right, score, roots and offset, each its name and numbers, as scripts/train-gate writes them); \
-            --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off; default 0.2).
+            --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off; default: the configuration's, 0.2 \
+            built in).
 
             Examples:
               repctl eval ../shared/datasets/reps/manifest.csv --json
@@ -79,7 +80,10 @@ struct Evaluate: ParsableCommand {
     )
     var gate: String?
 
-    @Option(help: "The exercise gate's threshold, 0 to 1 (0 turns the gate off; default: the configuration's).")
+    @Option(
+        help:
+            "The exercise gate's threshold, from 0 up to (not including) 1 (0 turns the gate off; default: the configuration's)."
+    )
     var minimumExerciseLikelihood: Double?
 
     func validate() throws {
@@ -176,7 +180,7 @@ struct Plot: ParsableCommand {
 
     @Option(
         help:
-            "The exercise gate's threshold, 0 to 1 (0 turns it off; default: the configuration's). When on, the plot draws its probability."
+            "The exercise gate's threshold, from 0 up to (not including) 1 (0 turns it off; default: the configuration's). When on, the plot draws its probability."
     )
     var minimumExerciseLikelihood: Double?
 
