@@ -51,8 +51,8 @@ struct Evaluate: ParsableCommand {
             For scripts/train-gate: --features FILE also writes every moment the exercise gate judged, with its \
             features, as CSV; --gate FILE uses another gate model (trees of log-odds: lines feature, threshold, \
             left, right, score, roots and offset, each its name and numbers, as scripts/train-gate writes them); \
-            --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off; default: the configuration's, 0.2 \
-            built in).
+            --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off; default: the \
+            configuration's, 0.2 built in).
 
             Examples:
               repctl eval ../shared/datasets/reps/manifest.csv --json
