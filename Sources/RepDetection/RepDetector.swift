@@ -103,6 +103,8 @@ public struct RepDetector: Sendable {
     static let steadyPaceRatio = 1.5
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
     static let cutCycleShare = 0.7
+    /// At the end of the stream, a rep that ended on its last point may be this many periods after the last one.
+    static let endedCycleStretch = 1.6
     /// Seconds after a walking-like moment during which no set starts.
     static let walkingHoldOff = 3.0
     /// With the gate on, a moment it judges exercise with at least this probability is walking only from a walking
@@ -613,7 +615,18 @@ public struct RepDetector: Sendable {
             // set's cycles then only look cut in two because of where the template's period begins).
             let starts = grid.origin == 0 && grid.oldest == 0
             let head = starts ? max(0, (strong.first ?? reps[0]) - lag) : 0
-            let tail = streamEnded ? grid.next - 1 - (strong.last ?? reps[reps.count - 1]) : 0
+            var tail = streamEnded ? grid.next - 1 - (strong.last ?? reps[reps.count - 1]) : 0
+            // A rep that ended as the stream did (a recording stopped the moment the lifter got back): the match at
+            // the last point is strong and still rising, a cycle after the last rep, or up to `endedCycleStretch`
+            // of one (reps slow down towards the end of a hard set).
+            let last = grid.next - 1
+            if tail >= lag, Double(tail) <= Self.endedCycleStretch * Double(lag), last - lag >= grid.oldest {
+                let atEnd = template.match(grid, endingAt: last)
+                if atEnd >= c.finalMatch, atEnd > template.match(grid, endingAt: last - 1) {
+                    count += 1
+                    tail = 0
+                }
+            }
             func piece(_ done: Int, _ measured: (match: Double, energy: Double)) -> (whole: Bool, part: Bool) {
                 guard done > 1, done < lag else { return (false, false) }
                 let share = Double(done) / Double(lag)

@@ -118,6 +118,23 @@ struct RepDetectorTests {
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 0.55 * 2.5 }, "no rep is counted twice")
     }
 
+    @Test(
+        "a recording that stops the moment its last rep ends counts that rep",
+        arguments: [(4, 2.5), (4, 3.5), (6, 2.0), (6, 3.5), (9, 1.5), (9, 2.5)])
+    func streamEndingWithTheLastRep(count: Int, period: Double) {
+        for seed: UInt64 in 1...3 {
+            let set = sineSet(
+                repCount: count, frequency: 1 / period, amplitude: 0.2, extraSeconds: 0, seed: seed)
+            #expect(repCount(set) == count, "seed \(seed)")
+        }
+    }
+
+    @Test("a recording that stops 40 % into a rep does not count that rep", arguments: [1.5, 2.5, 3.5])
+    func streamEndingInsideARep(period: Double) {
+        let set = sineSet(repCount: 7, frequency: 1 / period, amplitude: 0.2, extraSeconds: 0)
+        #expect(repCount(Array(set.dropLast(Int(0.6 * period * 50)))) == 6)
+    }
+
     @Test("a still sensor counts nothing, in any orientation", arguments: [Vector3.z, .x, Vector3(0.6, -0.8, 0)])
     func stillSensor(gravity: Vector3) {
         let still = SignalGenerator.samples(duration: 120, sampleRate: 50) { t in
