@@ -307,7 +307,7 @@ struct UmockdevTests {
             [
                 "/usr/bin/python3", umockdevDirectory + "/testbed.py", scenario, umockdevDirectory + "/wrist.umockdev",
                 program, out,
-            ], timeout: 60)
+            ], timeout: 120)
         #expect(result.status == 0, "\(result.errors)")
         let data = try Data(contentsOf: URL(fileURLWithPath: out))
         return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -64,11 +64,11 @@ if scenario == 'setup':
     feeder.start()
     child = subprocess.Popen([program, 'sensors', '--read', '60', '--rate', '90', '--json'], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 10
+    deadline = time.time() + 45
     while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
         time.sleep(0.01)
     result['during'] = attributes(root)
-    out, err = child.communicate(timeout=20)
+    out, err = child.communicate(timeout=60)
     feeder.running = False
     result['after'] = attributes(root)
     result['exit'] = child.returncode
@@ -81,11 +81,11 @@ elif scenario == 'restore':
     feeder.start()
     child = subprocess.Popen([program, 'sensors', '--read', '60', '--json'], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 10
+    deadline = time.time() + 45
     while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
         time.sleep(0.01)
     os.remove(os.path.join(root, DEV.lstrip('/'), 'scan_elements/in_temp_en'))
-    out, err = child.communicate(timeout=20)
+    out, err = child.communicate(timeout=60)
     feeder.running = False
     result['exit'] = child.returncode
     result['stderr'] = err
@@ -95,11 +95,11 @@ elif scenario == 'silent':
     # in_accel_*_raw instead, and both captures must put back what they changed.
     child = subprocess.Popen([program, 'sensors', '--read', '3', '--rate', '50', '--timeout', '4'], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 10
+    deadline = time.time() + 45
     while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
         time.sleep(0.01)
     result['during_buffered'] = attributes(root)
-    out, err = child.communicate(timeout=20)
+    out, err = child.communicate(timeout=60)
     result['after'] = attributes(root)
     result['exit'] = child.returncode
     result['stdout'] = out
@@ -111,8 +111,9 @@ elif scenario == 'hotplug':
     feeder.start()
     child = subprocess.Popen([program, '--socket', sock_path, '--log-level', 'debug'], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # The socket file appears at bind(), a moment before listen(): until then a connect is refused. Retry.
-    deadline = time.time() + 10
+    # The socket file appears at bind(), a moment before listen(): until then a connect is refused. Retry (for long:
+    # an ASan build on a busy machine has taken more than 10 s to get there).
+    deadline = time.time() + 45
     while True:
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -172,7 +173,7 @@ elif scenario == 'hotplug':
     client.sendall(b'status\n')
     pump(0.5)
     child.terminate()
-    out, err = child.communicate(timeout=15)
+    out, err = child.communicate(timeout=60)
     result['exit'] = child.returncode
     result['stderr'] = err
     result['after_readded'] = attributes(root, DEV.replace('iio:device0', 'iio:device1'))
