@@ -4,9 +4,8 @@ import MotionCore
 /// as they happen.
 ///
 /// How it counts (docs/DETECTOR.md has the whole story and the measured figures):
-/// 1. **Motion.** Gravity is tracked by a slow low-pass filter (set at once on a sensor held still outside a set) and
-///    subtracted from the smoothed acceleration; the motion is resampled on a regular 25 Hz grid (`MotionGrid`),
-///    whatever the sensor's rate (12.5 Hz–1.6 kHz).
+/// 1. **Motion.** Gravity is tracked by a slow low-pass filter and subtracted from the smoothed acceleration; the
+///    motion is resampled on a regular 25 Hz grid (`MotionGrid`), whatever the sensor's rate (12.5 Hz–1.6 kHz).
 /// 2. **Period.** `PeriodTracker` keeps the normalized 3-D autocorrelation of the motion for every lag from
 ///    `minimumRepPeriod` to `maximumRepPeriod`; the period is the shortest lag whose peak comes close to the highest
 ///    (an octave guard: the second bump of a press lockout is a harmonic, not a rep). No axis is chosen: the sensor
@@ -87,12 +86,6 @@ public struct RepDetector: Sendable {
     private var lastGravity = (0.0, 0.0, 0.0)
     private var cachedStep = -1.0
     private var alphaGravity = 0.0, alphaSmooth = 0.0
-    // The current still stretch: the sum and number of its samples, and when it began.
-    private var stillSum = (0.0, 0.0, 0.0)
-    private var stillCount = 0
-    private var stillSince = 0.0
-    private var stillFrom = (0.0, 0.0, 0.0)  // the slow filter's gravity when the stretch began
-    private var stillSettled = false
 
     // Tracking.
     private var grid = MotionGrid()
@@ -112,11 +105,6 @@ public struct RepDetector: Sendable {
     static let cutCycleShare = 0.7
     /// At the end of the stream, a rep that ended on its last point may be this many periods after the last one.
     static let endedCycleStretch = 1.6
-    /// Outside a set, a sensor whose every sample stays within this many g of the stretch's mean for
-    /// `stillSettleSeconds` is still, and gravity is that mean when it is more than `stillSettleMinimum` g away.
-    static let stillTolerance = 0.05
-    static let stillSettleSeconds = 1.5
-    static let stillSettleMinimum = 0.1
     /// Seconds after a walking-like moment during which no set starts.
     static let walkingHoldOff = 3.0
     /// With the gate on, a moment it judges exercise with at least this probability is walking only from a walking
@@ -280,7 +268,6 @@ public struct RepDetector: Sendable {
         gravity.0 += alphaGravity * (sample.ax - gravity.0)
         gravity.1 += alphaGravity * (sample.ay - gravity.1)
         gravity.2 += alphaGravity * (sample.az - gravity.2)
-        settleGravity(on: sample)
         smooth1.0 += alphaSmooth * (sample.ax - smooth1.0)
         smooth1.1 += alphaSmooth * (sample.ay - smooth1.1)
         smooth1.2 += alphaSmooth * (sample.az - smooth1.2)
@@ -306,44 +293,6 @@ public struct RepDetector: Sendable {
         lastTime = t
         lastMotion = motion
         lastGravity = gravity
-    }
-
-    /// A sensor held still is measuring gravity alone. Outside a set, once the acceleration has stayed within
-    /// `stillTolerance` of its mean for `stillSettleSeconds`, and that mean is more than `stillSettleMinimum` from the
-    /// gravity the slow filter held when the stillness began (the sensor was turned to a new position and held there,
-    /// as before a set), gravity is that mean at once: the set's first rep is not lost in the filter's decaying step.
-    @inline(__always)
-    private mutating func settleGravity(on sample: MotionSample) {
-        if stillCount > 0 {
-            let inverse = 1 / Double(stillCount)
-            let deviation = max(
-                abs(sample.ax - stillSum.0 * inverse), abs(sample.ay - stillSum.1 * inverse),
-                abs(sample.az - stillSum.2 * inverse))
-            if deviation <= Self.stillTolerance {
-                stillSum.0 += sample.ax
-                stillSum.1 += sample.ay
-                stillSum.2 += sample.az
-                stillCount += 1
-            } else {
-                stillCount = 0
-            }
-        }
-        if stillCount == 0 {
-            stillSum = (sample.ax, sample.ay, sample.az)
-            stillCount = 1
-            stillSince = sample.timestamp
-            stillFrom = gravity
-            stillSettled = false
-            return
-        }
-        guard !open, !stillSettled, sample.timestamp - stillSince >= Self.stillSettleSeconds else { return }
-        stillSettled = true
-        let inverse = 1 / Double(stillCount)
-        let mean = (stillSum.0 * inverse, stillSum.1 * inverse, stillSum.2 * inverse)
-        let moved = (mean.0 - stillFrom.0, mean.1 - stillFrom.1, mean.2 - stillFrom.2)
-        if (moved.0 * moved.0 + moved.1 * moved.1 + moved.2 * moved.2).squareRoot() > Self.stillSettleMinimum {
-            gravity = mean
-        }
     }
 
     /// Processes samples in order.

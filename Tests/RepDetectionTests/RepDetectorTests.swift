@@ -209,32 +209,6 @@ struct RepDetectorDisturbanceTests {
         }
     }
 
-    @Test(
-        "a slow set begun 2 s after the sensor was turned to a new position and held there counts every rep (19 of 20)")
-    func setAfterTurningTheSensor() {
-        // A minute still, upright; the wrist turns 20° and holds, then 8 physiotherapy reps of 5 s (25 Hz). Before
-        // gravity settled on a still sensor at once, the slow filter's decaying step hid the first rep in 11 of 20.
-        var missed: [UInt64] = []
-        for seed: UInt64 in 1...20 {
-            var workout = WorkoutGenerator()
-            workout.sets = 1
-            workout.repsPerSet = [8]
-            workout.repPeriod = 5
-            workout.depth = 0.35
-            workout.gravityDirection = Vector3(0.2, 0.3, 1)
-            workout.sampleRate = 25
-            workout.leadSeconds = 2
-            workout.seed = seed
-            let still = GeneratedMotion.still(seconds: 60, start: 0, up: .z, rate: 25, seed: seed)
-            let samples = still + GeneratedMotion.shifted(workout.generate().samples, after: still, rate: 25)
-            if repCount(samples) != 8 { missed.append(seed) }
-        }
-        #expect(missed.count <= 1, "seeds \(missed)")
-        withKnownIssue("one set's first rep is not found for another reason (as in the generated day)") {
-            #expect(missed.isEmpty, "seeds \(missed)")
-        }
-    }
-
     @Test("a large movement just before a set does not hide the set's reps", arguments: [0.5, 1.0, 1.5])
     func largeMovementBeforeSet(jolt: Double) {
         #expect(repCount(Self.setAfterLargeMovement(jolt: jolt)) == 8)
