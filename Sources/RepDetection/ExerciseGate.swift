@@ -92,7 +92,7 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         }
     }
 
-    /// Steady, clean repetition, which the gate never refuses, whatever the tree says. Two kinds:
+    /// Steady, clean repetition, which the gate never refuses, whatever the tree says. Three kinds:
     /// - A periodicity of at least 0.95, energy within 15 % from one period to the next, no step rhythm in the 3-D
     ///   motion and at most a faint one (`steadyMaximumVerticalStepRhythm`) along gravity. Gait on a wrist rarely
     ///   holds this (its steps make a rhythm at half the stride, and a walk's periodicity is 0.88 at the median); a
@@ -105,8 +105,19 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     ///   the 58 000 judged moments of the 179 recordings without exercise in ../shared, 23 (in 8 recordings) hold
     ///   this, and no count changes for them. Burpees do: their landings (three a rep) make a step rhythm, and the
     ///   tree refused a third of a fast set's moments (docs/DETECTOR.md, "Burpees").
+    /// - Level repetition: a periodicity of at least 0.85, under 2 % of the energy along gravity, an RMS of at least
+    ///   0.05 g and at most a faint step rhythm along gravity. Gait bounces the body along gravity at every step (and
+    ///   a swinging arm's arc adds motion along it); a wrist whose hand is on the floor (push-ups) only tilts, which
+    ///   reads as motion across gravity. The least share along gravity of a gait moment of 0.05 g or more in
+    ///   ../shared is 0.027, in a walk whose steps still make a rhythm along gravity (docs/DETECTOR.md, "Level
+    ///   repetition passes unjudged").
     public var isSteadyRepetition: Bool {
         if periodicity >= 0.95 && steadiness >= 0.85 && stepPeriod == 0
+            && verticalStepRhythm <= Self.steadyMaximumVerticalStepRhythm
+        {
+            return true
+        }
+        if periodicity >= 0.85 && verticalShare < Self.levelMaximumVerticalShare && logRMS >= Self.levelRepetitionLogRMS
             && verticalStepRhythm <= Self.steadyMaximumVerticalStepRhythm
         {
             return true
@@ -114,6 +125,11 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         return logPeriod >= Self.slowRepetitionLogPeriod && periodicity >= 0.85 && steadiness >= 0.85
             && logRMS >= Self.strongRepetitionLogRMS
     }
+
+    /// The largest share of the motion's energy along gravity of level repetition (below it: under 2 %).
+    static let levelMaximumVerticalShare = 0.02
+    /// ln 0.05: the least RMS (g) of level repetition.
+    static let levelRepetitionLogRMS = -2.995732273553991
 
     /// The most step rhythm along gravity that steady clean repetition may hold. Of the moments that are otherwise
     /// steady clean repetition in ../shared's recordings, more than 0.5 hold it at 1 % of the clean sets', 2 % of the

@@ -61,6 +61,7 @@ struct BurpeeTests {
         burpee.periodicity = 0.95
         burpee.steadiness = 0.92
         burpee.logRMS = log(0.54)
+        burpee.verticalShare = 0.45
         burpee.stepRhythm = 0.4
         burpee.stepPeriod = 0.64
         #expect(burpee.isSteadyRepetition)

@@ -27,7 +27,8 @@ struct GateHoldOffAndDismissalTests {
         return c
     }
 
-    /// Reps of `repPeriod` along y (gravity along z), every other one 0.8 times as large, from `start`, `amplitude` g,
+    /// Reps of `repPeriod` 30° above the horizontal y (gravity along z; level motion would pass unjudged), every other
+    /// one 0.8 times as large, from `start`, `amplitude` g,
     /// with white noise of 0.3 times the amplitude: few moments (under a tenth of a set's) are periodic and steady
     /// enough to pass without the gate's judgement (`ExerciseGateFeatures.isSteadyRepetition`).
     /// `period` (s) is `repPeriod` unless given.
@@ -42,8 +43,9 @@ struct GateHoldOffAndDismissalTests {
             let noise = 0.3 * amplitude
             return MotionSample(
                 timestamp: t, ax: random.nextGaussian(standardDeviation: noise),
-                ay: size * sin(2 * .pi * (t - start) / period) + random.nextGaussian(standardDeviation: noise),
-                az: 1 + random.nextGaussian(standardDeviation: noise))
+                ay: 0.87 * size * sin(2 * .pi * (t - start) / period) + random.nextGaussian(standardDeviation: noise),
+                az: 1 + 0.5 * size * sin(2 * .pi * (t - start) / period)
+                    + random.nextGaussian(standardDeviation: noise))
         }
     }
 
