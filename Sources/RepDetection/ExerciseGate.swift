@@ -92,7 +92,8 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         }
     }
 
-    /// Steady, clean repetition, which the gate never refuses, whatever the tree says. Three kinds:
+    /// Repetition that the gate never refuses, whatever the tree says (the name is older than the third kind, which
+    /// asks for no steadiness). Three kinds:
     /// - A periodicity of at least 0.95, energy within 15 % from one period to the next, no step rhythm in the 3-D
     ///   motion and at most a faint one (`steadyMaximumVerticalStepRhythm`) along gravity. Gait on a wrist rarely
     ///   holds this (its steps make a rhythm at half the stride, and a walk's periodicity is 0.88 at the median); a
@@ -126,15 +127,16 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
             && logRMS >= Self.strongRepetitionLogRMS
     }
 
-    /// The largest share of the motion's energy along gravity of level repetition (below it: under 2 %).
+    /// Level repetition holds less than this share of its energy along gravity.
     static let levelMaximumVerticalShare = 0.02
     /// ln 0.05: the least RMS (g) of level repetition.
     static let levelRepetitionLogRMS = -2.995732273553991
 
-    /// The most step rhythm along gravity that steady clean repetition may hold. Of the moments that are otherwise
-    /// steady clean repetition in ../shared's recordings, more than 0.5 hold it at 1 % of the clean sets', 2 % of the
-    /// mixed recordings' and 45 % of those without exercise (walks with the arm swinging). From 0.3 to 0.8 every
-    /// exercise and true-0 recording of the three manifests counts the same (docs/DETECTOR.md).
+    /// The most step rhythm along gravity that steady clean repetition (and level repetition) may hold. Of the
+    /// moments that are otherwise steady clean repetition in ../shared's recordings, more than 0.5 hold it at 1 % of
+    /// the clean sets', 2 % of the mixed recordings' and 45 % of those without exercise (walks with the arm
+    /// swinging). From 0.3 to 0.8 every exercise and true-0 recording of the three manifests counts the same
+    /// (docs/DETECTOR.md).
     static let steadyMaximumVerticalStepRhythm = 0.5
 
     /// ln 2: the shortest period (s) of slow, strong repetition.

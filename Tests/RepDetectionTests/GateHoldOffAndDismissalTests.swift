@@ -29,7 +29,7 @@ struct GateHoldOffAndDismissalTests {
 
     /// Reps of `repPeriod` 30° above the horizontal y (gravity along z; level motion would pass unjudged), every other
     /// one 0.8 times as large, from `start`, `amplitude` g,
-    /// with white noise of 0.3 times the amplitude: few moments (under a tenth of a set's) are periodic and steady
+    /// with white noise of 0.3 times the amplitude: few moments (about a tenth of a set's) are periodic and steady
     /// enough to pass without the gate's judgement (`ExerciseGateFeatures.isSteadyRepetition`).
     /// `period` (s) is `repPeriod` unless given.
     static func reps(count: Int, amplitude: Double, start: Double, seed: UInt64, period: Double = repPeriod)

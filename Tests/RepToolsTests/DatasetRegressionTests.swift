@@ -49,7 +49,8 @@ struct DatasetRegressionTests {
         // Measured with the defaults (the exercise gate on, 2026-11-27): clean 87 % within ±1, MAE 1.02; tbe_main 90 %,
         // cara_clean 83 %; mixed MAE 4.47 (before the gate's shorter hold-off after an unsure refusal: 84 %, 1.13;
         // 90 %, 79 %; 4.46). (With the gate off: 89 %, 0.84; 90 %, 88 %; 3.38.)
-        // Mixed MAE 3.70 since level repetition passes the gate unjudged (2026-11-29; 4.12 before).
+        // Mixed MAE 3.70 since level repetition passes the gate unjudged (2026-11-29; 4.12 before, the figures above
+        // are older).
         #expect(cleanStatistics.withinOnePercent >= 85)
         #expect(cleanStatistics.meanAbsoluteError <= 1.1)
         #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
