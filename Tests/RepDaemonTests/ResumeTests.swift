@@ -17,8 +17,9 @@ struct ReceivedLine: Sendable {
     var wall: Double?
 }
 
-/// Reads a client socket on its own thread, `chunk` bytes at a time with `pause` seconds between reads (0: as fast
-/// as it can), and keeps what each line says, read with RepClient's `ServerLine` (the reader repctl and repd-web
+/// Reads a client socket on its own thread, `chunk` bytes at a time, a read every `pause` seconds at most (0: as fast
+/// as it can; the time the reader spends on a chunk counts toward the pause, so that a slow build, such as one under
+/// a sanitizer, does not make it a slower reader than the test means it to be), and keeps what each line says, read with RepClient's `ServerLine` (the reader repctl and repd-web
 /// use), so the test does not depend on the order repd writes the members in.
 final class StreamReader: @unchecked Sendable {
     let fd: Int32
@@ -68,7 +69,8 @@ final class StreamReader: @unchecked Sendable {
                 }
                 received += lines
             }
-            if pause > 0 { usleep(useconds_t(pause * 1e6)) }
+            let rest = pause - (Date().timeIntervalSince1970 - arrival)
+            if rest > 0 { usleep(useconds_t(rest * 1e6)) }
         }
         lock.withLock { ended = true }
     }
