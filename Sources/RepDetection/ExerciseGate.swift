@@ -127,6 +127,31 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
             && logRMS >= Self.strongRepetitionLogRMS
     }
 
+    /// Gait's own signature, which the gate refuses whatever the tree says (a moment of `isSteadyRepetition` is
+    /// judged first): the motion along gravity repeats half a period back (the two steps of a stride), the motion
+    /// across gravity reverses there (the arm's swing, at half the step frequency), and the steps make a strong
+    /// rhythm along gravity, with the body's bounce holding a share of the energy there. Generated jogs harder than
+    /// any real one in ../shared (1.5 g RMS) fell in a leaf the tree had filled with strong exercise; of the judged
+    /// moments of ../shared's exercise recordings, 2 hold this (mixed crunches the tree refused already), and no
+    /// count of the three manifests or of sit-walk-sit changes for it (docs/DETECTOR.md, "Gait's signature is
+    /// refused").
+    public var isGait: Bool {
+        verticalHalf >= Self.gaitMinimumVerticalHalf && acrossHalf <= Self.gaitMaximumAcrossHalf
+            && verticalStepRhythm >= Self.gaitMinimumVerticalStepRhythm
+            && verticalShare >= Self.gaitMinimumVerticalShare
+    }
+
+    /// Gait's steps repeat along gravity: at least this correlation half a period back.
+    static let gaitMinimumVerticalHalf = 0.4
+    /// Gait's arm swing reverses across gravity: at most this correlation half a period back.
+    static let gaitMaximumAcrossHalf = -0.6
+    /// Gait bounces the body at every step: at least this share of the energy along gravity. A large swing across
+    /// gravity alone (a 2 g sine at 1 Hz) also makes a rhythm along it at twice its rate, as its apparent gravity tilts
+    /// to and fro, but with 3 % of the energy or less.
+    static let gaitMinimumVerticalShare = 0.05
+    /// Gait's steps make at least this rhythm along gravity (a clear step, not a faint one).
+    static let gaitMinimumVerticalStepRhythm = 1.0
+
     /// Level repetition holds less than this share of its energy along gravity.
     static let levelMaximumVerticalShare = 0.02
     /// ln 0.05: the least RMS (g) of level repetition.
