@@ -127,14 +127,14 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
             && logRMS >= Self.strongRepetitionLogRMS
     }
 
-    /// Gait's own signature, which the gate refuses whatever the tree says (a moment of `isSteadyRepetition` is
-    /// judged first): the motion along gravity repeats half a period back (the two steps of a stride), the motion
-    /// across gravity reverses there (the arm's swing, at half the step frequency), and the steps make a strong
-    /// rhythm along gravity, with the body's bounce holding a share of the energy there. Generated jogs harder than
-    /// any real one in ../shared (1.5 g RMS) fell in a leaf the tree had filled with strong exercise; of the judged
-    /// moments of ../shared's exercise recordings, 2 hold this (mixed crunches the tree refused already), and no
-    /// count of the three manifests or of sit-walk-sit changes for it (docs/DETECTOR.md, "Gait's signature is
-    /// refused").
+    /// Gait's own signature, which the gate refuses whatever the tree says (a moment of `isSteadyRepetition` passes
+    /// first: `ExerciseGateModel.judgement(of:)`): the motion along gravity repeats half a period back (the two steps
+    /// of a stride), the motion across gravity reverses there (the arm's swing, at half the step frequency), and the
+    /// steps make a strong rhythm along gravity, with the body's bounce holding a share of the energy there.
+    /// Generated jogs harder than any real one in ../shared (1.5 g RMS) fell in a leaf the tree had filled with strong
+    /// exercise; of the judged moments of ../shared's exercise recordings, 2 hold this (mixed crunches the tree
+    /// refused already), and no count of the three manifests or of sit-walk-sit changes for it (docs/DETECTOR.md,
+    /// "Gait's signature is refused").
     public var isGait: Bool {
         verticalHalf >= Self.gaitMinimumVerticalHalf && acrossHalf <= Self.gaitMaximumAcrossHalf
             && verticalStepRhythm >= Self.gaitMinimumVerticalStepRhythm
@@ -147,7 +147,7 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     static let gaitMaximumAcrossHalf = -0.6
     /// Gait bounces the body at every step: at least this share of the energy along gravity. A large swing across
     /// gravity alone (a 2 g sine at 1 Hz) also makes a rhythm along it at twice its rate, as its apparent gravity tilts
-    /// to and fro, but with 3 % of the energy or less.
+    /// to and fro, but with 0.5–3.1 % of the energy.
     static let gaitMinimumVerticalShare = 0.05
     /// Gait's steps make at least this rhythm along gravity (a clear step, not a faint one).
     static let gaitMinimumVerticalStepRhythm = 1.0
@@ -362,6 +362,13 @@ public struct ExerciseGateModel: Sendable, Equatable {
     /// A model of one leaf that lets everything through (probability 1): what the detector counts without a gate.
     public static let open = ExerciseGateModel(
         feature: [-1], threshold: [0], left: [0], right: [0], score: [0], roots: [0], offset: 50)
+
+    /// How the detector judges a moment, in this order: steady repetition (`isSteadyRepetition`) passes (1), gait's
+    /// signature (`isGait`) is refused with confidence (0), anything else gets `probability(of:)`. A slow, strong
+    /// moment that also holds gait's signature passes.
+    public func judgement(of features: ExerciseGateFeatures) -> Double {
+        features.isSteadyRepetition ? 1 : features.isGait ? 0 : probability(of: features)
+    }
 
     /// The probability of exercise for `features`.
     public func probability(of features: ExerciseGateFeatures) -> Double {

@@ -342,9 +342,7 @@ public struct RepDetector: Sendable {
             gateFeatures = nil
         } else if i & 3 == 0 || exerciseLikelihood == nil {
             gateFeatures = ExerciseGateFeatures.measure(grid, endingAt: i, lag: k, periodicity: clarity, steps: steps)
-            exerciseLikelihood = gateFeatures.map {
-                $0.isSteadyRepetition ? 1 : $0.isGait ? 0 : c.exerciseGate.probability(of: $0)
-            }
+            exerciseLikelihood = gateFeatures.map { c.exerciseGate.judgement(of: $0) }
             if let p = exerciseLikelihood {
                 gateAverage += 0.2 * (p - gateAverage)
                 if p < Self.gateUnsureShare * c.minimumExerciseLikelihood {

@@ -18,8 +18,9 @@ public enum GateFeatureExport {
     public static func rows(
         entry: ManifestEntry, samples: [MotionSample], configuration: RepDetectorConfiguration
     ) -> [String] {
-        // The gate measures only while it is on: with it off, an open gate (that lets everything through, so the
-        // detector counts as without one) measures the same features.
+        // The gate measures only while it is on: with it off, an open gate (whose tree lets everything through)
+        // measures the same features. The detector is then not quite gate-less: the walking rule still looks at the
+        // judgements, and gait's signature is still refused, so `in_set` can differ from a gate-off run's.
         var configuration = configuration
         if configuration.minimumExerciseLikelihood == 0 {
             configuration.exerciseGate = .open

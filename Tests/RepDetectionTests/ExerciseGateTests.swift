@@ -160,7 +160,8 @@ struct ExerciseGateTests {
         the swing reversing across it (-0.6), a clear step rhythm along gravity (1.0), 5 % of the energy along gravity
         """)
     func gaitSignatureIsRefused() {
-        // A moment of a generated jog at 1.3 strides/s (measured with repctl plot), which the tree judged 0.95.
+        // A moment of a generated jog at 1.3 strides/s (measured with repctl plot before this rule), which the tree
+        // judged 0.95.
         var jog = ExerciseGateFeatures()
         jog.logPeriod = log(0.76)
         jog.logRMS = log(1.5)
@@ -174,6 +175,8 @@ struct ExerciseGateTests {
         jog.verticalStepRhythm = 1.5
         #expect(jog.isGait)
         #expect(!jog.isSteadyRepetition)
+        #expect(ExerciseGateModel.trained.probability(of: jog) > 0.9)
+        #expect(ExerciseGateModel.trained.judgement(of: jog) == 0)
         var edge = jog
         edge.verticalHalf = 0.4
         edge.acrossHalf = -0.6
@@ -197,10 +200,20 @@ struct ExerciseGateTests {
         for (name, moment) in kept {
             #expect(!moment.isGait, "\(name)")
         }
+        // Steady repetition is judged first: a slow, strong moment (2 s or more, 0.2 g RMS or more, periodicity and
+        // steadiness 0.85 or more) that also holds gait's signature passes.
+        var slowStrong = jog
+        slowStrong.logPeriod = log(2.2)
+        #expect(slowStrong.isGait)
+        #expect(slowStrong.isSteadyRepetition)
+        #expect(ExerciseGateModel.trained.judgement(of: slowStrong) == 1)
     }
 
     @Test(
-        "large sines across gravity at 0.8–1 Hz (1 and 2 g), whose apparent gravity tilts at twice their rate, count exactly",
+        """
+        large sines across gravity at 0.8–1 Hz (1 and 2 g), whose apparent gravity tilts at twice their rate, \
+        count exactly
+        """,
         arguments: [0.8, 1.0], [1.0, 2.0])
     func largeSinesAcrossGravityCount(frequency: Double, amplitude: Double) {
         let samples = sineSet(
