@@ -112,9 +112,18 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     ///   reads as motion across gravity. The least share along gravity of a gait moment of 0.05 g or more in
     ///   ../shared is 0.027, in a walk whose steps still make a rhythm along gravity (docs/DETECTOR.md, "Level
     ///   repetition passes unjudged").
+    ///
+    /// Steady clean repetition that is also level passes whatever its pace and size: a periodicity of at least 0.95,
+    /// energy within 15 % from one period to the next and under 2 % of it along gravity. Nothing bounces there, so a
+    /// step rhythm (a fast rep makes one at its own period) and the faint rhythm that a tiny motion along gravity
+    /// shows say nothing of gait. Small fast sines across gravity (0.05–0.1 g at 1.5–2 Hz) are this; the tree had
+    /// refused them as a seated wrist's fidgeting, which is neither this periodic nor this steady. Of the judged
+    /// moments of ../shared's recordings, none without exercise holds it (docs/DETECTOR.md, "Steady level
+    /// repetition at any pace").
     public var isSteadyRepetition: Bool {
-        if periodicity >= 0.95 && steadiness >= 0.85 && stepPeriod == 0
-            && verticalStepRhythm <= Self.steadyMaximumVerticalStepRhythm
+        if periodicity >= 0.95 && steadiness >= 0.85
+            && (verticalShare < Self.levelMaximumVerticalShare
+                || (stepPeriod == 0 && verticalStepRhythm <= Self.steadyMaximumVerticalStepRhythm))
         {
             return true
         }

@@ -101,4 +101,44 @@ struct LevelRepetitionTests {
             #expect(!moment.isSteadyRepetition, "\(name)")
         }
     }
+
+    @Test(
+        """
+        steady level repetition passes the gate at any pace and size: periodicity 0.95, energy steady within 15 %, \
+        under 2 % of it along gravity, whatever its step rhythms
+        """)
+    func steadyLevelRepetitionPassesAtAnyPace() {
+        // A moment of a 0.1 g sine at 2 Hz across gravity (measured with repctl plot), which the tree refused (0.14):
+        // its own period makes a step rhythm, and the little motion along gravity shows a rhythm of 0.7 there.
+        var sine = ExerciseGateFeatures()
+        sine.logPeriod = log(0.52)
+        sine.logRMS = log(0.04)
+        sine.periodicity = 0.97
+        sine.verticalShare = 0.0005
+        sine.steadiness = 0.98
+        sine.stepRhythm = 1.96
+        sine.stepPeriod = 0.52
+        sine.verticalStepRhythm = 0.7
+        #expect(sine.isSteadyRepetition)
+        #expect(ExerciseGateModel.trained.probability(of: sine) < 0.2)
+        #expect(ExerciseGateModel.trained.judgement(of: sine) == 1)
+        var bouncing = sine
+        bouncing.verticalShare = 0.02
+        var lessPeriodic = sine
+        lessPeriodic.periodicity = 0.94
+        var waxing = sine
+        waxing.steadiness = 0.84
+        // A jog whose period the tracker took at the step: steady and periodic, but the body bounces along gravity.
+        var jogAtTheStep = sine
+        jogAtTheStep.logRMS = log(0.8)
+        jogAtTheStep.verticalShare = 0.3
+        jogAtTheStep.verticalStepRhythm = 1.5
+        let refused = [
+            ("bouncing", bouncing), ("less periodic", lessPeriodic), ("waxing", waxing),
+            ("jog at the step", jogAtTheStep),
+        ]
+        for (name, moment) in refused {
+            #expect(!moment.isSteadyRepetition, "\(name)")
+        }
+    }
 }

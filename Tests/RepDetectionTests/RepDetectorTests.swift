@@ -32,8 +32,7 @@ struct RepDetectorTests {
             for phase in [0.0, Double.pi] {
                 let samples = sineSet(
                     repCount: 10, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
-                expectExactUnlessGateRefusesSmallHorizontal(
-                    samples, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
+                #expect(repCount(samples) == 10, "\(frequency) Hz, \(amplitude) g along \(direction), phase \(phase)")
             }
         }
     }
@@ -49,8 +48,7 @@ struct RepDetectorTests {
             for phase in [0.0, Double.pi] {
                 let samples = sineSet(
                     repCount: 10, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
-                expectExactUnlessGateRefusesSmallHorizontal(
-                    samples, frequency: frequency, amplitude: amplitude, direction: direction, phase: phase)
+                #expect(repCount(samples) == 10, "\(frequency) Hz, \(amplitude) g along \(direction), phase \(phase)")
             }
         }
     }
@@ -353,26 +351,5 @@ struct RepShapeTests {
             #expect(detector.totalReps == final, "totalReps follows the final counts")
             #expect(final == 27, "seed \(seed): \(final)")
         }
-    }
-}
-
-/// Sine reps count exactly. The one exception, measured: the exercise gate (on by default) refuses some small fast
-/// sines square across gravity (0.05 g at 1.5 Hz, 0.1 g at 2 Hz, along x or y with gravity along z), which look like
-/// a seated wrist's fidgeting to it; a known issue, and without the gate they count exactly, which is checked too.
-func expectExactUnlessGateRefusesSmallHorizontal(
-    _ samples: [MotionSample], frequency: Double, amplitude: Double, direction: Vector3, phase: Double,
-    sourceLocation: SourceLocation = #_sourceLocation
-) {
-    let label = "\(frequency) Hz, \(amplitude) g along \(direction), phase \(phase)"
-    let horizontal = abs(direction.normalized.dot(.z)) < 1e-9
-    if horizontal, frequency >= 1.5, amplitude <= 0.1 {
-        var off = RepDetectorConfiguration()
-        off.minimumExerciseLikelihood = 0
-        #expect(repCount(samples, configuration: off) == 10, "gate off: \(label)", sourceLocation: sourceLocation)
-        withKnownIssue("the gate refuses small fast sines across gravity (fidget-like)", isIntermittent: true) {
-            #expect(repCount(samples) == 10, "\(label)", sourceLocation: sourceLocation)
-        }
-    } else {
-        #expect(repCount(samples) == 10, "\(label)", sourceLocation: sourceLocation)
     }
 }
