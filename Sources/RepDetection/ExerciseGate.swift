@@ -93,7 +93,7 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     }
 
     /// Repetition that the gate never refuses, whatever the tree says (the name is older than the third kind, which
-    /// asks for no steadiness). Three kinds:
+    /// asks for no steadiness). Four kinds:
     /// - A periodicity of at least 0.95, energy within 15 % from one period to the next, no step rhythm in the 3-D
     ///   motion and at most a faint one (`steadyMaximumVerticalStepRhythm`) along gravity. Gait on a wrist rarely
     ///   holds this (its steps make a rhythm at half the stride, and a walk's periodicity is 0.88 at the median); a
@@ -112,6 +112,13 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     ///   reads as motion across gravity. The least share along gravity of a gait moment of 0.05 g or more in
     ///   ../shared is 0.027, in a walk whose steps still make a rhythm along gravity (docs/DETECTOR.md, "Level
     ///   repetition passes unjudged").
+    /// - Vertical repetition: a periodicity of at least 0.85, energy within 15 % from one period to the next, at least
+    ///   90 % of it along gravity and no clear step rhythm along gravity (below `gaitMinimumVerticalStepRhythm`). The
+    ///   body rises and sinks while the arms stay still on it (squats, calf raises); a walking, jogging or climbing
+    ///   wrist swings across gravity too, and where it barely does (a hand on a rail) its steps make a clear rhythm
+    ///   along gravity. The built-in tree accepts such moments in a leaf that one person's squats (cara's P1) make
+    ///   nearly alone: trained without that person, it refused them as gait, and held out their sets counted 0
+    ///   (docs/DETECTOR.md, "Vertical repetition passes unjudged").
     ///
     /// Steady clean repetition that is also level passes whatever its pace and size: a periodicity of at least 0.95,
     /// energy within 15 % from one period to the next and under 2 % of it along gravity. Nothing bounces there, so a
@@ -129,6 +136,11 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         }
         if periodicity >= 0.85 && verticalShare < Self.levelMaximumVerticalShare && logRMS >= Self.levelRepetitionLogRMS
             && verticalStepRhythm <= Self.steadyMaximumVerticalStepRhythm
+        {
+            return true
+        }
+        if periodicity >= 0.85 && verticalShare >= Self.verticalRepetitionMinimumShare
+            && verticalStepRhythm < Self.gaitMinimumVerticalStepRhythm
         {
             return true
         }
@@ -161,6 +173,11 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     /// Gait's steps make at least this rhythm along gravity (a clear step, not a faint one).
     static let gaitMinimumVerticalStepRhythm = 1.0
 
+    /// Vertical repetition holds at least this share of its energy along gravity. Of the judged moments of ../shared's
+    /// recordings without exercise (WISDM's 26 people walking, jogging, climbing stairs…, the real walks, the rests)
+    /// and of sit-walk-sit, none is vertical repetition; at 0.85, 9 moments of one stair climb (which the tree
+    /// accepted already) would be.
+    static let verticalRepetitionMinimumShare = 0.9
     /// Level repetition holds less than this share of its energy along gravity.
     static let levelMaximumVerticalShare = 0.02
     /// ln 0.05: the least RMS (g) of level repetition.
