@@ -102,7 +102,7 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     ///   counted 0 instead of 100 %.) A wrist swinging across gravity hides the steps from the 3-D motion, not from
     ///   the motion along gravity: a WISDM walk with a 1 s arm swing passed this way and counted 19.
     /// - Slow, strong repetition: a period of at least 2 s, a periodicity of at least 0.85, energy within 15 % from one
-    ///   period to the next and an RMS of at least 0.2 g, with or without a step rhythm. A stride lasts 0.8–1.7 s; of
+    ///   period to the next and an RMS of at least 0.15 g, with or without a step rhythm. A stride lasts 0.8–1.7 s; of
     ///   the 58 000 judged moments of the 179 recordings without exercise in ../shared, 23 (in 8 recordings) hold
     ///   this, and no count changes for them. Burpees do: their landings (three a rep) make a step rhythm, and the
     ///   tree refused a third of a fast set's moments (docs/DETECTOR.md, "Burpees").
@@ -192,8 +192,11 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
 
     /// ln 2: the shortest period (s) of slow, strong repetition.
     static let slowRepetitionLogPeriod = 0.6931471805599453
-    /// ln 0.2: the least RMS (g) of slow, strong repetition.
-    static let strongRepetitionLogRMS = -1.6094379124341003
+    /// ln 0.15: the least RMS (g) of slow, strong repetition. Of the judged moments of ../shared's recordings without
+    /// exercise and of sit-walk-sit with a period of 2 s or more, a periodicity and a steadiness of 0.85 or more,
+    /// the strongest below 0.2 g are one real walk's 3 (0.10–0.15 g), then a seated wrist's (0.09 g and less). A heavy
+    /// squat seen from a wrist moves 0.16 g (until 2026-11-29 the floor was 0.2 g, and held out the tree refused one).
+    static let strongRepetitionLogRMS = -1.8971199848858813
 
     /// Measures the features of the motion ending at grid index `i`, at a period of `lag` points, with the step
     /// rhythms that `steps` holds for that moment; nil when the grid does not hold enough of the motion (the window

@@ -200,7 +200,7 @@ struct ExerciseGateTests {
         for (name, moment) in kept {
             #expect(!moment.isGait, "\(name)")
         }
-        // Steady repetition is judged first: a slow, strong moment (2 s or more, 0.2 g RMS or more, periodicity and
+        // Steady repetition is judged first: a slow, strong moment (2 s or more, 0.15 g RMS or more, periodicity and
         // steadiness 0.85 or more) that also holds gait's signature passes.
         var slowStrong = jog
         slowStrong.logPeriod = log(2.2)
