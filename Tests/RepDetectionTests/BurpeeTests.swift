@@ -65,16 +65,32 @@ struct BurpeeTests {
         burpee.stepRhythm = 0.4
         burpee.stepPeriod = 0.64
         #expect(burpee.isSteadyRepetition)
-        // A moment of a heavy barbell squat set seen from the wrist (tbe_main, 3.7 s a rep, 0.165 g), which the tree
-        // trained without that lifter refused.
-        var heavySquat = burpee
-        heavySquat.logPeriod = log(3.7)
-        heavySquat.logRMS = log(0.165)
-        heavySquat.periodicity = 0.93
-        heavySquat.steadiness = 0.93
+        // A moment of a heavy barbell squat set seen from the wrist (tbe_main, lifter C, 12.2 s into the recording:
+        // 3.7 s a rep, 0.163 g), every feature as `repctl eval --features` measured it. The tree trained without that
+        // lifter judged it 0.07, and the set counted 0 of 5.
+        var heavySquat = ExerciseGateFeatures()
+        heavySquat.logPeriod = 1.31372
+        heavySquat.logRMS = -1.81452
+        heavySquat.periodicity = 0.92399
+        heavySquat.verticalShare = 0.72972
+        heavySquat.verticalHalf = -0.29403
+        heavySquat.acrossHalf = -0.79505
+        heavySquat.verticalFull = 0.48843
+        heavySquat.acrossFull = 0.70468
+        heavySquat.logSharpness = 1.60602
+        heavySquat.logVerticalSharpness = 1.71985
+        heavySquat.steadiness = 0.8768
+        heavySquat.pauseShare = 0.02151
+        heavySquat.stepRhythm = 0.11527
+        heavySquat.verticalStepRhythm = 0.27384
+        heavySquat.stepPeriod = 0.56
         #expect(heavySquat.isSteadyRepetition)
+        // The floor is 0.15 g: just above a real walk's strongest slow, periodic moments (0.125 g).
+        var atTheFloor = heavySquat
+        atTheFloor.logRMS = log(0.1501)
+        #expect(atTheFloor.isSteadyRepetition)
         var faint = heavySquat
-        faint.logRMS = log(0.14)
+        faint.logRMS = log(0.1499)
         #expect(!faint.isSteadyRepetition)
         var stride = burpee
         stride.logPeriod = log(1.7)

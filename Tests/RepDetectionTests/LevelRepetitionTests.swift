@@ -120,8 +120,12 @@ struct LevelRepetitionTests {
         sine.stepPeriod = 0.52
         sine.verticalStepRhythm = 0.7
         #expect(sine.isSteadyRepetition)
-        #expect(ExerciseGateModel.trained.probability(of: sine) < 0.2)
-        #expect(ExerciseGateModel.trained.judgement(of: sine) == 1)
+        // A gate that refuses it as the built-in tree did: the judgement is still 1.
+        let refusing = ExerciseGateModel(
+            feature: [-1], threshold: [0], left: [0], right: [0], score: [0], offset: log(0.14 / 0.86))
+        #expect(refusing.judgement(of: sine) == 1)
+        var faint = sine
+        faint.logRMS = log(0.014)
         var bouncing = sine
         bouncing.verticalShare = 0.02
         var lessPeriodic = sine
@@ -135,7 +139,7 @@ struct LevelRepetitionTests {
         jogAtTheStep.verticalStepRhythm = 1.5
         let refused = [
             ("bouncing", bouncing), ("less periodic", lessPeriodic), ("waxing", waxing),
-            ("jog at the step", jogAtTheStep),
+            ("jog at the step", jogAtTheStep), ("faint", faint),
         ]
         for (name, moment) in refused {
             #expect(!moment.isSteadyRepetition, "\(name)")

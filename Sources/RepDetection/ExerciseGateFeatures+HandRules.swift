@@ -1,0 +1,114 @@
+/// The exercise gate's hand rules: repetition it never refuses and gait it always refuses, whatever the tree says
+/// (`ExerciseGateModel.judgement(of:)` asks `isSteadyRepetition` first, then `isGait`). Each is documented with what it
+/// measured in docs/DETECTOR.md ("How the detector uses it" and the sections it names).
+extension ExerciseGateFeatures {
+    /// Repetition that the gate never refuses, whatever the tree says (the name is older than the kinds that ask for
+    /// no steadiness). Four kinds:
+    /// - Steady clean repetition: a periodicity of at least 0.95 and energy within 15 % from one period to the next,
+    ///   with no step rhythm in the 3-D motion and at most a faint one (`steadyMaximumVerticalStepRhythm`) along
+    ///   gravity. Gait on a wrist rarely holds this (its steps make a rhythm at half the stride, and a walk's
+    ///   periodicity is 0.88 at the median); a machine-like rep does, and the tree has seen few signals this clean.
+    ///   (Allowing a step rhythm at the period itself, for fast reps, let jogs through whose period the tracker took at
+    ///   the step: 84 % of WISDM's jogs counted 0 instead of 100 %.) A wrist swinging across gravity hides the steps
+    ///   from the 3-D motion, not from the motion along gravity: a WISDM walk with a 1 s arm swing passed this way and
+    ///   counted 19.
+    ///   When it is also level (under 2 % of the energy along gravity), it passes whatever its step rhythms and its
+    ///   size (from `faintestRepetitionLogRMS`): nothing bounces there, so a step rhythm (a rep faster than 0.72 s
+    ///   makes one at its own period) and the faint rhythm that a tiny motion along gravity shows say nothing of gait.
+    ///   Small fast sines across gravity (0.05–0.1 g at 1.5–2 Hz) are this; the tree had refused them as a seated
+    ///   wrist's fidgeting, which is neither this periodic nor this steady. Of the judged moments of ../shared's
+    ///   recordings, none without exercise holds it (docs/DETECTOR.md, "Steady level repetition at any pace").
+    /// - Slow, strong repetition: a period of at least 2 s, a periodicity of at least 0.85, energy within 15 % from one
+    ///   period to the next and an RMS of at least 0.15 g, with or without a step rhythm. A stride lasts 0.8–1.7 s; of
+    ///   the 58 000 judged moments of the 179 recordings without exercise in ../shared, 23 (in 8 recordings) hold
+    ///   this (at 0.2 g and at 0.15 g alike), and no count changes for them. Burpees do: their landings (three a rep)
+    ///   make a step rhythm, and the tree refused a third of a fast set's moments (docs/DETECTOR.md, "Burpees").
+    /// - Level repetition: a periodicity of at least 0.85, under 2 % of the energy along gravity, an RMS of at least
+    ///   0.05 g and at most a faint step rhythm along gravity. Gait bounces the body along gravity at every step (and
+    ///   a swinging arm's arc adds motion along it); a wrist whose hand is on the floor (push-ups) only tilts, which
+    ///   reads as motion across gravity. The least share along gravity of a gait moment of 0.05 g or more in
+    ///   ../shared is 0.027, in a walk whose steps still make a rhythm along gravity (docs/DETECTOR.md, "Level
+    ///   repetition passes unjudged").
+    /// - Vertical repetition: a periodicity of at least 0.85, at least 90 % of the energy along gravity, no clear step
+    ///   rhythm along gravity (below `gaitMinimumVerticalStepRhythm`) and an RMS from `faintestRepetitionLogRMS`; no
+    ///   steadiness is asked (real squats vary in size). The body rises and sinks while the arms stay still on it
+    ///   (squats, calf raises); a walking, jogging or climbing wrist swings across gravity too, and where it barely
+    ///   does (a hand on a rail) its steps make a clear rhythm along gravity. The built-in tree accepts such moments
+    ///   in a leaf that one person's squats (cara's P1) make nearly alone: trained without that person, it refused
+    ///   them as gait, and held out their sets counted 0 (docs/DETECTOR.md, "Vertical repetition passes unjudged").
+    public var isSteadyRepetition: Bool {
+        if periodicity >= 0.95 && steadiness >= 0.85
+            && ((verticalShare < Self.levelMaximumVerticalShare && logRMS >= Self.faintestRepetitionLogRMS)
+                || (stepPeriod == 0 && verticalStepRhythm <= Self.steadyMaximumVerticalStepRhythm))
+        {
+            return true
+        }
+        if periodicity >= 0.85 && verticalShare < Self.levelMaximumVerticalShare && logRMS >= Self.levelRepetitionLogRMS
+            && verticalStepRhythm <= Self.steadyMaximumVerticalStepRhythm
+        {
+            return true
+        }
+        if periodicity >= 0.85 && verticalShare >= Self.verticalRepetitionMinimumShare
+            && verticalStepRhythm < Self.gaitMinimumVerticalStepRhythm && logRMS >= Self.faintestRepetitionLogRMS
+        {
+            return true
+        }
+        return logPeriod >= Self.slowRepetitionLogPeriod && periodicity >= 0.85 && steadiness >= 0.85
+            && logRMS >= Self.strongRepetitionLogRMS
+    }
+
+    /// Gait's own signature, which the gate refuses whatever the tree says (a moment of `isSteadyRepetition` passes
+    /// first: `ExerciseGateModel.judgement(of:)`): the motion along gravity repeats half a period back (the two steps
+    /// of a stride), the motion across gravity reverses there (the arm's swing, at half the step frequency), and the
+    /// steps make a strong rhythm along gravity, with the body's bounce holding a share of the energy there.
+    /// Generated jogs harder than any real one in ../shared (1.5 g RMS) fell in a leaf the tree had filled with strong
+    /// exercise; of the judged moments of ../shared's exercise recordings, 2 hold this (mixed crunches the tree
+    /// refused already), and no count of the three manifests or of sit-walk-sit changes for it (docs/DETECTOR.md,
+    /// "Gait's signature is refused"). No moment of level or vertical repetition can hold it (under 2 % along
+    /// gravity, or a step rhythm along gravity below 1.0); only slow, strong repetition can, and it passes.
+    public var isGait: Bool {
+        verticalHalf >= Self.gaitMinimumVerticalHalf && acrossHalf <= Self.gaitMaximumAcrossHalf
+            && verticalStepRhythm >= Self.gaitMinimumVerticalStepRhythm
+            && verticalShare >= Self.gaitMinimumVerticalShare
+    }
+
+    /// Gait's steps repeat along gravity: at least this correlation half a period back.
+    static let gaitMinimumVerticalHalf = 0.4
+    /// Gait's arm swing reverses across gravity: at most this correlation half a period back.
+    static let gaitMaximumAcrossHalf = -0.6
+    /// Gait bounces the body at every step: at least this share of the energy along gravity. A large swing across
+    /// gravity alone (a 2 g sine at 1 Hz) also makes a rhythm along it at twice its rate, as its apparent gravity tilts
+    /// to and fro, but with 0.5–3.1 % of the energy.
+    static let gaitMinimumVerticalShare = 0.05
+    /// Gait's steps make at least this rhythm along gravity (a clear step, not a faint one).
+    static let gaitMinimumVerticalStepRhythm = 1.0
+
+    /// Vertical repetition holds at least this share of its energy along gravity. Of the judged moments of ../shared's
+    /// recordings without exercise (WISDM's 26 people walking, jogging, climbing stairs…, the real walks, the rests)
+    /// and of sit-walk-sit, none is vertical repetition; at 0.85, 9 moments of one stair climb (which the tree
+    /// accepted already) would be, at 0.8 4 moments of gait the tree refused, at 0.75 71 of 5 WISDM walks.
+    static let verticalRepetitionMinimumShare = 0.9
+    /// Level repetition holds less than this share of its energy along gravity.
+    static let levelMaximumVerticalShare = 0.02
+    /// ln 0.05: the least RMS (g) of level repetition.
+    static let levelRepetitionLogRMS = -2.995732273553991
+    /// ln 0.015: the least RMS (g) of steady level repetition at any pace and of vertical repetition, about a still
+    /// wrist's noise; a 0.05 g sine measures 0.02–0.025 g after the detector's filters and passes.
+    static let faintestRepetitionLogRMS = -4.199705077879927
+
+    /// The most step rhythm along gravity that steady clean repetition (and level repetition) may hold. Of the
+    /// moments that are otherwise steady clean repetition in ../shared's recordings, more than 0.5 hold it at 1 % of
+    /// the clean sets', 2 % of the mixed recordings' and 45 % of those without exercise (walks with the arm
+    /// swinging). From 0.3 to 0.8 every exercise and true-0 recording of the three manifests counts the same
+    /// (docs/DETECTOR.md).
+    static let steadyMaximumVerticalStepRhythm = 0.5
+
+    /// ln 2: the shortest period (s) of slow, strong repetition.
+    static let slowRepetitionLogPeriod = 0.6931471805599453
+    /// ln 0.15: the least RMS (g) of slow, strong repetition. Of the judged moments of ../shared's recordings without
+    /// exercise and of sit-walk-sit with a period of 2 s or more, a periodicity and a steadiness of 0.85 or more, 43
+    /// hold 0.2 g or more and none lies between 0.15 and 0.2 g; below, one real walk's 3 reach 0.125 g and a seated
+    /// wrist's 0.090 g. A heavy barbell squat seen from a wrist moves 0.165 g (until 2026-11-29 the floor was 0.2 g,
+    /// and held out the tree refused such a set: docs/DETECTOR.md, "Slow, strong repetition from 0.15 g").
+    static let strongRepetitionLogRMS = -1.8971199848858813
+}
