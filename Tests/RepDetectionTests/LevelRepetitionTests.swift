@@ -18,25 +18,19 @@ struct LevelRepetitionTests {
     /// axis: like a real set of fast push-ups (periodicity about 0.9, no steady size).
     /// 4 s of stillness before the 15 reps and 10 s after, at 50 Hz.
     static func pushUps(tilt: Double, bump: Double, period: Double, seed: UInt64) -> [MotionSample] {
-        let rate = 50.0, lead = 4.0, reps = 15
+        let rate = 50.0
         var random = SeededGenerator(seed: seed)
-        var starts = [lead]
-        var sizes: [Double] = []
-        for _ in 0..<reps {
-            starts.append(starts[starts.count - 1] + period * Double.random(in: 0.85...1.15, using: &random))
-            sizes.append(Double.random(in: 0.7...1.3, using: &random))
-        }
+        let schedule = RepSchedule(
+            count: 15, period: period, lead: 4, length: 0.85...1.15, size: 0.7...1.3, random: &random)
         var samples: [MotionSample] = []
         var rep = 0
         var i = 0
-        while Double(i) / rate < starts[reps] + 10 {
+        while Double(i) / rate < schedule.end + 10 {
             let t = Double(i) / rate
-            while rep < reps && t >= starts[rep + 1] { rep += 1 }
             var angle = 0.0
-            if t >= lead && rep < reps {
-                let p = (t - starts[rep]) / (starts[rep + 1] - starts[rep])
+            if case let (n, p)? = schedule.phase(at: t, rep: &rep) {
                 let shape = (1 - cos(2 * .pi * p)) / 2 + bump * (1 - cos(4 * .pi * p)) / 2
-                angle = sizes[rep] * tilt * .pi / 180 * shape
+                angle = schedule.sizes[n] * tilt * .pi / 180 * shape
             }
             let forearm = .pi / 6 + angle
             let noise = { Double.random(in: -0.03...0.03, using: &random) }

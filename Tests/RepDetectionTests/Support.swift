@@ -34,3 +34,38 @@ func sineSet(
         count: repCount, of: sine, sampleRate: sampleRate, noise: noise, leadSeconds: leadSeconds,
         extraSeconds: extraSeconds, seed: seed)
 }
+
+/// When each rep of a generated set starts and how large it is, each drawn at random around the nominal (for sets that
+/// must not be machine-exact): rep `n` runs from `starts[n]` to `starts[n + 1]`.
+struct RepSchedule {
+    let starts: [Double]
+    let sizes: [Double]
+
+    /// `count` reps from `lead` s, each `period` times a factor drawn from `length` long and a factor drawn from
+    /// `size` large (each rep's length, then its size).
+    init(
+        count: Int, period: Double, lead: Double, length: ClosedRange<Double>, size: ClosedRange<Double>,
+        random: inout SeededGenerator
+    ) {
+        var starts = [lead]
+        var sizes: [Double] = []
+        for _ in 0..<count {
+            starts.append(starts[starts.count - 1] + period * Double.random(in: length, using: &random))
+            sizes.append(Double.random(in: size, using: &random))
+        }
+        self.starts = starts
+        self.sizes = sizes
+    }
+
+    /// When the last rep ends.
+    var end: Double { starts[starts.count - 1] }
+
+    /// The rep under way at `t` and how far into it it is (0..<1), or nil outside the reps. `rep` carries the search
+    /// from one call to the next, so the times must come in order.
+    func phase(at t: Double, rep: inout Int) -> (rep: Int, p: Double)? {
+        let count = sizes.count
+        while rep < count && t >= starts[rep + 1] { rep += 1 }
+        guard t >= starts[0], rep < count else { return nil }
+        return (rep, (t - starts[rep]) / (starts[rep + 1] - starts[rep]))
+    }
+}
