@@ -22,8 +22,41 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
     /// How many features there are.
     public static let count = 16
 
-    /// A moment whose features are all 0 (the detector measures them; tests set them).
-    public init() {}
+    /// A moment with the given features, every other one 0 (the detector measures them; tests name the ones that
+    /// matter to them).
+    public init(
+        logPeriod: Double = 0,
+        logRMS: Double = 0,
+        periodicity: Double = 0,
+        verticalShare: Double = 0,
+        verticalHalf: Double = 0,
+        acrossHalf: Double = 0,
+        verticalFull: Double = 0,
+        acrossFull: Double = 0,
+        logSharpness: Double = 0,
+        logVerticalSharpness: Double = 0,
+        steadiness: Double = 0,
+        pauseShare: Double = 0,
+        stepRhythm: Double = 0,
+        verticalStepRhythm: Double = 0,
+        stepPeriod: Double = 0
+    ) {
+        self.logPeriod = logPeriod
+        self.logRMS = logRMS
+        self.periodicity = periodicity
+        self.verticalShare = verticalShare
+        self.verticalHalf = verticalHalf
+        self.acrossHalf = acrossHalf
+        self.verticalFull = verticalFull
+        self.acrossFull = acrossFull
+        self.logSharpness = logSharpness
+        self.logVerticalSharpness = logVerticalSharpness
+        self.steadiness = steadiness
+        self.pauseShare = pauseShare
+        self.stepRhythm = stepRhythm
+        self.verticalStepRhythm = verticalStepRhythm
+        self.stepPeriod = stepPeriod
+    }
 
     /// ln of the tracked period, s.
     public var logPeriod = 0.0

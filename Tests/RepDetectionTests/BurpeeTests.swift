@@ -56,34 +56,18 @@ struct BurpeeTests {
         """)
     func slowStrongRepetitionPassesUnjudged() {
         // A moment of a fast burpee set (the medians of those the tree refused): its landings make a step rhythm.
-        var burpee = ExerciseGateFeatures()
-        burpee.logPeriod = log(2.8)
-        burpee.periodicity = 0.95
-        burpee.steadiness = 0.92
-        burpee.logRMS = log(0.54)
-        burpee.verticalShare = 0.45
-        burpee.stepRhythm = 0.4
-        burpee.stepPeriod = 0.64
+        let burpee = ExerciseGateFeatures(
+            logPeriod: log(2.8), logRMS: log(0.54), periodicity: 0.95, verticalShare: 0.45, steadiness: 0.92,
+            stepRhythm: 0.4, stepPeriod: 0.64)
         #expect(burpee.isSteadyRepetition)
         // A moment of a heavy barbell squat set seen from the wrist (tbe_main, lifter C, 12.2 s into the recording:
         // 3.7 s a rep, 0.163 g), every feature as `repctl eval --features` measured it. The tree trained without that
         // lifter judged it 0.07, and the set counted 0 of 5.
-        var heavySquat = ExerciseGateFeatures()
-        heavySquat.logPeriod = 1.31372
-        heavySquat.logRMS = -1.81452
-        heavySquat.periodicity = 0.92399
-        heavySquat.verticalShare = 0.72972
-        heavySquat.verticalHalf = -0.29403
-        heavySquat.acrossHalf = -0.79505
-        heavySquat.verticalFull = 0.48843
-        heavySquat.acrossFull = 0.70468
-        heavySquat.logSharpness = 1.60602
-        heavySquat.logVerticalSharpness = 1.71985
-        heavySquat.steadiness = 0.8768
-        heavySquat.pauseShare = 0.02151
-        heavySquat.stepRhythm = 0.11527
-        heavySquat.verticalStepRhythm = 0.27384
-        heavySquat.stepPeriod = 0.56
+        let heavySquat = ExerciseGateFeatures(
+            logPeriod: 1.31372, logRMS: -1.81452, periodicity: 0.92399, verticalShare: 0.72972, verticalHalf: -0.29403,
+            acrossHalf: -0.79505, verticalFull: 0.48843, acrossFull: 0.70468, logSharpness: 1.60602,
+            logVerticalSharpness: 1.71985, steadiness: 0.8768, pauseShare: 0.02151, stepRhythm: 0.11527,
+            verticalStepRhythm: 0.27384, stepPeriod: 0.56)
         #expect(heavySquat.isSteadyRepetition)
         // The floor is 0.15 g: just above a real walk's strongest slow, periodic moments (0.125 g).
         var atTheFloor = heavySquat

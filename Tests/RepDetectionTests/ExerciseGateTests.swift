@@ -162,17 +162,9 @@ struct ExerciseGateTests {
     func gaitSignatureIsRefused() {
         // A moment of a generated jog at 1.3 strides/s (measured with repctl plot before this rule), which the tree
         // judged 0.95.
-        var jog = ExerciseGateFeatures()
-        jog.logPeriod = log(0.76)
-        jog.logRMS = log(1.5)
-        jog.periodicity = 0.98
-        jog.verticalShare = 0.15
-        jog.verticalHalf = 0.68
-        jog.acrossHalf = -0.87
-        jog.verticalFull = 0.92
-        jog.acrossFull = 0.97
-        jog.steadiness = 0.98
-        jog.verticalStepRhythm = 1.5
+        let jog = ExerciseGateFeatures(
+            logPeriod: log(0.76), logRMS: log(1.5), periodicity: 0.98, verticalShare: 0.15, verticalHalf: 0.68,
+            acrossHalf: -0.87, verticalFull: 0.92, acrossFull: 0.97, steadiness: 0.98, verticalStepRhythm: 1.5)
         #expect(jog.isGait)
         #expect(!jog.isSteadyRepetition)
         #expect(ExerciseGateModel.trained.probability(of: jog) > 0.9)
@@ -316,12 +308,8 @@ struct ExerciseGateTests {
         """)
     func steadyCleanRepetitionHoldsNoStepRhythm() {
         // A moment like those of the WISDM walk with a 1 s arm swing (docs/DETECTOR.md), its steps left out.
-        var swing = ExerciseGateFeatures()
-        swing.logPeriod = 0
-        swing.logRMS = log(0.22)
-        swing.periodicity = 0.97
-        swing.steadiness = 0.93
-        swing.verticalShare = 0.05
+        let swing = ExerciseGateFeatures(
+            logPeriod: 0, logRMS: log(0.22), periodicity: 0.97, verticalShare: 0.05, steadiness: 0.93)
         #expect(swing.isSteadyRepetition)
         var faint = swing
         faint.verticalStepRhythm = 0.5

@@ -67,15 +67,9 @@ struct LevelRepetitionTests {
     func levelRepetitionPassesUnjudged() {
         // A moment of a real fast push-up set that the tree refused (docs/DETECTOR.md, "Level repetition passes
         // unjudged").
-        var pushUp = ExerciseGateFeatures()
-        pushUp.logPeriod = log(1.0)
-        pushUp.logRMS = log(0.075)
-        pushUp.periodicity = 0.9
-        pushUp.verticalShare = 0.005
-        pushUp.steadiness = 0.6
-        pushUp.stepRhythm = 0.4
-        pushUp.stepPeriod = 0.48
-        pushUp.verticalStepRhythm = 0.3
+        let pushUp = ExerciseGateFeatures(
+            logPeriod: log(1.0), logRMS: log(0.075), periodicity: 0.9, verticalShare: 0.005, steadiness: 0.6,
+            stepRhythm: 0.4, verticalStepRhythm: 0.3, stepPeriod: 0.48)
         #expect(pushUp.isSteadyRepetition)
         var justLevel = pushUp
         justLevel.verticalShare = 0.019
@@ -104,15 +98,9 @@ struct LevelRepetitionTests {
     func steadyLevelRepetitionPassesAtAnyPace() {
         // A moment of a 0.1 g sine at 2 Hz across gravity (measured with repctl plot), which the tree refused (0.14):
         // its own period makes a step rhythm, and the little motion along gravity shows a rhythm of 0.7 there.
-        var sine = ExerciseGateFeatures()
-        sine.logPeriod = log(0.52)
-        sine.logRMS = log(0.04)
-        sine.periodicity = 0.97
-        sine.verticalShare = 0.0005
-        sine.steadiness = 0.98
-        sine.stepRhythm = 1.96
-        sine.stepPeriod = 0.52
-        sine.verticalStepRhythm = 0.7
+        let sine = ExerciseGateFeatures(
+            logPeriod: log(0.52), logRMS: log(0.04), periodicity: 0.97, verticalShare: 0.0005, steadiness: 0.98,
+            stepRhythm: 1.96, verticalStepRhythm: 0.7, stepPeriod: 0.52)
         #expect(sine.isSteadyRepetition)
         // A gate that refuses it as the built-in tree did: the judgement is still 1.
         let refusing = ExerciseGateModel(

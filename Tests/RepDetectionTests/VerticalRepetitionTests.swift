@@ -15,25 +15,11 @@ import Testing
 struct VerticalRepetitionTests {
     /// A moment of a real squat set seen from a wrist (cara_mixed, P1, 33.6 s into the recording), measured by
     /// `repctl eval --features`. The tree trained without that person judged it 0.034, and the set counted 0 of 20.
-    static let squat: ExerciseGateFeatures = {
-        var moment = ExerciseGateFeatures()
-        moment.logPeriod = 0.18232
-        moment.logRMS = -1.0081
-        moment.periodicity = 0.94637
-        moment.verticalShare = 0.97578
-        moment.verticalHalf = 0.03149
-        moment.acrossHalf = -0.21319
-        moment.verticalFull = 0.72637
-        moment.acrossFull = 0.01022
-        moment.logSharpness = 0.4792
-        moment.logVerticalSharpness = 0.46791
-        moment.steadiness = 0.82503
-        moment.pauseShare = 0.22667
-        moment.stepRhythm = 0.51086
-        moment.verticalStepRhythm = 0.52891
-        moment.stepPeriod = 0.6
-        return moment
-    }()
+    static let squat = ExerciseGateFeatures(
+        logPeriod: 0.18232, logRMS: -1.0081, periodicity: 0.94637, verticalShare: 0.97578, verticalHalf: 0.03149,
+        acrossHalf: -0.21319, verticalFull: 0.72637, acrossFull: 0.01022, logSharpness: 0.4792,
+        logVerticalSharpness: 0.46791, steadiness: 0.82503, pauseShare: 0.22667, stepRhythm: 0.51086,
+        verticalStepRhythm: 0.52891, stepPeriod: 0.6)
 
     /// A gate that refuses every moment as the held-out tree refused that squat (0.034).
     static let refusing = ExerciseGateModel(
