@@ -61,7 +61,7 @@ struct LevelRepetitionTests {
 
     @Test(
         """
-        level repetition passes the gate unjudged: periodicity 0.85, under 2 % of the energy along gravity, \
+        level repetition passes the gate unjudged: periodicity 0.85, under 3 % of the energy along gravity, \
         0.05 g RMS or more, at most a faint step rhythm along gravity
         """)
     func levelRepetitionPassesUnjudged() {
@@ -72,21 +72,77 @@ struct LevelRepetitionTests {
             stepRhythm: 0.4, verticalStepRhythm: 0.3, stepPeriod: 0.48)
         #expect(pushUp.isSteadyRepetition)
         var justLevel = pushUp
-        justLevel.verticalShare = 0.019
+        justLevel.verticalShare = 0.0299
         #expect(justLevel.isSteadyRepetition)
         var bouncing = pushUp
-        bouncing.verticalShare = 0.02
+        bouncing.verticalShare = 0.03
         var faint = pushUp
         faint.logRMS = log(0.04)
         var irregular = pushUp
         irregular.periodicity = 0.84
         // A WISDM walk whose arm swings across gravity holds 2.7–5 % of its energy along gravity; its steps still make
-        // a rhythm there (0.79 at the median).
+        // a rhythm there (0.76 at the median; none of its moments with 0.5 or less holds under 3.3 %).
         var stepping = pushUp
         stepping.verticalStepRhythm = 0.8
         let refused = [("bouncing", bouncing), ("faint", faint), ("irregular", irregular), ("stepping", stepping)]
         for (name, moment) in refused {
             #expect(!moment.isSteadyRepetition, "\(name)")
+        }
+    }
+
+    @Test("a real pull-up moment with 2.5 % of its energy along gravity, which the tree refused, passes unjudged")
+    func pullUpWithItsWristTiltingUnderTheBarPasses() {
+        // cara_mixed, P6, a set of 18 pull-ups, 33.8 s into the recording (repctl eval --features): the hand grips the
+        // bar and the forearm tilts under it. The tree judged it 0.0675; with level repetition under 2 % along gravity
+        // the set counted 0 of 18 (docs/DETECTOR.md, "Level repetition up to 3 % along gravity").
+        let pullUp = ExerciseGateFeatures(
+            logPeriod: 0.39204, logRMS: -2.05522, periodicity: 0.90569,
+            verticalShare: 0.02464, verticalHalf: -0.13661, acrossHalf: -0.89004, verticalFull: 0.71141,
+            acrossFull: 0.84848, logSharpness: 0.37232, logVerticalSharpness: 1.34553, steadiness: 0.82999,
+            pauseShare: 0.10667, stepRhythm: 0, verticalStepRhythm: 0.19432, stepPeriod: 0)
+        #expect(ExerciseGateModel.trained.probability(of: pullUp) < 0.2)
+        #expect(pullUp.isSteadyRepetition)
+        #expect(ExerciseGateModel.trained.judgement(of: pullUp) == 1)
+    }
+
+    /// 15 reps whose acceleration, `size` g at its peak, lies along `direction` (gravity along z): each rep one cycle
+    /// of a sine, 0.7–1.3 times as large and 0.85–1.15 times as long as `period` (irregular like a real set, so neither
+    /// steady nor clean), with 0.01 g of white noise on each axis; 4 s of stillness before and 10 s after, at 50 Hz.
+    static func irregularReps(direction: Vector3, size: Double, period: Double, seed: UInt64) -> [MotionSample] {
+        let rate = 50.0
+        var random = SeededGenerator(seed: seed)
+        let schedule = RepSchedule(
+            count: 15, period: period, lead: 4, length: 0.85...1.15, size: 0.7...1.3, random: &random)
+        let unit = direction.normalized
+        var samples: [MotionSample] = []
+        var rep = 0
+        var i = 0
+        while Double(i) / rate < schedule.end + 10 {
+            let t = Double(i) / rate
+            var a = 0.0
+            if case let (n, p)? = schedule.phase(at: t, rep: &rep) { a = schedule.sizes[n] * size * sin(2 * .pi * p) }
+            let noise = { random.nextGaussian(standardDeviation: 0.01) }
+            samples.append(
+                MotionSample(
+                    timestamp: t, ax: a * unit.x + noise(), ay: a * unit.y + noise(), az: 1 + a * unit.z + noise()))
+            i += 1
+        }
+        return samples
+    }
+
+    @Test(
+        """
+        with a gate that refuses every moment, 15 irregular reps with 2.5 % of their energy along gravity count 15 \
+        (level repetition), with 6 % they count 0
+        """, arguments: [1.0, 1.5], [UInt64(1), 2])
+    func tiltedLevelRepetitionCountsWithARefusingGate(period: Double, seed: UInt64) {
+        var refusing = RepDetectorConfiguration()
+        refusing.exerciseGate = .refusingEverything(probability: 0.0675)
+        // Energy shares along gravity of 0.16² / (1 + 0.16²) = 2.5 % and 0.25² / (1 + 0.25²) = 5.9 %.
+        for (lift, expected) in [(0.16, 15), (0.25, 0)] {
+            let samples = Self.irregularReps(direction: Vector3(1, 0, lift), size: 0.2, period: period, seed: seed)
+            let counted = repCount(samples, configuration: refusing)
+            #expect(abs(counted - expected) <= (expected == 0 ? 0 : 1), "\(period) s, seed \(seed), lift \(lift)")
         }
     }
 
@@ -103,9 +159,7 @@ struct LevelRepetitionTests {
             stepRhythm: 1.96, verticalStepRhythm: 0.7, stepPeriod: 0.52)
         #expect(sine.isSteadyRepetition)
         // A gate that refuses it as the built-in tree did: the judgement is still 1.
-        let refusing = ExerciseGateModel(
-            feature: [-1], threshold: [0], left: [0], right: [0], score: [0], offset: log(0.14 / 0.86))
-        #expect(refusing.judgement(of: sine) == 1)
+        #expect(ExerciseGateModel.refusingEverything(probability: 0.14).judgement(of: sine) == 1)
         var faint = sine
         faint.logRMS = log(0.014)
         var bouncing = sine

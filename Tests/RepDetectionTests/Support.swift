@@ -2,6 +2,12 @@ import MotionCore
 import MotionSimulation
 import RepDetection
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Runs the detector over samples and returns every event, the stream finished at the end.
 func detect(_ samples: [MotionSample], configuration: RepDetectorConfiguration = .init()) -> [WorkoutEvent] {
     var detector = RepDetector(configuration: configuration)
@@ -19,6 +25,16 @@ func reps(_ events: [WorkoutEvent]) -> [RepEvent] {
 func repCount(_ samples: [MotionSample], configuration: RepDetectorConfiguration = .init()) -> Int {
     detect(samples, configuration: configuration).reduce(0) { sum, event in
         if case .setEnded(let set) = event { sum + set.repCount } else { sum }
+    }
+}
+
+extension ExerciseGateModel {
+    /// A gate whose tree judges every moment `probability`: below the default threshold, it refuses everything the
+    /// hand rules do not pass.
+    static func refusingEverything(probability: Double) -> ExerciseGateModel {
+        ExerciseGateModel(
+            feature: [-1], threshold: [0], left: [0], right: [0], score: [0],
+            offset: log(probability / (1 - probability)))
     }
 }
 

@@ -50,12 +50,12 @@ struct DatasetRegressionTests {
         // cara_clean 83 %; mixed MAE 4.47 (before the gate's shorter hold-off after an unsure refusal: 84 %, 1.13;
         // 90 %, 79 %; 4.46). (With the gate off: 89 %, 0.84; 90 %, 88 %; 3.38.)
         // Mixed MAE 3.70 since level repetition passes the gate unjudged (2026-11-29; 4.12 before, the figures above
-        // are older).
+        // are older), 3.57 since it passes up to 3 % along gravity (2026-11-29, fifth session).
         #expect(cleanStatistics.withinOnePercent >= 85)
         #expect(cleanStatistics.meanAbsoluteError <= 1.1)
         #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
         #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 80)
-        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 3.9)
+        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 3.75)
         let sitting = report.results.first {
             $0.entry.file.hasPrefix("tbe_rest/") && $0.entry.exercise == "rest_sitting"
         }
