@@ -332,8 +332,9 @@ public struct RepDetector: Sendable {
         walkingLikeness =
             k > 0 && clarity >= c.minimumPeriodicity
             ? Self.larger(
-                walking(at: i, lag: k, window: window),
-                walking(at: i, lag: 2 * k, window: max(2 * k, minimumWindow), halfStride: true))
+                grid.walkingLikeness(at: i, lag: k, window: window, configuration: c),
+                grid.walkingLikeness(
+                    at: i, lag: 2 * k, window: max(2 * k, minimumWindow), halfStride: true, configuration: c))
             : nil
         // The exercise gate, every fourth point (160 ms) while the motion is periodic.
         if c.minimumExerciseLikelihood == 0 || k == 0 || clarity < c.minimumPeriodicity {
@@ -379,7 +380,7 @@ public struct RepDetector: Sendable {
         let afterWalking = Double(i - lastWalking) * Self.spacing <= Self.walkingHoldOff
         let steady =
             k > 0 && !afterWalking && clarity >= c.minimumPeriodicity
-            && rms(endingAt: i, window: window) >= c.minimumAmplitude
+            && grid.rms(endingAt: i, window: window) >= c.minimumAmplitude
         if steady, runLag > 0, max(Double(k), runLag) / min(Double(k), runLag) <= c.periodTolerance {
             runLag = 0.8 * runLag + 0.2 * Double(k)
         } else if steady {
@@ -439,7 +440,7 @@ public struct RepDetector: Sendable {
             Self.isNewPace(k, comparedTo: lag, tolerance: c.periodTolerance),
             // … and the motion is still as large as the set's (a third of its RMS: a rep 1.6 times slower at the same
             // depth accelerates 0.4 times as much), not the small movements of a rest.
-            rms(endingAt: i, window: max(k, minimumWindow))
+            grid.rms(endingAt: i, window: max(k, minimumWindow))
                 >= max(c.minimumAmplitude, template.amplitude / (2 * 2.0.squareRoot()) / 3)
         {
             retryAt = i + max(1, k / 2)
@@ -514,7 +515,8 @@ public struct RepDetector: Sendable {
         var end = i - candidateLag + 1 + CycleTemplate.quietestOffset(grid, endingAt: i, length: candidateLag)
         // A set that starts from stillness starts its first rep where the motion begins: its cycles end a whole
         // number of periods after that (this decides between two equally quiet points, as a sine has).
-        if starting, let onset = onset(before: i, lag: candidateLag, window: window) {
+        let onsetLookback = Int((c.lookbackPeriods + 2) * Double(candidateLag)) + window
+        if starting, let onset = grid.onset(before: i, lag: candidateLag, lookback: onsetLookback) {
             let periods = (i - onset) / candidateLag
             if periods >= 1 { end = onset + periods * candidateLag }
         }
@@ -528,7 +530,8 @@ public struct RepDetector: Sendable {
         scratch.removeAll(keepingCapacity: true)
         for j in low...i { scratch.append(template.match(grid, endingAt: j)) }
         var found: [Int] = []
-        Self.peaks(in: scratch, offset: low, upTo: end - 1, threshold: c.lookbackMatch, separation: separation) {
+        MatchPeaks.forEach(in: scratch, offset: low, upTo: end - 1, threshold: c.lookbackMatch, separation: separation)
+        {
             found.append($0)
         }
         var cycles: [Int] = []
@@ -590,7 +593,7 @@ public struct RepDetector: Sendable {
             // one that fills a gap of more than 1.25 periods between reps (a rep that moved a little differently).
             let separation = c.minimumCycleSeparation * Double(lag)
             var candidates: [Int] = []
-            Self.peaks(
+            MatchPeaks.forEach(
                 in: scratch, offset: low, upTo: high == grid.next - 1 ? high - 1 : high,
                 threshold: c.lookbackMatch, separation: separation
             ) { candidates.append($0) }
@@ -776,103 +779,6 @@ public struct RepDetector: Sendable {
     }
 
     // MARK: - Measures
-
-    /// Greedy peak picking as in the final count: local maxima at least `threshold`; of two closer than
-    /// `separation`, the higher. Values outside the range count as 0.
-    private static func peaks(
-        in values: [Double], offset: Int, upTo last: Int, threshold: Double, separation: Double, _ body: (Int) -> Void
-    ) {
-        guard !values.isEmpty else { return }
-        func value(_ j: Int) -> Double {
-            let n = j - offset
-            return n >= 0 && n < values.count ? values[n] : 0
-        }
-        var pending: Int? = nil
-        var j = offset
-        while j <= last {
-            let v = value(j)
-            if v >= threshold, v >= value(j - 1), v > value(j + 1) {
-                if let p = pending, Double(j - p) < separation {
-                    if v > value(p) { pending = j }
-                } else {
-                    if let p = pending { body(p) }
-                    pending = j
-                }
-            }
-            j += 1
-        }
-        if let p = pending { body(p) }
-    }
-
-    /// The last still point before the periodic motion ending at `i`: walking back over at most the look-back, the
-    /// first point where the motion's energy (smoothed over a sixteenth of the period) is below 5 % of the last
-    /// period's mean. nil when the motion does not start from stillness there.
-    private func onset(before i: Int, lag: Int, window: Int) -> Int? {
-        var sum = 0.0
-        for j in (i - lag + 1)...i { sum += grid.energy[grid.slot(j)] }
-        let still = 0.05 * sum / Double(lag)
-        let half = max(1, lag / 16)
-        let lookback = Int((configuration.lookbackPeriods + 2) * Double(lag)) + window
-        let low = max(grid.oldest + half, i - lookback)
-        var j = i - lag
-        guard j - half >= low, j + half < grid.next else { return nil }
-        var smoothed = 0.0
-        for n in (j - half)...(j + half) { smoothed += grid.energy[grid.slot(n)] }
-        let width = Double(2 * half + 1)
-        while j - half > low {
-            if smoothed / width < still { return j }
-            smoothed += grid.energy[grid.slot(j - half - 1)] - grid.energy[grid.slot(j + half)]
-            j -= 1
-        }
-        return nil
-    }
-
-    /// RMS of the motion over the `window` points ending at `i`, g.
-    private func rms(endingAt i: Int, window: Int) -> Double {
-        var sum = 0.0
-        let first = max(i - window + 1, grid.oldest)
-        for j in first...i { sum += grid.energy[grid.slot(j)] }
-        return (sum / Double(window)).squareRoot()
-    }
-
-    /// How much the last `window` points move like walking at a stride of `lag` points: the correlation of the
-    /// motion along gravity with itself half a stride earlier, minus that of the motion across gravity. nil when
-    /// the lag is not a stride's, the vertical motion is too small, or there is too little history.
-    private func walking(at i: Int, lag: Int, window: Int, halfStride: Bool = false) -> Double? {
-        let c = configuration
-        let seconds = Double(lag) * Self.spacing
-        guard seconds >= c.walkingPeriodLow, seconds <= c.walkingPeriodHigh else { return nil }
-        let half = lag / 2
-        let first = i - window + 1
-        guard first - half >= grid.oldest else { return nil }
-        var vv = 0.0, vl = 0.0, vll = 0.0, hh = 0.0, hl = 0.0, hll = 0.0
-        for j in first...i {
-            let a = grid.slot(j), b = grid.slot(j - half)
-            let v = grid.vertical[a], w = grid.vertical[b]
-            vv += v * v
-            vl += v * w
-            vll += w * w
-            let hx = grid.hx[a], hy = grid.hy[a], hz = grid.hz[a]
-            let gx = grid.hx[b], gy = grid.hy[b], gz = grid.hz[b]
-            hh += hx * hx + hy * hy + hz * hz
-            hl += hx * gx + hy * gy + hz * gz
-            hll += gx * gx + gy * gy + gz * gz
-        }
-        guard vv >= c.minimumVerticalShare * (vv + hh) else { return nil }
-        // A swinging arm and a bouncing body move the wrist by a few tenths of a g (0.12–0.32 g RMS on the real
-        // walks); jumping jacks and rope skipping, which also bounce twice per arm cycle, by 0.8–2.3 g.
-        guard (vv + hh) / Double(window) <= c.walkingMaximumRMS * c.walkingMaximumRMS else { return nil }
-        let vertical = vl / max((vv * vll).squareRoot(), 1e-12)
-        let across = hl / max((hh * hll).squareRoot(), 1e-12)
-        // Any back-and-forth motion across gravity reverses every half period, so the reversal alone says nothing:
-        // the steps (vertical motion repeating at half the stride) must be there too.
-        let likeness = min(vertical - across, 2 * vertical)
-        // A step-long period judged as half a stride: a fast rep along gravity also repeats every period, and only
-        // the arm swinging back tells walking from it, so the reversal must be there too.
-        // (With hardly any motion across gravity there is no arm to swing back: its correlation is noise.)
-        guard halfStride else { return likeness }
-        return hh >= c.minimumVerticalShare * (vv + hh) ? min(likeness, -2 * across) : nil
-    }
 
     /// Whether a tracked period of `k` points is the same set at a new pace: more than `tolerance` and at most 1.6
     /// times faster or slower than the set's `lag` (a bigger change is another activity), and not a harmonic of it.
