@@ -1,6 +1,6 @@
 /// The exercise gate's hand rules: repetition it never refuses and gait it always refuses, whatever the tree says
-/// (`ExerciseGateModel.judgement(of:)` asks `isSteadyRepetition` first, then `isGait` and `isArmSwing`). Each is documented with what it
-/// measured in docs/DETECTOR.md ("How the detector uses it" and the sections it names).
+/// (`ExerciseGateModel.judgement(of:)` asks `isSteadyRepetition` first, then `isGait` and `isArmSwing`). Each is
+/// documented with what it measured in docs/DETECTOR.md ("How the detector uses it" and the sections it names).
 extension ExerciseGateFeatures {
     /// Repetition that the gate never refuses, whatever the tree says (the name is older than the kinds that ask for
     /// no steadiness). Four kinds:
@@ -66,7 +66,7 @@ extension ExerciseGateFeatures {
     /// Generated jogs harder than any real one in ../shared (1.5 g RMS) fell in a leaf the tree had filled with strong
     /// exercise; of the judged moments of ../shared's exercise recordings, 2 hold this (mixed crunches the tree
     /// refused already), and no count of the three manifests or of sit-walk-sit changes for it (docs/DETECTOR.md,
-    /// "Gait's signature is refused"). No moment of level or vertical repetition can hold it (under 2 % along
+    /// "Gait's signature is refused"). No moment of level or vertical repetition can hold it (under 3 % along
     /// gravity, or a step rhythm along gravity below 1.0); only slow, strong repetition can, and it passes.
     public var isGait: Bool {
         verticalHalf >= Self.gaitMinimumVerticalHalf && acrossHalf <= Self.gaitMaximumAcrossHalf
@@ -74,19 +74,20 @@ extension ExerciseGateFeatures {
             && verticalShare >= Self.gaitMinimumVerticalShare
     }
 
-    /// A walk seen from a wrist that swings smoothly once per stride and does not feel the steps, which the gate refuses
-    /// whatever the tree says (a moment of `isSteadyRepetition` passes first): a period of a stride at a brisk walk
-    /// (0.92–1.08 s), no step rhythm at all, a smooth motion, a periodicity above 0.657, 15–60 % of the energy along
-    /// gravity and 0.15–0.6 g RMS. The period, the step rhythm, the smoothness and the periodicity are where the trained
-    /// tree draws its leaf of such moments (log-odds +0.81: 0.69, accepted), and 33 of the 35 trees trained without one
-    /// person draw it alike; at its depth the tree cannot split that leaf further. The exercise in the leaf moves
-    /// otherwise: push-ups are level (1 % of the energy along gravity at the median, 90 % of them under 7 %), squats
-    /// mostly vertical (86 % at the median), jumping jacks and rope skipping strong (90 % of their moments 0.9 g or
-    /// more); the walks in it swing 0.23–0.45 g with 19–56 % along gravity (10th to 90th percentile, the short walks
-    /// of sit-walk-sit). Of the judged moments of ../shared's exercise recordings, 8 (5 of lunges) hold this, and no
-    /// count changes for them (docs/DETECTOR.md, "A smooth arm swing at a stride's period is refused").
+    /// A walk seen from a wrist that swings smoothly once per stride and does not feel the steps, which the gate
+    /// refuses whatever the tree says (a moment of `isSteadyRepetition` passes first): a moment of the trained tree's
+    /// leaf of smooth swings at a stride's period (the period within e^±0.0802 of 1 s, which on the detector's 40 ms
+    /// grid is 0.96–1.08 s; a step rhythm along gravity of at most 0.135, a periodicity above 0.657, at most 0.92 g RMS
+    /// and `logSharpness` at most 0.196; log-odds +0.81: 0.69, accepted) with no step rhythm at all, 15–60 % of the
+    /// energy along gravity and 0.15–0.6 g RMS. 33 of the 35 trees trained without one person draw that leaf alike, and
+    /// at its depth the tree cannot split it further. The exercise in it moves otherwise: push-ups are level (1 % of
+    /// the energy along gravity at the median, 90 % of them under 8 %), squats mostly vertical (86 % at the median),
+    /// rope skipping stronger (0.63–0.92 g); the walks in it swing 0.24–0.45 g with 19–57 % along gravity (10th to 90th
+    /// percentile, the short walks of sit-walk-sit). Of the judged moments of ../shared's exercise recordings, 8 (5 of
+    /// lunges) hold this, and no count changes for them; of those without exercise, 532 of 17 people (docs/DETECTOR.md,
+    /// "A smooth arm swing at a stride's period is refused").
     public var isArmSwing: Bool {
-        abs(logPeriod) <= Self.armSwingLogPeriodWidth && stepRhythm == 0
+        logPeriod * logPeriod <= Self.armSwingMaximumLogPeriodSquared && stepRhythm == 0
             && verticalStepRhythm <= Self.armSwingMaximumVerticalStepRhythm
             && periodicity > Self.armSwingMinimumPeriodicity && logSharpness <= Self.armSwingMaximumLogSharpness
             && Self.armSwingVerticalShares.contains(verticalShare) && Self.armSwingLogRMS.contains(logRMS)
@@ -103,19 +104,19 @@ extension ExerciseGateFeatures {
     /// Gait's steps make at least this rhythm along gravity (a clear step, not a faint one).
     static let gaitMinimumVerticalStepRhythm = 1.0
 
-    /// The arm swing's period lies within e^±0.0802 of 1 s (0.923–1.084 s): the tree's split on `log_period_sq`
-    /// (0.006435 = 0.0802²).
-    static let armSwingLogPeriodWidth = 0.08022
-    /// The arm swing holds at most this step rhythm along gravity: the tree's first split (0.1349).
-    static let armSwingMaximumVerticalStepRhythm = 0.1349
-    /// The arm swing is more periodic than this: the tree's split (0.657).
-    static let armSwingMinimumPeriodicity = 0.657
-    /// The arm swing is at most this sharp (`logSharpness`): the tree's split (0.196).
-    static let armSwingMaximumLogSharpness = 0.196
+    /// The arm swing's (ln period)² is at most this: the tree's split on `log_period_sq` (e^±0.0802: 0.923–1.084 s).
+    static let armSwingMaximumLogPeriodSquared = 0.00643499987
+    /// The arm swing holds at most this step rhythm along gravity: the tree's first split.
+    static let armSwingMaximumVerticalStepRhythm = 0.134920001
+    /// The arm swing is more periodic than this: the tree's split.
+    static let armSwingMinimumPeriodicity = 0.656980008
+    /// The arm swing is at most this sharp (`logSharpness`): the tree's split.
+    static let armSwingMaximumLogSharpness = 0.196230002
     /// The arm swing's share of its energy along gravity: neither level (push-ups) nor vertical (squats).
     static let armSwingVerticalShares = 0.15...0.6
-    /// ln 0.15 … ln 0.6: the arm swing's RMS (g), below jumping jacks and rope skipping (0.9 g and more).
-    static let armSwingLogRMS = -1.8971199848858813 ... -0.5108256237659907
+    /// ln 0.15 ... ln 0.6: the arm swing's RMS (g), below rope skipping's (0.63 g and more in that leaf). The leaf
+    /// itself ends at the tree's split of 0.92 g.
+    static let armSwingLogRMS = -1.8971199848858813...(-0.5108256237659907)
 
     /// Vertical repetition holds at least this share of its energy along gravity. Of the judged moments of ../shared's
     /// recordings without exercise (WISDM's 26 people walking, jogging, climbing stairs…, the real walks, the rests)

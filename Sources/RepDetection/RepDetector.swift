@@ -513,10 +513,11 @@ public struct RepDetector: Sendable {
         let c = configuration
         guard candidateLag > 1, i - candidateLag + 1 >= grid.oldest else { return nil }
         var end = i - candidateLag + 1 + CycleTemplate.quietestOffset(grid, endingAt: i, length: candidateLag)
+        // How far back the cycles before the template are looked for (and where the motion's onset may lie).
+        let lookback = Int((c.lookbackPeriods + 2) * Double(candidateLag)) + window
         // A set that starts from stillness starts its first rep where the motion begins: its cycles end a whole
         // number of periods after that (this decides between two equally quiet points, as a sine has).
-        let onsetLookback = Int((c.lookbackPeriods + 2) * Double(candidateLag)) + window
-        if starting, let onset = grid.onset(before: i, lag: candidateLag, lookback: onsetLookback) {
+        if starting, let onset = grid.onset(before: i, lag: candidateLag, lookback: lookback) {
             let periods = (i - onset) / candidateLag
             if periods >= 1 { end = onset + periods * candidateLag }
         }
@@ -525,7 +526,6 @@ public struct RepDetector: Sendable {
         if let after, Double(end - after) < separation { return nil }
         lag = candidateLag
         template.set(from: grid, endingAt: end, length: lag)
-        let lookback = Int((c.lookbackPeriods + 2) * Double(lag)) + window
         let low = max(grid.oldest + lag - 1, end - lookback, 1)
         scratch.removeAll(keepingCapacity: true)
         for j in low...i { scratch.append(template.match(grid, endingAt: j)) }

@@ -84,4 +84,36 @@ struct RepSchedule {
         guard t >= starts[0], rep < count else { return nil }
         return (rep, (t - starts[rep]) / (starts[rep + 1] - starts[rep]))
     }
+
+    /// The set's samples at `rate` Hz from 0 s to `tail` s after the last rep: `sample(t, under)` makes each one,
+    /// `under` the rep under way at `t` and how far into it (nil before and after the reps).
+    func samples(
+        rate: Double, tail: Double, _ sample: (_ t: Double, _ under: (rep: Int, p: Double)?) -> MotionSample
+    ) -> [MotionSample] {
+        var result: [MotionSample] = []
+        var rep = 0
+        var i = 0
+        while Double(i) / rate < end + tail {
+            let t = Double(i) / rate
+            result.append(sample(t, phase(at: t, rep: &rep)))
+            i += 1
+        }
+        return result
+    }
+}
+
+/// 15 reps whose acceleration, `size` g at its peak, lies along `direction` (gravity along z): each rep one cycle of a
+/// sine, 0.7–1.3 times as large and 0.85–1.15 times as long as `period` (irregular like a real set, so neither steady
+/// nor clean), with 0.01 g of white noise on each axis; 4 s of stillness before and 10 s after, at 50 Hz.
+func irregularReps(direction: Vector3, size: Double, period: Double, seed: UInt64) -> [MotionSample] {
+    var random = SeededGenerator(seed: seed)
+    let schedule = RepSchedule(
+        count: 15, period: period, lead: 4, length: 0.85...1.15, size: 0.7...1.3, random: &random)
+    let unit = direction.normalized
+    return schedule.samples(rate: 50, tail: 10) { t, under in
+        let a = under.map { schedule.sizes[$0.rep] * size * sin(2 * .pi * $0.p) } ?? 0
+        let noise = { random.nextGaussian(standardDeviation: 0.01) }
+        return MotionSample(
+            timestamp: t, ax: a * unit.x + noise(), ay: a * unit.y + noise(), az: 1 + a * unit.z + noise())
+    }
 }

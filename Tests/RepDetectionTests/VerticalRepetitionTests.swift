@@ -28,24 +28,14 @@ struct VerticalRepetitionTests {
     /// apart (down and up; the second 0.7 times the first, which makes a step rhythm), 0.3 g, 1.25 s a rep ±5 %, each
     /// rep's size ±5 %, with 0.02 g of white noise on each axis; `lead` s of stillness before and 10 s after, 50 Hz.
     static func squats(lead: Double, seed: UInt64) -> [MotionSample] {
-        let rate = 50.0
         var random = SeededGenerator(seed: seed)
         let schedule = RepSchedule(
             count: 15, period: 1.25, lead: lead, length: 0.95...1.05, size: 0.95...1.05, random: &random)
-        var samples: [MotionSample] = []
-        var rep = 0
-        var i = 0
-        while Double(i) / rate < schedule.end + 10 {
-            let t = Double(i) / rate
-            var a = 0.0
-            if case let (n, p)? = schedule.phase(at: t, rep: &rep) {
-                a = schedule.sizes[n] * 0.3 * (sin(2 * .pi * p) + 0.7 * sin(4 * .pi * p))
-            }
+        return schedule.samples(rate: 50, tail: 10) { t, under in
+            let a = under.map { schedule.sizes[$0.rep] * 0.3 * (sin(2 * .pi * $0.p) + 0.7 * sin(4 * .pi * $0.p)) } ?? 0
             let noise = { random.nextGaussian(standardDeviation: 0.02) }
-            samples.append(MotionSample(timestamp: t, ax: noise(), ay: noise(), az: 1 + a + noise()))
-            i += 1
+            return MotionSample(timestamp: t, ax: noise(), ay: noise(), az: 1 + a + noise())
         }
-        return samples
     }
 
     @Test(
