@@ -32,34 +32,19 @@ struct ArmSwingTests {
         #expect(ExerciseGateModel.trained.probability(of: Self.walk) > 0.2)
         #expect(ExerciseGateModel.trained.judgement(of: Self.walk) == 0)
         for period in [0.96, 1.08] {
-            var edge = Self.walk
-            edge.logPeriod = log(period)
-            #expect(edge.isArmSwing, "\(period) s")
+            #expect(Self.walk.with { $0.logPeriod = log(period) }.isArmSwing, "\(period) s")
         }
-        var fasterStride = Self.walk
-        fasterStride.logPeriod = log(0.92)
-        var slowerStride = Self.walk
-        slowerStride.logPeriod = log(1.12)
-        var steps = Self.walk
-        steps.stepRhythm = 0.3
-        var stepsAlongGravity = Self.walk
-        stepsAlongGravity.verticalStepRhythm = 0.135
-        var sharp = Self.walk
-        sharp.logSharpness = 0.197
-        var irregular = Self.walk
-        irregular.periodicity = 0.65698
-        var level = Self.walk
-        level.verticalShare = 0.149
-        var vertical = Self.walk
-        vertical.verticalShare = 0.601
-        var faint = Self.walk
-        faint.logRMS = log(0.149)
-        var strong = Self.walk
-        strong.logRMS = log(0.601)
         let kept = [
-            ("faster stride", fasterStride), ("slower stride", slowerStride), ("steps", steps),
-            ("steps along gravity", stepsAlongGravity), ("sharp", sharp), ("irregular", irregular), ("level", level),
-            ("vertical", vertical), ("faint", faint), ("strong", strong),
+            ("faster stride", Self.walk.with { $0.logPeriod = log(0.92) }),
+            ("slower stride", Self.walk.with { $0.logPeriod = log(1.12) }),
+            ("steps", Self.walk.with { $0.stepRhythm = 0.3 }),
+            ("steps along gravity", Self.walk.with { $0.verticalStepRhythm = 0.135 }),
+            ("sharp", Self.walk.with { $0.logSharpness = 0.197 }),
+            ("irregular", Self.walk.with { $0.periodicity = 0.65698 }),
+            ("level", Self.walk.with { $0.verticalShare = 0.149 }),
+            ("vertical", Self.walk.with { $0.verticalShare = 0.601 }),
+            ("faint", Self.walk.with { $0.logRMS = log(0.149) }),
+            ("strong", Self.walk.with { $0.logRMS = log(0.601) }),
         ]
         for (name, moment) in kept {
             #expect(!moment.isArmSwing, "\(name)")
@@ -92,9 +77,10 @@ struct ArmSwingTests {
 
     @Test("steady repetition is judged first: a steady, clean swing at a stride's period passes")
     func steadyRepetitionComesFirst() {
-        var steady = Self.walk
-        steady.periodicity = 0.96
-        steady.steadiness = 0.9
+        let steady = Self.walk.with {
+            $0.periodicity = 0.96
+            $0.steadiness = 0.9
+        }
         #expect(steady.isArmSwing)
         #expect(steady.isSteadyRepetition)
         #expect(ExerciseGateModel.trained.judgement(of: steady) == 1)

@@ -28,6 +28,15 @@ func repCount(_ samples: [MotionSample], configuration: RepDetectorConfiguration
     }
 }
 
+extension ExerciseGateFeatures {
+    /// This moment with `change` made to it (a test's variation of a measured moment).
+    func with(_ change: (inout ExerciseGateFeatures) -> Void) -> ExerciseGateFeatures {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}
+
 extension ExerciseGateModel {
     /// A gate whose tree judges every moment `probability`: below the default threshold, it refuses everything the
     /// hand rules do not pass.
