@@ -105,7 +105,7 @@ struct LevelRepetitionTests {
         """, arguments: [1.0, 1.5], [UInt64(1), 2])
     func tiltedLevelRepetitionCountsWithARefusingGate(period: Double, seed: UInt64) {
         var refusing = RepDetectorConfiguration()
-        refusing.exerciseGate = .refusingEverything(probability: 0.0675)
+        refusing.exerciseGate = .constant(probability: 0.0675)
         // Energy shares along gravity of 0.15² / (1 + 0.15²) = 2.2 % and 0.25² / (1 + 0.25²) = 5.9 % (after the
         // detector's filters a little more: noise and the gravity estimate's wobble).
         for (lift, expected) in [(0.15, 15), (0.25, 0)] {
@@ -128,7 +128,7 @@ struct LevelRepetitionTests {
             stepRhythm: 1.96, verticalStepRhythm: 0.7, stepPeriod: 0.52)
         #expect(sine.isSteadyRepetition)
         // A gate that refuses it as the built-in tree did: the judgement is still 1.
-        #expect(ExerciseGateModel.refusingEverything(probability: 0.14).judgement(of: sine) == 1)
+        #expect(ExerciseGateModel.constant(probability: 0.14).judgement(of: sine) == 1)
         var faint = sine
         faint.logRMS = log(0.014)
         var bouncing = sine

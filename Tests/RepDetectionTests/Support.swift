@@ -38,12 +38,16 @@ extension ExerciseGateFeatures {
 }
 
 extension ExerciseGateModel {
-    /// A gate whose tree judges every moment `probability`: below the default threshold, it refuses everything the
-    /// hand rules do not pass.
-    static func refusingEverything(probability: Double) -> ExerciseGateModel {
-        ExerciseGateModel(
-            feature: [-1], threshold: [0], left: [0], right: [0], score: [0],
-            offset: log(probability / (1 - probability)))
+    /// A gate of one leaf: its tree judges every moment the probability whose log-odds are `logOdds` (the hand rules
+    /// still pass or refuse what they decide).
+    static func constant(logOdds: Double) -> ExerciseGateModel {
+        ExerciseGateModel(feature: [-1], threshold: [0], left: [0], right: [0], score: [0], offset: logOdds)
+    }
+
+    /// A gate of one leaf that judges every moment `probability`: below the default threshold, it refuses everything
+    /// the hand rules do not pass.
+    static func constant(probability: Double) -> ExerciseGateModel {
+        constant(logOdds: log(probability / (1 - probability)))
     }
 }
 

@@ -22,7 +22,7 @@ struct VerticalRepetitionTests {
         verticalStepRhythm: 0.52891, stepPeriod: 0.6)
 
     /// A gate that refuses every moment as the held-out tree refused that squat (0.034).
-    static let refusing = ExerciseGateModel.refusingEverything(probability: 0.034)
+    static let refusing = ExerciseGateModel.constant(probability: 0.034)
 
     /// 15 squats seen from a wrist held still on the body: every rep moves along gravity only, as two bumps half a rep
     /// apart (down and up; the second 0.7 times the first, which makes a step rhythm), 0.3 g, 1.25 s a rep ±5 %, each

@@ -111,8 +111,7 @@ struct WalkingTests {
         func judge(logOdds: Double?) -> (reps: Int, walking: Int, band: Int) {
             var c = RepDetectorConfiguration()
             if let logOdds {
-                c.exerciseGate = ExerciseGateModel(
-                    feature: [-1], threshold: [0], left: [0], right: [0], score: [0], offset: logOdds)
+                c.exerciseGate = .constant(logOdds: logOdds)
             } else {
                 c.minimumExerciseLikelihood = 0
             }
@@ -151,7 +150,7 @@ struct WalkingTests {
         """)
     func walkingBeforeTheGateCanJudge() {
         var c = RepDetectorConfiguration()
-        c.exerciseGate = ExerciseGateModel(feature: [-1], threshold: [0], left: [0], right: [0], score: [0])
+        c.exerciseGate = .constant(logOdds: 0)
         var detector = RepDetector(configuration: c)
         var events: [WorkoutEvent] = []
         var unjudged = (band: 0, walking: 0)
