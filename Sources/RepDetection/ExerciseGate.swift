@@ -320,10 +320,13 @@ public struct ExerciseGateModel: Sendable, Equatable {
         feature: [-1], threshold: [0], left: [0], right: [0], score: [0], roots: [0], offset: 50)
 
     /// How the detector judges a moment, in this order: steady repetition (`isSteadyRepetition`) passes (1), gait's
-    /// signature (`isGait`) and a smooth arm swing at a stride's period (`isArmSwing`) are refused with confidence (0),
-    /// anything else gets `probability(of:)`. A slow, strong moment that also holds gait's signature passes.
+    /// signature (`isGait`), a smooth arm swing at a stride's period (`isArmSwing`) and a jolted pendulum swing at one
+    /// (`isStrideSwing`) are refused with confidence (0), anything else gets `probability(of:)`. A slow, strong moment
+    /// that also holds gait's signature passes.
     public func judgement(of features: ExerciseGateFeatures) -> Double {
-        features.isSteadyRepetition ? 1 : features.isGait || features.isArmSwing ? 0 : probability(of: features)
+        if features.isSteadyRepetition { return 1 }
+        if features.isGait || features.isArmSwing || features.isStrideSwing { return 0 }
+        return probability(of: features)
     }
 
     /// The probability of exercise for `features`.

@@ -65,8 +65,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// over 3 times slower or faster are left out). Steady clean repetition, slow strong repetition, level
     /// repetition (a wrist that only tilts) and vertical repetition (a wrist held still on a body that rises and
     /// sinks) are never refused (`ExerciseGateFeatures.isSteadyRepetition`); any other
-    /// moment with gait's signature, or a smooth arm swing at a stride's period without steps, is refused with
-    /// confidence (`ExerciseGateFeatures.isGait`, `isArmSwing`; judged 0).
+    /// moment with gait's signature, or an arm swing at a stride's period without steps (smooth, or jolted and
+    /// swinging back like a pendulum), is refused with confidence (`ExerciseGateFeatures.isGait`, `isArmSwing`,
+    /// `isStrideSwing`; judged 0).
     /// Default 0.2, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The exercise gate").
     /// Configuration key `minimum_exercise_likelihood`; `repctl eval --minimum-exercise-likelihood` measures others.
     public var minimumExerciseLikelihood: Double = 0.2
