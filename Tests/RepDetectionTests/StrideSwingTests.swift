@@ -24,6 +24,15 @@ struct StrideSwingTests {
         verticalStepRhythm: 0.05567,
         stepPeriod: 0)
 
+    /// A moment of another person's walk (WISDM 1617, 14.9 s into the walking recording) that the built-in tree
+    /// accepted (0.99): the same swing at 1.16 s.
+    static let acceptedWalk = ExerciseGateFeatures(
+        logPeriod: 0.14842, logRMS: -1.77446, periodicity: 0.92291, verticalShare: 0.55227, verticalHalf: -0.38398,
+        acrossHalf: -0.74025, verticalFull: 0.91419, acrossFull: 0.88984, logSharpness: 0.35784,
+        logVerticalSharpness: 0.42991, steadiness: 0.97139, pauseShare: 0.04, stepRhythm: 0,
+        verticalStepRhythm: 0.04164,
+        stepPeriod: 0)
+
     @Test(
         """
         a swing at a stride's period (0.9–1.25 s) with no step rhythm, reversing across gravity half a period later \
@@ -37,8 +46,25 @@ struct StrideSwingTests {
         #expect(!Self.walk.isGait)
         #expect(ExerciseGateModel.constant(probability: 0.99).judgement(of: Self.walk) == 0)
         #expect(ExerciseGateModel.trained.judgement(of: Self.walk) == 0)
-        for period in [0.9, 1.25] {
-            #expect(Self.walk.with { $0.logPeriod = log(period) }.isStrideSwing, "\(period) s")
+        #expect(Self.acceptedWalk.isStrideSwing)
+        #expect(!Self.acceptedWalk.isArmSwing && !Self.acceptedWalk.isSteadyRepetition && !Self.acceptedWalk.isGait)
+        #expect(ExerciseGateModel.trained.probability(of: Self.acceptedWalk) > 0.2)
+        #expect(ExerciseGateModel.trained.judgement(of: Self.acceptedWalk) == 0)
+        // Every bound is inclusive.
+        let edges = [
+            ("0.9 s", Self.walk.with { $0.logPeriod = log(0.9) }),
+            ("1.25 s", Self.walk.with { $0.logPeriod = log(1.25) }),
+            ("swing back at -0.6", Self.walk.with { $0.acrossHalf = -0.6 }),
+            ("no repetition along gravity at 0", Self.walk.with { $0.verticalHalf = 0 }),
+            ("periodicity 0.75", Self.walk.with { $0.periodicity = 0.75 }),
+            ("sharpness 0.1", Self.walk.with { $0.logSharpness = 0.1 }),
+            ("15 % along gravity", Self.walk.with { $0.verticalShare = 0.15 }),
+            ("60 % along gravity", Self.walk.with { $0.verticalShare = 0.6 }),
+            ("0.15 g", Self.walk.with { $0.logRMS = log(0.15) }),
+            ("0.6 g", Self.walk.with { $0.logRMS = log(0.6) }),
+        ]
+        for (name, moment) in edges {
+            #expect(moment.isStrideSwing, "\(name)")
         }
         let kept = [
             ("faster stride", Self.walk.with { $0.logPeriod = log(0.89) }),
@@ -55,6 +81,19 @@ struct StrideSwingTests {
         ]
         for (name, moment) in kept {
             #expect(!moment.isStrideSwing, "\(name)")
+        }
+    }
+
+    @Test(
+        """
+        small smooth reps with noise are not a stride swing: 15 irregular diagonal reps of 0.15–0.3 g at their peak \
+        with 0.02 g of noise count 15 at 1.1 s a rep
+        """, arguments: [0.5, 0.8], [0.15, 0.2, 0.3])
+    func smallNoisySmoothRepsCount(lift: Double, size: Double) {
+        for seed: UInt64 in [1, 2] {
+            let reps = irregularReps(
+                direction: Vector3(1, 0, lift), size: size, period: 1.1, noise: 0.02, seed: seed)
+            #expect(repCount(reps) == 15, "lift \(lift), \(size) g, seed \(seed)")
         }
     }
 

@@ -115,12 +115,12 @@ struct RepSchedule {
     }
 }
 
-/// 15 reps whose acceleration, `size` g at its peak, lies along `direction` (gravity along z): each rep one cycle of a
-/// sine, 0.7–1.3 times as large and 0.85–1.15 times as long as `period` (irregular like a real set, so neither steady
-/// nor clean), with 0.01 g of white noise on each axis; 4 s of stillness before and 10 s after, at 50 Hz. `harmonic`
-/// adds that share of the third harmonic to each cycle (sharper than a sine).
+/// 15 reps whose acceleration lies along `direction` (gravity along z): each rep one cycle of a sine of `size` g at its
+/// peak, 0.7–1.3 times as large and 0.85–1.15 times as long as `period` (irregular like a real set, so neither steady
+/// nor clean), with `noise` g (standard deviation) of white noise on each axis; 4 s of stillness before and 10 s after,
+/// at 50 Hz. `harmonic` adds that share of the sine's third harmonic to each cycle (sharper than a sine).
 func irregularReps(
-    direction: Vector3, size: Double, period: Double, harmonic: Double = 0, seed: UInt64
+    direction: Vector3, size: Double, period: Double, harmonic: Double = 0, noise: Double = 0.01, seed: UInt64
 ) -> [MotionSample] {
     var random = SeededGenerator(seed: seed)
     let schedule = RepSchedule(
@@ -129,8 +129,8 @@ func irregularReps(
     return schedule.samples(rate: 50, tail: 10) { t, under in
         let a =
             under.map { schedule.sizes[$0.rep] * size * (sin(2 * .pi * $0.p) + harmonic * sin(6 * .pi * $0.p)) } ?? 0
-        let noise = { random.nextGaussian(standardDeviation: 0.01) }
+        let jitter = { random.nextGaussian(standardDeviation: noise) }
         return MotionSample(
-            timestamp: t, ax: a * unit.x + noise(), ay: a * unit.y + noise(), az: 1 + a * unit.z + noise())
+            timestamp: t, ax: a * unit.x + jitter(), ay: a * unit.y + jitter(), az: 1 + a * unit.z + jitter())
     }
 }
