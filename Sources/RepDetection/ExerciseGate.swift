@@ -319,15 +319,16 @@ public struct ExerciseGateModel: Sendable, Equatable {
     public static let open = ExerciseGateModel(
         feature: [-1], threshold: [0], left: [0], right: [0], score: [0], roots: [0], offset: 50)
 
-    /// How the detector judges a moment, in this order: motion too small for its pace to be a rep
-    /// (`isTooSmallForItsPace`) is refused with confidence (0), steady repetition (`isSteadyRepetition`) passes (1),
-    /// gait's signature (`isGait`), a smooth arm swing at a stride's period (`isArmSwing`) and a jolted pendulum swing
-    /// at one (`isStrideSwing`) are refused with confidence (0), anything else gets `probability(of:)`. A slow, strong
-    /// moment that also holds gait's signature passes.
+    /// How the detector judges a moment, in this order: steady repetition (`isSteadyRepetition`) passes (1); motion
+    /// too small for its pace to be a rep (`isTooSmallForItsPace`), gait's signature (`isGait`), a smooth arm swing at
+    /// a stride's period (`isArmSwing`) and a jolted pendulum swing at one (`isStrideSwing`) are refused with
+    /// confidence (0); anything else gets `probability(of:)`. A slow, strong moment that also holds gait's signature
+    /// passes.
     public func judgement(of features: ExerciseGateFeatures) -> Double {
-        if features.isTooSmallForItsPace { return 0 }
         if features.isSteadyRepetition { return 1 }
-        if features.isGait || features.isArmSwing || features.isStrideSwing { return 0 }
+        if features.isTooSmallForItsPace || features.isGait || features.isArmSwing || features.isStrideSwing {
+            return 0
+        }
         return probability(of: features)
     }
 

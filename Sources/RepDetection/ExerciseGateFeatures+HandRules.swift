@@ -1,7 +1,7 @@
 /// The exercise gate's hand rules: repetition it never refuses and gait (or motion too small to be a rep) it always
-/// refuses, whatever the tree says (`ExerciseGateModel.judgement(of:)` refuses `isTooSmallForItsPace` first, then
-/// passes `isSteadyRepetition`, then refuses `isGait`, `isArmSwing` and `isStrideSwing`). Each is documented with what
-/// it measured in docs/DETECTOR.md ("How the detector uses it" and the sections it names).
+/// refuses, whatever the tree says (`ExerciseGateModel.judgement(of:)` passes `isSteadyRepetition` first, then refuses
+/// `isTooSmallForItsPace`, `isGait`, `isArmSwing` and `isStrideSwing`). Each is documented with what it measured in
+/// docs/DETECTOR.md ("How the detector uses it" and the sections it names).
 extension ExerciseGateFeatures {
     /// Repetition that the gate never refuses, whatever the tree says (the name is older than the kinds that ask for
     /// no steadiness). Four kinds:
@@ -94,15 +94,15 @@ extension ExerciseGateFeatures {
             && Self.armSwingVerticalShares.contains(verticalShare) && Self.armSwingLogRMS.contains(logRMS)
     }
 
-    /// Motion too small for its pace to be a rep, which the gate refuses before anything else (steady repetition
-    /// included): a sine of the moment's RMS and period moves the wrist less than 1 mm either way (RMS × √2 × g ×
-    /// (period / 2π)²; `smallestRepLogAcceleration`). The RMS is the detector's smoothed motion, which keeps about 0.44
-    /// of a 3 Hz motion and 0.64 of a 2 Hz one, so the floor is about 2.3 mm of real motion at 3 Hz, 1.6 mm at 2 Hz
-    /// and 1.1 mm at 1 Hz. A still wrist's tremor and the sensor's noise repeat at about 3 Hz with 0.01–0.03 g, under
-    /// a millimetre; no exercise moves so little at its pace. Of the judged moments of ../shared's exercise sets the
-    /// least moves 2.5 mm by this measure; of those without exercise, 829 move less than 1 mm (sitting, standing and
-    /// sit-walk-sit wrists of 24 people), 76 of which (16 people) the built-in judgement accepted (docs/DETECTOR.md,
-    /// "Motion too small for its pace is refused").
+    /// Motion too small for its pace to be a rep, which the gate refuses whatever the tree says (a moment of
+    /// `isSteadyRepetition` passes first): a sine of the moment's RMS and period moves the wrist less than 1 mm either
+    /// way (RMS × √2 × g × (period / 2π)²; `smallestRepLogAcceleration`). The RMS is that of the detector's smoothed
+    /// motion, which at the default smoothing keeps about 0.44 of a 3 Hz motion, 0.64 of a 2 Hz one and 0.88 of a 1 Hz
+    /// one, so the floor is about 2.3, 1.6 and 1.1 mm of real motion there. A still wrist's tremor repeats at about
+    /// 3 Hz with 0.01–0.03 g RMS, mostly under the floor; no exercise moves so little at its pace. Of the judged
+    /// moments of ../shared's exercise sets the least moves 2.5 mm by this measure; of those without exercise, 829 move
+    /// less than 1 mm (sitting, standing and sit-walk-sit wrists of 24 people), 76 of which (16 people) the built-in
+    /// judgement accepted (docs/DETECTOR.md, "Motion too small for its pace is refused").
     public var isTooSmallForItsPace: Bool {
         logRMS + 2 * logPeriod < Self.smallestRepLogAcceleration
     }

@@ -62,12 +62,12 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// 2.5 s of one refused unsure, no rep is counted live while the smoothed probability is below half of it, and a
     /// set whose moments average below 2 times it (2.75 times with 40 % of them refused), or whose final count is
     /// below 3 (4 when its period is 5 s or more), is dismissed at its end (judgements after its last rep at a pace
-    /// over 3 times slower or faster are left out). Motion too small for its pace to be a rep (under 1 mm either
-    /// way: `ExerciseGateFeatures.isTooSmallForItsPace`) is refused with confidence first. Otherwise steady clean
-    /// repetition, slow strong repetition, level repetition (a wrist that only tilts) and vertical repetition (a wrist
-    /// held still on a body that rises and sinks) are never refused (`isSteadyRepetition`); any other moment with
-    /// gait's signature, or an arm swing at a stride's period without steps (smooth, or jolted and swinging back like
-    /// a pendulum), is refused with confidence (`isGait`, `isArmSwing`, `isStrideSwing`; judged 0).
+    /// over 3 times slower or faster are left out). Steady clean repetition, slow strong repetition, level repetition
+    /// (a wrist that only tilts) and vertical repetition (a wrist held still on a body that rises and sinks) are never
+    /// refused (`ExerciseGateFeatures.isSteadyRepetition`); any other moment too small for its pace to be a rep (under
+    /// 1 mm either way), with gait's signature, or with an arm swing at a stride's period without steps (smooth, or
+    /// jolted and swinging back like a pendulum), is refused with confidence (`isTooSmallForItsPace`, `isGait`,
+    /// `isArmSwing`, `isStrideSwing`; judged 0).
     /// Default 0.2, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The exercise gate").
     /// Configuration key `minimum_exercise_likelihood`; `repctl eval --minimum-exercise-likelihood` measures others.
     public var minimumExerciseLikelihood: Double = 0.2
