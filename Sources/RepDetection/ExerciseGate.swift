@@ -315,7 +315,9 @@ public struct ExerciseGateModel: Sendable, Equatable {
         return score.allSatisfy { $0.isFinite && abs($0) <= 100 }
     }
 
-    /// A model of one leaf that lets everything through (probability 1): what the detector counts without a gate.
+    /// A model of one leaf that lets everything through (probability 1). `judgement(of:)` still applies the hand rules
+    /// to it (steady repetition passes; motion too small for its pace, gait's signature and the arm swings are
+    /// refused): a gate of those rules alone.
     public static let open = ExerciseGateModel(
         feature: [-1], threshold: [0], left: [0], right: [0], score: [0], roots: [0], offset: 50)
 
