@@ -135,8 +135,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The scratch folder tests write to, removed as the test process exits.
+        .target(name: "TestScratch", path: "Tests/TestScratch"),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
-        .testTarget(name: "MotionFixturesTests", dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore"]),
+        .testTarget(
+            name: "MotionFixturesTests",
+            dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore", "TestScratch"]),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore", "RepDetection"]),
         .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
         .testTarget(
@@ -145,25 +149,29 @@ let package = Package(
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(
             name: "RepClientTests", dependencies: ["RepClient", "RepProtocol", "RepDetection", "MotionCore"]),
-        .testTarget(name: "RepJournalTests", dependencies: ["RepJournal"]),
-        .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol"]),
+        .testTarget(name: "RepJournalTests", dependencies: ["RepJournal", "TestScratch"]),
+        .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol", "TestScratch"]),
         .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection", "RepSettings"]),
         .testTarget(
             name: "RepDaemonTests",
             dependencies: [
                 "RepDaemon", "RepProtocol", "RepClient", "RepDetection", "MotionCore", "MotionFixtures",
                 "MotionSimulation",
-                "RepJournal", "RepUplink", "RepSettings",
+                "RepJournal", "RepUplink", "RepSettings", "TestScratch",
             ]),
         .testTarget(
             name: "LinuxIIOTests",
-            dependencies: ["LinuxIIO", "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepTools"],
+            dependencies: [
+                "LinuxIIO", "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepTools",
+                "TestScratch",
+            ],
             exclude: ["umockdev"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"], exclude: ["corpus"]),
         .testTarget(
             name: "RepToolsTests",
             dependencies: [
                 "RepTools", "RepProtocol", "RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation",
+                "TestScratch",
             ]),
     ],
     swiftLanguageModes: [.v6]

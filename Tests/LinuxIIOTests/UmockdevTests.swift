@@ -3,6 +3,7 @@ import LinuxIIO
 import MotionCore
 import MotionFixtures
 import RepTools
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -63,8 +64,7 @@ struct UmockdevTests {
             bytes += lis3dhRecord(x: x, y: y, z: z, ns: ns)
             expected.append((Double(ns) / 1e9, x, y, z))
         }
-        let dir = NSTemporaryDirectory() + "repd-iio-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = Scratch.directory("iio")
         let script = dir + "/records.script"
         try readScript(bytes, chunkSizes: chunks).write(to: URL(fileURLWithPath: script))
         let result = try runProgram(
@@ -93,8 +93,7 @@ struct UmockdevTests {
         let run = try requireUmockdev()
         let count = 40
         let bytes = (0..<count).flatMap { i in lis3dhRecord(x: i, y: 0, z: 1024, ns: 0) }
-        let dir = NSTemporaryDirectory() + "repd-iio-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = Scratch.directory("iio")
         let script = dir + "/records.script"
         try readScript(bytes, chunkSizes: [32, 48, 16]).write(to: URL(fileURLWithPath: script))
         let result = try runProgram(
@@ -129,8 +128,7 @@ struct UmockdevTests {
             bytes += lis3dhRecord(
                 x: 10 * i - 100, y: -20 - i, z: 1024 + 9 * i, ns: 1_700_000_000_000_000_000 + Int64(i) * 20_000_000)
         }
-        let dir = NSTemporaryDirectory() + "repd-iio-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = Scratch.directory("iio")
         let script = dir + "/records.script"
         try readScript(bytes, chunkSizes: [48]).write(to: URL(fileURLWithPath: script))
         let device = umockdevDirectory + "/wrist.umockdev"
@@ -216,7 +214,7 @@ struct UmockdevTests {
     /// wrist.umockdev with `edit` applied, written to a temporary file.
     private func wristVariant(_ edit: (String) -> String) throws -> String {
         let text = try String(contentsOfFile: umockdevDirectory + "/wrist.umockdev", encoding: .utf8)
-        let path = NSTemporaryDirectory() + "repd-wrist-" + UUID().uuidString + ".umockdev"
+        let path = Scratch.file("wrist", suffix: ".umockdev")
         try edit(text).write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -301,7 +299,7 @@ struct UmockdevTests {
     private func testbed(_ scenario: String, program: String) throws -> [String: Any] {
         let wrapper = try #require(
             tool("umockdev-wrapper"), "umockdev-wrapper is missing: scripts/install-deps test installs umockdev")
-        let out = NSTemporaryDirectory() + "repd-testbed-" + UUID().uuidString + ".json"
+        let out = Scratch.file("testbed", suffix: ".json")
         let result = try runProgram(
             wrapper,
             [

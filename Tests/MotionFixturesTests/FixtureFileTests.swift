@@ -1,6 +1,7 @@
 import MotionCore
 import MotionFixtures
 import MotionSimulation
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -9,11 +10,9 @@ import Testing
     import Darwin
 #endif
 
-/// A fresh directory under /tmp for one test.
+/// A fresh directory for one test (removed with the test process's scratch folder).
 func temporaryDirectory() -> String {
-    var template = Array("/tmp/repd-test-XXXXXX".utf8CString)
-    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-    return path
+    Scratch.directory("fixtures")
 }
 
 func writeText(_ text: String, to path: String) {

@@ -3,6 +3,7 @@ import MotionCore
 import RepClient
 import RepDetection
 import RepProtocol
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -17,9 +18,7 @@ let productsDirectory: String = {
 
 /// A fresh folder for one test.
 func scratchDirectory() -> String {
-    let path = "/tmp/repd-t-" + String(UUID().uuidString.prefix(8))
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+    Scratch.directory("t")
 }
 
 /// Waits for `condition` to hold, checking every 10 ms, for at most `timeout` seconds.

@@ -3,6 +3,7 @@ import MotionCore
 import RepClient
 import RepJournal
 import RepProtocol
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -224,8 +225,8 @@ private func runTool(_ executable: String, _ arguments: [String]) throws -> Stri
     tool.executableURL = URL(fileURLWithPath: executable)
     tool.arguments = arguments
     let output = Pipe()
-    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).err")
-    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    let errors = URL(fileURLWithPath: Scratch.file("tool", suffix: ".err"))
+    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: errors) }
     tool.standardOutput = output
     tool.standardError = try FileHandle(forWritingTo: errors)

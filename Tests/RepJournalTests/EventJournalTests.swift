@@ -1,13 +1,12 @@
 import Foundation
+import TestScratch
 import Testing
 
 @testable import RepJournal
 
 /// A fresh folder for one test.
 func scratchDirectory() -> String {
-    let path = "/tmp/repd-j-" + String(UUID().uuidString.prefix(8))
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+    Scratch.directory("journal")
 }
 
 @Suite("The event journal (SQLite)")

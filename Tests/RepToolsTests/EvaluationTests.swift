@@ -5,12 +5,11 @@ import MotionSimulation
 import RepDetection
 import RepProtocol
 import RepTools
+import TestScratch
 import Testing
 
 private func makeDirectory() -> String {
-    let path = NSTemporaryDirectory() + "repd-eval-" + UUID().uuidString
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+    Scratch.directory("eval")
 }
 
 @Suite("repctl eval")

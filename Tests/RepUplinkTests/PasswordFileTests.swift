@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 @testable import RepUplink
@@ -6,7 +7,7 @@ import Testing
 @Suite("the broker password file")
 struct PasswordFileTests {
     private func file(_ text: String, mode: mode_t) throws -> String {
-        let path = NSTemporaryDirectory() + "/repd-password-" + UUID().uuidString
+        let path = Scratch.file("password")
         try text.write(toFile: path, atomically: false, encoding: .utf8)
         chmod(path, mode)
         return path

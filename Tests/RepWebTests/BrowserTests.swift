@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The folder holding the built executables (the test bundle sits next to them).
@@ -44,8 +45,7 @@ private let wristDevice = URL(fileURLWithPath: #filePath).deletingLastPathCompon
 /// Runs one of the scripts with the products folder and a fresh output folder; returns its exit status and output.
 private func runScript(_ name: String, _ extra: [String] = []) throws -> (status: Int32, output: String, folder: String)
 {
-    let folder = "/tmp/repd-web-t-" + String(UUID().uuidString.prefix(8))
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = Scratch.directory("web")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
     process.arguments = [scriptsDirectory + "/" + name, "--bin", productsDirectory, "--out", folder] + extra

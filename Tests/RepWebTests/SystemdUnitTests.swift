@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 private let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -16,8 +17,7 @@ struct SystemdUnitTests {
     func verifies() throws {
         let products = (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") as NSString)
             .deletingLastPathComponent
-        let dir = "/tmp/repd-web-unit-" + String(UUID().uuidString.prefix(8))
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = Scratch.directory("units")
         for (name, binary) in [("repd-web.service", "repd-web"), ("repd.service", "repd")] {
             let text = try String(contentsOfFile: repositoryRoot + "/systemd/" + name, encoding: .utf8)
                 .replacingOccurrences(of: "/usr/local/bin/\(binary) ", with: "\(products)/\(binary) ")

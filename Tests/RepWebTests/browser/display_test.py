@@ -251,7 +251,10 @@ def main():
                  "--force-device-scale-factor=1", "--hide-scrollbars"]:
         options.add_argument(flag)
     options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    # Chromium puts its singleton socket in a folder under $TMPDIR and leaves it there: in the run's folder, it
+    # goes with it.
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver", env=dict(os.environ, TMPDIR=args.out)),
+                              options=options)
     # The page's own size (a window's would include the browser's frame): a 1280 x 800 tablet, landscape.
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})

@@ -116,7 +116,10 @@ def main():
                      "--force-device-scale-factor=1", "--hide-scrollbars"]:
             options.add_argument(flag)
         options.binary_location = "/usr/bin/chromium"
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        # Chromium puts its singleton socket in a folder under $TMPDIR and leaves it there: in the run's folder, it
+        # goes with it.
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver", env=dict(os.environ, TMPDIR=args.out)),
+                                  options=options)
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
         check(wait_for(lambda: port_open(port), 20), "repd-web did not listen")
