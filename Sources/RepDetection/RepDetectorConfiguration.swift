@@ -65,9 +65,10 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// over 3 times slower or faster are left out). Steady clean repetition, slow strong repetition, level repetition
     /// (a wrist that only tilts) and vertical repetition (a wrist held still on a body that rises and sinks) are never
     /// refused (`ExerciseGateFeatures.isSteadyRepetition`); any other moment too small for its pace to be a rep (under
-    /// 1 mm either way), with gait's signature, or with an arm swing at a stride's period without steps (smooth, or
-    /// jolted and swinging back like a pendulum), is refused with confidence (`isTooSmallForItsPace`, `isGait`,
-    /// `isArmSwing`, `isStrideSwing`; judged 0).
+    /// 1 mm either way), with gait's signature, with an arm swing at a stride's period without steps (smooth, or
+    /// jolted and swinging back like a pendulum), or with a slow stride's two steps bouncing the wrist alike, is
+    /// refused with confidence (`isTooSmallForItsPace`, `isGait`, `isArmSwing`, `isStrideSwing`, `isStrideBounce`;
+    /// judged 0).
     /// Default 0.2, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The exercise gate").
     /// Configuration key `minimum_exercise_likelihood`; `repctl eval --minimum-exercise-likelihood` measures others.
     public var minimumExerciseLikelihood: Double = 0.2
