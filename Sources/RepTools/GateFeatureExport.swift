@@ -20,8 +20,8 @@ public enum GateFeatureExport {
     ) -> [String] {
         // The gate measures only while it is on: with it off, an open gate (whose tree lets everything through)
         // measures the same features. The detector is then not quite gate-less: the walking rule still looks at the
-        // judgements, and the hand rules still refuse (gait's signature, the arm swings, motion too small for its
-        // pace), so `in_set` can differ from a gate-off run's.
+        // judgements, and the hand rules still refuse (gait's signature, the arm swings, a slow stride's bounce, motion
+        // too small for its pace), so `in_set` can differ from a gate-off run's.
         var configuration = configuration
         if configuration.minimumExerciseLikelihood == 0 {
             configuration.exerciseGate = .open

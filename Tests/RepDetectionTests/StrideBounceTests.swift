@@ -30,6 +30,10 @@ struct StrideBounceTests {
     func slowStrideBounceIsRefused() {
         #expect(ExerciseGateModel.trained.probability(of: Self.stairs) >= 0.2, "the tree alone accepted it")
         #expect(!Self.stairs.isSteadyRepetition)
+        // No other rule refuses it: gait's signature needs the swing to reverse (-0.6) and a step rhythm.
+        #expect(
+            !Self.stairs.isGait && !Self.stairs.isArmSwing && !Self.stairs.isStrideSwing
+                && !Self.stairs.isTooSmallForItsPace)
         #expect(Self.stairs.isStrideBounce)
         #expect(ExerciseGateModel.trained.judgement(of: Self.stairs) == 0)
         #expect(ExerciseGateModel.constant(probability: 0.99).judgement(of: Self.stairs) == 0)

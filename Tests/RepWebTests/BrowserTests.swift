@@ -70,7 +70,7 @@ struct BrowserTests {
         // REPD_WEB_SCREENSHOT=docs/repd-web.png also writes the README's screenshot.
         let docs = ProcessInfo.processInfo.environment["REPD_WEB_SCREENSHOT"].map { ["--docs-screenshot", $0] } ?? []
         let run = try runScript("display_test.py", docs)
-        print("display_test.py (screenshots in \(run.folder)):\n\(run.output)")
+        print("display_test.py (screenshots in \(run.folder), kept with REPD_KEEP_TEST_FILES=1):\n\(run.output)")
         #expect(run.status == 0, "\(run.output)")
         #expect(FileManager.default.fileExists(atPath: run.folder + "/display.png"))
     }
@@ -87,7 +87,7 @@ struct BrowserTests {
         .timeLimit(.minutes(1)))
     func sensorLostBanner() throws {
         let run = try runScript("sensor_test.py", ["--device", wristDevice])
-        print("sensor_test.py (logs and screenshot in \(run.folder)):\n\(run.output)")
+        print("sensor_test.py (logs and screenshot in \(run.folder), kept with REPD_KEEP_TEST_FILES=1):\n\(run.output)")
         #expect(run.status == 0, "\(run.output)")
         #expect(FileManager.default.fileExists(atPath: run.folder + "/display-sensor-lost.png"))
     }
@@ -98,7 +98,7 @@ struct BrowserTests {
         .timeLimit(.minutes(2)))
     func manyBrowsers() throws {
         let run = try runScript("clients_test.py", ["--clients", "100"])
-        print("clients_test.py (logs in \(run.folder)):\n\(run.output)")
+        print("clients_test.py (logs in \(run.folder), kept with REPD_KEEP_TEST_FILES=1):\n\(run.output)")
         #expect(run.status == 0, "\(run.output)")
     }
 }

@@ -8,7 +8,7 @@
 Each writes what it observed to OUT.json; the Swift tests make the assertions. Records are fed through the
 device's PTY in the wrist.umockdev layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp (16 bytes).
 """
-import gc, json, os, socket, struct, subprocess, sys, threading, time
+import atexit, gc, json, os, socket, struct, subprocess, sys, threading, time
 import gi
 gi.require_version('UMockdev', '1.0')
 from gi.repository import UMockdev
@@ -54,6 +54,21 @@ class Feeder(threading.Thread):
 
 
 testbed = UMockdev.Testbed.new()
+
+
+def release_testbed():
+    """umockdev removes the testbed's folder under /tmp when the testbed is finalized, which the interpreter's exit
+    does not always do (a feeder thread may still be writing to its PTY): stop the feeder and release it, however the
+    scenario ends."""
+    global testbed
+    if 'feeder' in globals():
+        feeder.running = False
+        feeder.join(2)
+    del testbed
+    gc.collect()
+
+
+atexit.register(release_testbed)
 testbed.add_from_file(device_file)
 root = testbed.get_root_dir()
 env = dict(os.environ, UMOCKDEV_DIR=root)
@@ -196,11 +211,3 @@ elif scenario == 'permission':
 
 with open(out_path, 'w') as f:
     json.dump(result, f, indent=1)
-
-# umockdev removes the testbed's folder under /tmp when the testbed is finalized, which the interpreter's exit does not
-# always do (a feeder thread may still be writing to its PTY): stop the feeder and release the testbed now.
-if 'feeder' in globals():
-    feeder.running = False
-    feeder.join(2)
-del testbed
-gc.collect()
