@@ -53,7 +53,10 @@ final class StreamReader: @unchecked Sendable {
             guard poll(&pfd, 1, 100) > 0 else { continue }
             let n = read(fd, &buffer, chunk)
             if n <= 0 { break }
+            // The wall clock stamps arrivals (they are compared with the events' wall times); the pause is timed on
+            // the monotonic clock, which a step of the wall clock cannot stretch into a long sleep.
             let arrival = Date().timeIntervalSince1970
+            let readAt = DispatchTime.now().uptimeNanoseconds
             partial.append(contentsOf: buffer[..<n])
             var lines: [ReceivedLine] = []
             var start = 0
@@ -69,7 +72,8 @@ final class StreamReader: @unchecked Sendable {
                 }
                 received += lines
             }
-            let rest = pause - (Date().timeIntervalSince1970 - arrival)
+            let spent = Double(DispatchTime.now().uptimeNanoseconds - readAt) / 1e9
+            let rest = min(pause, pause - spent)
             if rest > 0 { usleep(useconds_t(rest * 1e6)) }
         }
         lock.withLock { ended = true }
