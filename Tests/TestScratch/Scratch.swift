@@ -12,9 +12,8 @@ public enum Scratch {
     /// /tmp would be under the usual umask, for the tests that run a program as another user.
     public static let root: String = {
         var template = Array("/tmp/repd-tests-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard let made else { fatalError("cannot make a scratch folder under /tmp: errno \(errno)") }
-        let path = String(cString: made)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
+        guard let path = made else { fatalError("cannot make a scratch folder under /tmp: errno \(errno)") }
         chmod(path, 0o755)
         atexit { Scratch.removeRoot() }
         return path
