@@ -11,6 +11,8 @@ Commands, one per line on standard input, each answered on standard output once 
   stop, or end of input: repd gets SIGTERM; exits with repd's exit status.
 Prints "ready" once repd accepts connections on SOCKET ("failed" if it exits or does not within 20 s).
 """
+import atexit
+import gc
 import os
 import socket
 import struct
@@ -57,6 +59,21 @@ def say(word):
 
 
 testbed = UMockdev.Testbed.new()
+
+
+def release_testbed():
+    """umockdev removes the testbed's folder under /tmp when the testbed is finalized, which the interpreter's exit
+    does not always do (a feeder thread may still be writing to a PTY): stop the feeder and release it, however the
+    script ends."""
+    global testbed
+    if 'feeder' in globals():
+        feeder.running = False
+        feeder.join(2)
+    del testbed
+    gc.collect()
+
+
+atexit.register(release_testbed)
 testbed.add_from_file(device_file)
 env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir())
 feeder = Feeder(testbed, '/dev/iio:device0')
