@@ -8,21 +8,15 @@
 Each writes what it observed to OUT.json; the Swift tests make the assertions. Records are fed through the
 device's PTY in the wrist.umockdev layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp (16 bytes).
 """
-import atexit, gc, json, os, socket, struct, subprocess, sys, threading, time
-import gi
-gi.require_version('UMockdev', '1.0')
-from gi.repository import UMockdev
+import json, os, socket, subprocess, sys, time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from wrist_testbed import DEV, WristTestbed
 
 scenario, device_file, program, out_path = sys.argv[1:5]
-DEV = '/sys/devices/platform/lis3dh-wrist/iio:device0'
 ATTRIBUTES = ['buffer/enable', 'buffer/length', 'buffer/watermark', 'trigger/current_trigger', 'sampling_frequency',
               'scan_elements/in_accel_x_en', 'scan_elements/in_accel_y_en', 'scan_elements/in_accel_z_en',
               'scan_elements/in_timestamp_en', 'scan_elements/in_temp_en']
-
-
-def record(x, y, z, ns):
-    enc = lambda v: ((v & 0xFFF) << 4) & 0xFFFF
-    return struct.pack('<HHHxxq', enc(x), enc(y), enc(z), ns)
 
 
 def attributes(root, device=DEV):
@@ -33,50 +27,13 @@ def attributes(root, device=DEV):
     return values
 
 
-class Feeder(threading.Thread):
-    """Writes 50 records per second into the device's PTY until stopped or the PTY goes away."""
-    def __init__(self, testbed, node='/dev/iio:device0'):
-        super().__init__(daemon=True)
-        self.fd = testbed.get_dev_fd(node)
-        self.running = True
-        self.sent = 0
-
-    def run(self):
-        start = time.time_ns()
-        while self.running:
-            i = self.sent
-            try:
-                os.write(self.fd, record(i % 100, -i % 50, 1024 + (i % 7), start + i * 20_000_000))
-            except OSError:
-                return
-            self.sent += 1
-            time.sleep(0.02)
-
-
-testbed = UMockdev.Testbed.new()
-
-
-def release_testbed():
-    """umockdev removes the testbed's folder under /tmp when the testbed is finalized, which the interpreter's exit
-    does not always do (a feeder thread may still be writing to its PTY): stop the feeder and release it, however the
-    scenario ends."""
-    global testbed
-    if 'feeder' in globals():
-        feeder.running = False
-        feeder.join(2)
-    del testbed
-    gc.collect()
-
-
-atexit.register(release_testbed)
-testbed.add_from_file(device_file)
-root = testbed.get_root_dir()
+bed = WristTestbed(device_file)
+root = bed.root
 env = dict(os.environ, UMOCKDEV_DIR=root)
 result = {'before': attributes(root)}
 
 if scenario == 'setup':
-    feeder = Feeder(testbed)
-    feeder.start()
+    feeder = bed.feed()
     child = subprocess.Popen([program, 'sensors', '--read', '60', '--rate', '90', '--json'], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 45
@@ -92,8 +49,7 @@ if scenario == 'setup':
 
 elif scenario == 'restore':
     # An attribute that disappears during capture cannot be put back at stop: repctl must say so.
-    feeder = Feeder(testbed)
-    feeder.start()
+    feeder = bed.feed()
     child = subprocess.Popen([program, 'sensors', '--read', '60', '--json'], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 45
@@ -122,8 +78,7 @@ elif scenario == 'silent':
 
 elif scenario == 'hotplug':
     sock_path = os.path.join(root, 'repd.sock')
-    feeder = Feeder(testbed)
-    feeder.start()
+    feeder = bed.feed()
     child = subprocess.Popen([program, '--socket', sock_path, '--log-level', 'debug'], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # The socket file appears at bind(), a moment before listen(): until then a connect is refused. Retry (for long:
@@ -165,22 +120,13 @@ elif scenario == 'hotplug':
 
     pump(1.5)
     result['samples_before_removal'] = sum(m['samples'] for m in messages)
-    feeder.running = False
-    testbed.uevent(DEV, 'remove')
-    testbed.remove_device(DEV)
+    bed.unplug()
     result['removed_at'] = time.time()
     pump(1.5)
     result['samples_while_removed'] = sum(m['samples'] for m in messages if m['at'] > result['removed_at'] + 0.5)
-    with open(device_file) as f:
-        blocks = f.read().split('\n\n')
-    # umockdev keeps the old node's name reserved, so the device comes back as iio:device1 (as a re-plugged
-    # sensor may on a real system).
-    block = [b for b in blocks if b.startswith('P: ' + DEV[len('/sys'):] + '\n')][0]
-    testbed.add_from_string(block.replace('iio:device0', 'iio:device1').replace('MINOR=0', 'MINOR=1')
-                            .replace('dev=241:0', 'dev=241:1') + '\n')
+    readded = bed.plug_back()
     result['readded_at'] = time.time()
-    feeder = Feeder(testbed, '/dev/iio:device1')
-    feeder.start()
+    feeder = bed.feed('/dev/iio:device1')
     pump(3.0)
     feeder.running = False
     result['samples_after_return'] = sum(m['samples'] for m in messages if m['at'] > result['readded_at'])
@@ -191,7 +137,7 @@ elif scenario == 'hotplug':
     out, err = child.communicate(timeout=60)
     result['exit'] = child.returncode
     result['stderr'] = err
-    result['after_readded'] = attributes(root, DEV.replace('iio:device0', 'iio:device1'))
+    result['after_readded'] = attributes(root, readded)
 
 elif scenario == 'permission':
     # An attribute the user may read but not write: repd must name the file and the fix. Runs repctl as

@@ -11,73 +11,27 @@ Commands, one per line on standard input, each answered on standard output once 
   stop, or end of input: repd gets SIGTERM; exits with repd's exit status.
 Prints "ready" once repd accepts connections on SOCKET ("failed" if it exits or does not within 20 s).
 """
-import atexit
-import gc
 import os
 import socket
-import struct
 import subprocess
 import sys
-import threading
 import time
 
-import gi
-gi.require_version('UMockdev', '1.0')
-from gi.repository import UMockdev
+# The testbed, feeder and re-plugging are the umockdev tests' own (Tests/LinuxIIOTests/umockdev/wrist_testbed.py).
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'LinuxIIOTests', 'umockdev'))
+from wrist_testbed import WristTestbed, resting
 
 device_file, repd, sock_path, journal, log_path = sys.argv[1:6]
-DEV = '/sys/devices/platform/lis3dh-wrist/iio:device0'
-
-
-def record(x, y, z, ns):
-    """One record in wrist.umockdev's layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp."""
-    enc = lambda v: ((v & 0xFFF) << 4) & 0xFFFF
-    return struct.pack('<HHHxxq', enc(x), enc(y), enc(z), ns)
-
-
-class Feeder(threading.Thread):
-    """Writes 50 records per second (a resting sensor) into the device's PTY until stopped or the PTY goes away."""
-
-    def __init__(self, testbed, node):
-        super().__init__(daemon=True)
-        self.fd = testbed.get_dev_fd(node)
-        self.running = True
-
-    def run(self):
-        start, i = time.time_ns(), 0
-        while self.running:
-            try:
-                os.write(self.fd, record(i % 5, -i % 3, 1024, start + i * 20_000_000))
-            except OSError:
-                return
-            i += 1
-            time.sleep(0.02)
 
 
 def say(word):
     print(word, flush=True)
 
 
-testbed = UMockdev.Testbed.new()
-
-
-def release_testbed():
-    """umockdev removes the testbed's folder under /tmp when the testbed is finalized, which the interpreter's exit
-    does not always do (a feeder thread may still be writing to a PTY): stop the feeder and release it, however the
-    script ends."""
-    global testbed
-    if 'feeder' in globals():
-        feeder.running = False
-        feeder.join(2)
-    del testbed
-    gc.collect()
-
-
-atexit.register(release_testbed)
-testbed.add_from_file(device_file)
-env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir())
-feeder = Feeder(testbed, '/dev/iio:device0')
-feeder.start()
+bed = WristTestbed(device_file)
+env = dict(os.environ, UMOCKDEV_DIR=bed.root)
+bed.feed(sample=resting)
 log = open(log_path, 'ab')
 child = subprocess.Popen([repd, '--socket', sock_path, '--journal', journal, '--log-level', 'info'],
                          env=env, stdout=log, stderr=log)
@@ -96,24 +50,15 @@ else:
 for line in sys.stdin:
     command = line.strip()
     if command == 'remove':
-        feeder.running = False
-        testbed.uevent(DEV, 'remove')
-        testbed.remove_device(DEV)
+        bed.unplug()
         say('removed')
     elif command == 'add':
-        with open(device_file) as f:
-            blocks = f.read().split('\n\n')
-        # umockdev keeps the old node's name reserved, so the device comes back as iio:device1 (as a re-plugged
-        # sensor may on a real system).
-        block = [b for b in blocks if b.startswith('P: ' + DEV[len('/sys'):] + '\n')][0]
-        testbed.add_from_string(block.replace('iio:device0', 'iio:device1').replace('MINOR=0', 'MINOR=1')
-                                .replace('dev=241:0', 'dev=241:1') + '\n')
-        feeder = Feeder(testbed, '/dev/iio:device1')
-        feeder.start()
+        bed.plug_back()
+        bed.feed('/dev/iio:device1', resting)
         say('added')
     elif command == 'stop':
         break
-feeder.running = False
+bed.stop_feeding()
 if child.poll() is None:
     child.terminate()
 try:
