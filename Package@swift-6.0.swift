@@ -158,6 +158,9 @@ let package = Package(
                 "RepDaemon", "RepProtocol", "RepClient", "RepDetection", "MotionCore", "MotionFixtures",
                 "MotionSimulation",
                 "RepJournal", "RepUplink", "RepSettings", "TestScratch",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "LinuxIIOTests",

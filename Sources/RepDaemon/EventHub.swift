@@ -10,7 +10,8 @@ import Synchronization
 /// bounded by the channel's high water mark (`client_queue_kib`): a write that leaves a client over it disconnects
 /// that client, so one that stops reading never holds memory or delays anyone else. Replays and `history` replies
 /// are read from the journal (on its own thread) a page at a time, each page once the client's queue drained under
-/// that mark: whatever the gap, a client holds at most one page plus its queue.
+/// that mark: whatever the gap, a client holds at most one page plus its queue. Until the last page (or the reply)
+/// has left the queue, live lines behind it are held to `stallLimit` instead of the mark (`whenDrained(_:after:)`).
 final class EventHub: Sendable {
     struct Client {
         let id: Int
@@ -20,9 +21,10 @@ final class EventHub: Sendable {
         var replayedThrough: Int64 = 0
         /// While a replay runs: live journaled events are not sent (the replay reads them from the journal).
         var replaying = false
-        /// While a replay or a `history` reply waits for the client's queue to drain: completed by
-        /// `writabilityChanged`, or the client is closed by `stall`. Live lines are not held to the queue limit then
-        /// (the page already went past it); the stall limit bounds what they add.
+        /// While a replay or a `history` reply waits for the client's queue to drain (or for its last write to
+        /// leave the queue): completed by `writabilityChanged` or that write, or the client is closed by `stall`.
+        /// Live lines are not held to the queue limit then (the page already went past it, or may leave the queue
+        /// just under it); the stall limit bounds what they add.
         var drained: (promise: EventLoopPromise<Void>, stall: Scheduled<Void>)?
     }
 
@@ -148,13 +150,16 @@ final class EventHub: Sendable {
         client.replaying = true
         clients.value[ObjectIdentifier(channel)] = client
         let promise = eventLoop.makePromise(of: Void.self)
-        replayPage(channel, journal: journal, since: since, cursor: since, kinds: kinds, sent: 0, promise: promise)
+        replayPage(
+            channel, journal: journal, since: since, cursor: since, kinds: kinds, sent: 0, written: nil,
+            promise: promise)
         return promise.futureResult
     }
 
+    /// `written`: the write of the last page that held a line (nil before the first).
     private func replayPage(
         _ channel: Channel, journal: EventRecorder, since: Int64, cursor: Int64, kinds: Set<EventKind>, sent: Int,
-        promise: EventLoopPromise<Void>
+        written: EventLoopFuture<Void>?, promise: EventLoopPromise<Void>
     ) {
         let pageSize = Self.pageSize
         journal.read(on: eventLoop) { journal throws(JournalError) in
@@ -184,26 +189,28 @@ final class EventHub: Sendable {
                 sent += 1
             }
             // Written whatever the queue holds: the page was asked for when the queue was under its limit.
-            if buffer.readableBytes > 0 { channel.writeAndFlush(buffer, promise: nil) }
+            var written = written
+            if buffer.readableBytes > 0 { written = channel.writeAndFlush(buffer) }
             guard page.count == pageSize, let last = page.last else {
                 // The end of the journal as it was when this page was read: every event appended since comes live.
-                // The replay is done once the last page drained (until then live lines wait in the queue too,
-                // under the stall limit rather than the queue limit).
+                // The replay is done once its last line left the queue and the queue is under its limit (until
+                // then live lines wait in the queue too, under the stall limit rather than the queue limit: the
+                // replay filled the queue, not the client's reading).
                 client.replaying = false
                 client.replayedThrough = max(client.replayedThrough, page.last?.id ?? cursor, handedOver)
                 self.clients.value[key] = client
                 self.logger.info(
                     "client \(client.id): replayed \(sent) events after id \(since) (through \(client.replayedThrough))"
                 )
-                self.whenDrained(channel).whenComplete { _ in promise.succeed() }
+                self.whenDrained(channel, after: written).whenComplete { _ in promise.succeed() }
                 return
             }
-            let sentSoFar = sent
+            let (sentSoFar, writtenSoFar) = (sent, written)
             self.whenDrained(channel).whenComplete { drained in
                 guard case .success = drained else { return promise.succeed() }
                 self.replayPage(
                     channel, journal: journal, since: since, cursor: last.id, kinds: kinds, sent: sentSoFar,
-                    promise: promise)
+                    written: writtenSoFar, promise: promise)
             }
         }
     }
@@ -226,15 +233,19 @@ final class EventHub: Sendable {
         buffer.writeStaticString("}\n")
     }
 
-    /// Completes when the client's queue is under its limit (at once if it is). A client that does not read enough
-    /// for that within `stallLimit` is disconnected (the future then fails).
-    func whenDrained(_ channel: Channel) -> EventLoopFuture<Void> {
+    /// Completes when the client's queue is under its limit (at once if it is) and, with `written`, once that write
+    /// (the last of a replay or a `history` reply) has left the queue too, or the queue fell under half its limit.
+    /// Until then live lines are held to `stallLimit`, not to the queue limit: a replay stops writing pages only
+    /// when the queue passed its limit, so its last page may leave the queue just under it, where the next live line
+    /// would otherwise disconnect a client that reads all the while. A client that does not read enough within
+    /// `stallLimit` is disconnected (the future then fails).
+    func whenDrained(_ channel: Channel, after written: EventLoopFuture<Void>? = nil) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         let key = ObjectIdentifier(channel)
         guard channel.isActive, var client = clients.value[key] else {
             return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
         }
-        if channel.isWritable { return eventLoop.makeSucceededVoidFuture() }
+        if channel.isWritable && written == nil { return eventLoop.makeSucceededVoidFuture() }
         let promise = eventLoop.makePromise(of: Void.self)
         let id = client.id
         let stall = eventLoop.scheduleTask(in: Self.stallLimit) {
@@ -246,13 +257,22 @@ final class EventHub: Sendable {
         }
         client.drained = (promise, stall)
         clients.value[key] = client
-        return promise.futureResult
+        guard let written else { return promise.futureResult }
+        let waiting = promise.futureResult
+        written.whenComplete { _ in self.endDrain(key, waiting: waiting) }
+        return waiting.flatMap { self.whenDrained(channel) }
     }
 
     /// The client's queue went under its limit, or over it (from `ClientHandler.channelWritabilityChanged`).
     func writabilityChanged(_ channel: Channel) {
-        let key = ObjectIdentifier(channel)
-        guard channel.isWritable, var client = clients.value[key], let drained = client.drained else { return }
+        guard channel.isWritable else { return }
+        endDrain(ObjectIdentifier(channel), waiting: nil)
+    }
+
+    /// Ends the client's wait for its queue to drain (only the wait whose future is `waiting`, when given).
+    private func endDrain(_ key: ObjectIdentifier, waiting: EventLoopFuture<Void>?) {
+        guard var client = clients.value[key], let drained = client.drained else { return }
+        if let waiting, drained.promise.futureResult !== waiting { return }
         client.drained = nil
         clients.value[key] = client
         drained.stall.cancel()
@@ -287,8 +307,8 @@ final class EventHub: Sendable {
                     entries.map { ($0.json, $0.id, $0.station) }, more: more, newestID: newest)
                 var buffer = channel.allocator.buffer(capacity: line.utf8.count)
                 buffer.writeString(line)
-                channel.writeAndFlush(buffer, promise: nil)
-                self.whenDrained(channel).whenComplete { _ in promise.succeed() }
+                let written = channel.writeAndFlush(buffer)
+                self.whenDrained(channel, after: written).whenComplete { _ in promise.succeed() }
             case .failure(let error):
                 self.logger.error("history for a client failed: \(error)")
                 self.send(ServerMessage.error("cannot read the journal: \(error.message)"), to: channel)

@@ -110,7 +110,7 @@ private func sendLine(_ fd: Int32, _ text: String) {
 }
 
 /// A journal of `count` events written straight through RepJournal (sets of ten reps), as a busy station leaves it.
-private func prepareJournal(path: String, count: Int) throws {
+func prepareJournal(path: String, count: Int) throws {
     let journal = try EventJournal(path: path, station: "rack-1", idBlock: Int64(count) + 1)
     // Recent enough that retention (30 days by default) keeps them all.
     let wall0 = Date().timeIntervalSince1970 - Double(count) * 2
