@@ -233,12 +233,12 @@ final class EventHub: Sendable {
         buffer.writeStaticString("}\n")
     }
 
-    /// Completes when the client's queue is under its limit (at once if it is) and, with `written`, once that write
-    /// (the last of a replay or a `history` reply) has left the queue too, or the queue fell under half its limit.
-    /// Until then live lines are held to `stallLimit`, not to the queue limit: a replay stops writing pages only
-    /// when the queue passed its limit, so its last page may leave the queue just under it, where the next live line
-    /// would otherwise disconnect a client that reads all the while. A client that does not read enough within
-    /// `stallLimit` is disconnected (the future then fails).
+    /// Completes when the client's queue is under its limit (at once if it is) and, with `written` (the last write
+    /// of a replay or a `history` reply), once that write has left the queue with the queue under its limit, or the
+    /// queue fell under half its limit. Until then live lines are held to `stallLimit`, not to the queue limit: a
+    /// replay stops writing pages only when the queue passed its limit, so its last page may leave the queue just
+    /// under it, where the next live line would otherwise disconnect a client that reads all the while. A client
+    /// whose wait lasts `stallLimit` is disconnected (the future then fails).
     func whenDrained(_ channel: Channel, after written: EventLoopFuture<Void>? = nil) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         let key = ObjectIdentifier(channel)
@@ -251,16 +251,18 @@ final class EventHub: Sendable {
         let stall = eventLoop.scheduleTask(in: Self.stallLimit) {
             guard self.clients.value[key]?.drained != nil else { return }
             self.logger.warning(
-                "client \(id) stopped reading: its queue stayed full for \(Self.stallLimit.nanoseconds / 1_000_000_000) s while it was sent the journal; disconnecting it"
+                "client \(id) stopped reading: its queue did not drain in \(Self.stallLimit.nanoseconds / 1_000_000_000) s while it was sent the journal; disconnecting it"
             )
             channel.close(promise: nil)
         }
         client.drained = (promise, stall)
         clients.value[key] = client
-        guard let written else { return promise.futureResult }
+        // Written with the queue under its limit: done; over it, `writabilityChanged` ends the wait.
         let waiting = promise.futureResult
-        written.whenComplete { _ in self.endDrain(key, waiting: waiting) }
-        return waiting.flatMap { self.whenDrained(channel) }
+        written?.whenComplete { _ in
+            if channel.isWritable { self.endDrain(key, waiting: waiting) }
+        }
+        return waiting
     }
 
     /// The client's queue went under its limit, or over it (from `ClientHandler.channelWritabilityChanged`).
@@ -281,7 +283,7 @@ final class EventHub: Sendable {
 
     /// Answers a `history` command with one `history` line (on the loop), or an `error` when there is no journal
     /// or it cannot be read. The query runs on the journal's thread; the future completes once the reply left the
-    /// client's queue limit behind (as a replay page does).
+    /// client's queue with the queue under its limit, or the queue fell under half its limit (as a replay's end).
     func answerHistory(_ request: HistoryRequest, to channel: Channel) -> EventLoopFuture<Void> {
         guard let journal else {
             send(
@@ -369,7 +371,8 @@ final class EventHub: Sendable {
         channel.writeAndFlush(buffer, promise: nil)
         if !channel.isWritable {
             let client = clients.value[ObjectIdentifier(channel)]
-            if client?.drained != nil { return }  // a replay page or history reply is draining: the stall limit rules
+            // A replay (between its pages too) or a history reply is under way: the stall limit rules.
+            if client?.drained != nil || client?.replaying == true { return }
             let id = client?.id ?? 0
             logger.warning("client \(id) stopped reading: its queue passed the limit; disconnecting it")
             channel.close(promise: nil)

@@ -29,6 +29,16 @@ private final class HeldWrites: ChannelOutboundHandler, Sendable {
 
     func flush(context: ChannelHandlerContext) {}
 
+    /// Closing fails the writes still held, as a socket channel fails its pending writes.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        for held in state.withLock({ held in
+            defer { held.promises = [] }; return held.promises
+        }) {
+            held.fail(ChannelError.ioOnClosedChannel)
+        }
+        context.close(mode: mode, promise: promise)
+    }
+
     /// The held writes left for the socket (on the channel's loop).
     func release() {
         for promise in state.withLock({ held in
@@ -36,6 +46,45 @@ private final class HeldWrites: ChannelOutboundHandler, Sendable {
         }) {
             promise.succeed()
         }
+    }
+}
+
+/// A hub whose client asked `since=0` over 40 journaled events, with every page written and held in `socket`: the
+/// replay's last page is still in the client's queue.
+private struct HeldReplay {
+    let channel = NIOAsyncTestingChannel()
+    let socket = HeldWrites()
+    let hub: EventHub
+    let journal: EventRecorder
+    let replayed: EventLoopFuture<Void>
+
+    init() async throws {
+        let dir = scratchDirectory()
+        let path = dir + "/events.db"
+        try prepareJournal(path: path, count: 40)
+        let logger = Logger(label: "replay-queue-test")
+        journal = try EventRecorder.open(
+            JournalSettings(), path: path, fileLock: try JournalLock(path: path), logger: logger)
+        try await channel.pipeline.addHandler(socket)
+        try await channel.connect(to: try SocketAddress(unixDomainSocketPath: dir + "/client.sock"))
+        let (channel, hub) = (channel, EventHub(eventLoop: channel.eventLoop, logger: logger, journal: journal))
+        self.hub = hub
+        replayed = try await channel.testingEventLoop.executeInContext {
+            _ = hub.add(channel)
+            return hub.replay(channel, since: 0, kinds: EventKind.defaults)
+        }
+        // Three pages (16, 16, 8), read on the journal's thread, each written on the loop.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while socket.lines.count < 40 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        // The loop finishes what it does with the last page (the replay's end) before the test goes on.
+        try await channel.testingEventLoop.executeInContext {}
+    }
+
+    /// Whether the channel is open (read outside `#expect`: describing a closed channel traps in NIO).
+    var isOpen: Bool { channel.isActive }
+
+    func publish(_ line: String) async throws {
+        try await channel.testingEventLoop.executeInContext { hub.publish(.rep, line) }
     }
 }
 
@@ -49,48 +98,48 @@ struct ReplayQueueTests {
         // it, and the next live line push it over. repd dropped such a client as one that stopped reading (a CI run
         // dropped a reader taking 4 KiB every 10 ms that way), though the replay, not the reader, had filled its
         // queue. Here the queue is over its limit exactly then: the page is still held, the live line comes.
-        let dir = scratchDirectory()
-        let path = dir + "/events.db"
-        try prepareJournal(path: path, count: 40)
-        let logger = Logger(label: "replay-queue-test")
-        let journal = try EventRecorder.open(
-            JournalSettings(), path: path, fileLock: try JournalLock(path: path), logger: logger)
-        defer { journal.close() }
-        let channel = NIOAsyncTestingChannel()
-        let socket = HeldWrites()
-        try await channel.pipeline.addHandler(socket)
-        try await channel.connect(to: try SocketAddress(unixDomainSocketPath: dir + "/client.sock"))
-        let hub = EventHub(eventLoop: channel.eventLoop, logger: logger, journal: journal)
-        let replayed = try await channel.testingEventLoop.executeInContext {
-            _ = hub.add(channel)
-            return hub.replay(channel, since: 0, kinds: EventKind.defaults)
-        }
-        // Three pages (16, 16, 8) are written and held: the queue holds the last one.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while socket.lines.count < 40 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(socket.lines.count == 40, "the replay wrote every journaled event")
+        let replay = try await HeldReplay()
+        defer { replay.journal.close() }
+        #expect(replay.socket.lines.count == 40, "the replay wrote every journaled event")
 
-        channel.isWritable = false  // the queue is over its limit
-        try await channel.testingEventLoop.executeInContext { hub.publish(.rep, #"{"type":"rep","n":1}"#) }
-        let activeAfterLive = channel.isActive  // (not inside #expect: describing a closed channel traps in NIO)
-        #expect(activeAfterLive, "not disconnected: the queue is the replay's doing")
+        replay.channel.isWritable = false  // the queue is over its limit
+        try await replay.publish(#"{"type":"rep","n":1}"#)
+        let openAfterLive = replay.isOpen
+        #expect(openAfterLive, "not disconnected: the queue is the replay's doing")
 
-        // The replay's lines leave the queue; the live line is still over the limit: the client is waited for
+        // The replay's lines leave the queue; the live line keeps it over the limit: the client is waited for
         // (under the stall limit) until the queue drains.
-        try await channel.testingEventLoop.executeInContext { socket.release() }
-        let activeAfterRelease = channel.isActive
-        #expect(activeAfterRelease)
-        channel.isWritable = true
-        try await channel.testingEventLoop.executeInContext { hub.writabilityChanged(channel) }
-        try await replayed.get()
+        try await replay.channel.testingEventLoop.executeInContext { replay.socket.release() }
+        let openAfterRelease = replay.isOpen
+        #expect(openAfterRelease)
+        replay.channel.isWritable = true
+        try await replay.channel.testingEventLoop.executeInContext { replay.hub.writabilityChanged(replay.channel) }
+        try await replay.replayed.get()
 
         // Live from now on, held to the queue limit as any client: another live line goes out.
-        try await channel.testingEventLoop.executeInContext { hub.publish(.rep, #"{"type":"rep","n":2}"#) }
-        let ids = socket.lines.prefix(40).compactMap { try? ServerLine.parse(Array($0.utf8)).eventID }.map(Int.init)
+        try await replay.publish(#"{"type":"rep","n":2}"#)
+        let lines = replay.socket.lines
+        let ids = lines.prefix(40).compactMap { try? ServerLine.parse(Array($0.utf8)).eventID }.map(Int.init)
         #expect(ids == Array(1...40), "every journaled event once, in order")
-        #expect(socket.lines.suffix(2) == [#"{"type":"rep","n":1}"#, #"{"type":"rep","n":2}"#])
-        let activeAtEnd = channel.isActive
-        #expect(activeAtEnd)
-        _ = try? await channel.finish()
+        #expect(lines.suffix(2) == [#"{"type":"rep","n":1}"#, #"{"type":"rep","n":2}"#])
+        let openAtEnd = replay.isOpen
+        #expect(openAtEnd)
+        _ = try? await replay.channel.finish()
+    }
+
+    @Test("a client that reads nothing of its replay's last page is disconnected after the stall limit (10 s)")
+    func replayTailStallsOut() async throws {
+        let replay = try await HeldReplay()
+        defer { replay.journal.close() }
+        await replay.channel.testingEventLoop.advanceTime(by: EventHub.stallLimit - .milliseconds(1))
+        let openBefore = replay.isOpen
+        #expect(openBefore, "waited for, up to the stall limit")
+        await replay.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
+        let openAfter = replay.isOpen
+        #expect(!openAfter, "disconnected at the stall limit")
+        // The server's handler forgets a closed client (`channelInactive`); then the replay is over (it ends, not
+        // fails, when the client goes).
+        try await replay.channel.testingEventLoop.executeInContext { replay.hub.remove(replay.channel) }
+        try await replay.replayed.get()
     }
 }
