@@ -26,7 +26,7 @@ struct RepdBench: ParsableCommand {
     @Flag(help: "Smaller inputs, for a fast run (figures are noisier).")
     var quick = false
 
-    @Option(help: "Folder for temporary files.")
+    @Option(help: "Where the benchmarks' files go: a folder of their own in it, removed at the end.")
     var tmp = "/tmp"
 
     @Option(help: "The repd binary to measure (default: the one next to repd-bench).")
@@ -46,6 +46,8 @@ struct RepdBench: ParsableCommand {
     }
 
     func run() throws {
+        let work = try ScratchFolder(in: tmp)
+        defer { work.remove() }
         let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
         func wanted(_ name: String) -> Bool { chosen?.contains(name) ?? true }
         var runs: [[Figure]] = []
@@ -55,10 +57,10 @@ struct RepdBench: ParsableCommand {
             if wanted("detector") { figures += DetectorBenchmark.run(quick: quick) }
             if wanted("decode") { figures += DecodeBenchmark.run(quick: quick) }
             if wanted("pipeline") { figures += PipelineBenchmark.run(quick: quick) }
-            if wanted("fixture") { figures += FixtureBenchmark.run(quick: quick, directory: tmp) }
+            if wanted("fixture") { figures += FixtureBenchmark.run(quick: quick, directory: work.path) }
             if wanted("daemon") {
                 figures += DaemonBenchmark.run(
-                    quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: tmp)
+                    quick: quick, repd: repd ?? executableDirectory() + "/repd", directory: work.path)
             }
             if wanted("cpu") {
                 figures += CPUBenchmark.run(quick: quick, repd: repd ?? executableDirectory() + "/repd")
@@ -100,4 +102,34 @@ func executableDirectory() -> String {
 
 extension String {
     func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}
+
+/// A fresh folder (`repd-bench-XXXXXX`, made by mkdtemp) for the benchmarks' files (the fixture benchmark's alone is
+/// 60 MB), removed with what they left in it: a run leaves nothing behind.
+struct ScratchFolder {
+    let path: String
+
+    init(in parent: String) throws {
+        var template = Array((parent + "/repd-bench-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
+        guard let made else {
+            throw ValidationError("--tmp \(parent): cannot make a folder in it: \(String(cString: strerror(errno)))")
+        }
+        path = made
+    }
+
+    /// Removes the files in the folder (the benchmarks make no subfolders), then the folder.
+    func remove() {
+        guard let folder = opendir(path) else { return }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { unlink(path + "/" + name) }
+        }
+        closedir(folder)
+        rmdir(path)
+    }
 }
