@@ -213,7 +213,8 @@ public enum IIODeviceScanner {
         listDirectory(directory).contains { $0.hasPrefix("in_") && $0.hasSuffix("_type") }
     }
 
-    static func listDirectory(_ path: String) -> [String] {
+    /// The names in the folder at `path` (without `.` and `..`), sorted; none when it cannot be read.
+    public static func listDirectory(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LinuxIIO
 import RepTools
 import RepProtocol
 
@@ -122,14 +123,7 @@ struct ScratchFolder {
 
     /// Removes the files in the folder (the benchmarks make no subfolders), then the folder.
     func remove() {
-        guard let folder = opendir(path) else { return }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name != "." && name != ".." { unlink(path + "/" + name) }
-        }
-        closedir(folder)
+        for name in IIODeviceScanner.listDirectory(path) { unlink(path + "/" + name) }
         rmdir(path)
     }
 }
