@@ -73,7 +73,7 @@ final class StreamReader: @unchecked Sendable {
                 received += lines
             }
             let spent = Double(DispatchTime.now().uptimeNanoseconds - readAt) / 1e9
-            let rest = min(pause, pause - spent)
+            let rest = pause - spent
             if rest > 0 { usleep(useconds_t(rest * 1e6)) }
         }
         lock.withLock { ended = true }
