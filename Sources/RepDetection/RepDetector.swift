@@ -103,6 +103,13 @@ public struct RepDetector: Sendable {
     static let steadyPaceRatio = 1.5
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
     static let cutCycleShare = 0.7
+    /// A cycle cut shorter than `cutCycleShare`, but at least this much done, is a rep when it matches the template
+    /// so far and moves at least `cutCycleEnergy` as much as the template there: a lifter whose recording started or
+    /// stopped a little later into the rep (tbe's heavy sets: three of the 14 that counted 4 of 5).
+    static let shortCutCycleShare = 0.6
+    /// The least energy, as a share of the template's over the same part, of a short cut cycle or of a piece that
+    /// adds up with one at the other end.
+    static let cutCycleEnergy = 0.5
     /// At the end of the stream, a rep that ended on its last point may be this many periods after the last one.
     static let endedCycleStretch = 1.6
     /// Seconds after a walking-like moment during which no set starts.
@@ -613,9 +620,10 @@ public struct RepDetector: Sendable {
                 count += filled
             }
             // Cycles cut short by the stream: a recording that starts or stops while the lifter moves. A piece at
-            // least `cutCycleShare` of a period long that matches the template's start (end) is a rep; so are two
-            // short pieces at both ends that move as much as the template there and add up to that much (the
-            // set's cycles then only look cut in two because of where the template's period begins).
+            // least `cutCycleShare` of a period long that matches the template's start (end) is a rep, and so is one
+            // of at least `shortCutCycleShare` that also moves at least half as much as the template there; so are
+            // two short pieces at both ends that move that much and add up to `cutCycleShare` (the set's cycles
+            // then only look cut in two because of where the template's period begins).
             let starts = grid.origin == 0 && grid.oldest == 0
             let head = starts ? max(0, (strong.first ?? reps[0]) - lag) : 0
             var tail = streamEnded ? grid.next - 1 - (strong.last ?? reps[reps.count - 1]) : 0
@@ -633,8 +641,10 @@ public struct RepDetector: Sendable {
             func piece(_ done: Int, _ measured: (match: Double, energy: Double)) -> (whole: Bool, part: Bool) {
                 guard done > 1, done < lag else { return (false, false) }
                 let share = Double(done) / Double(lag)
-                let whole = share >= Self.cutCycleShare && measured.match >= c.finalMatch
-                let part = measured.energy >= 0.5 && (share < 0.3 || measured.match >= c.finalMatch)
+                let matches = measured.match >= c.finalMatch
+                let moves = measured.energy >= Self.cutCycleEnergy
+                let whole = matches && (share >= Self.cutCycleShare || (share >= Self.shortCutCycleShare && moves))
+                let part = moves && (share < 0.3 || matches)
                 return (whole, part)
             }
             let headPiece = piece(head, template.suffixMatch(grid, endingAt: head, count: head))
