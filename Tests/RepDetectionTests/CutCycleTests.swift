@@ -1,8 +1,7 @@
 import MotionCore
 import MotionSimulation
+import RepDetection
 import Testing
-
-@testable import RepDetection
 
 /// A recording stopped before its last rep was over: the set-end recount counts the cut cycle when enough of it is
 /// there and it moves like the reps (`RepDetector.cutCycleShare`, `shortCutCycleShare`, `cutCycleEnergy`).
