@@ -1,6 +1,5 @@
 import MotionCore
 import MotionFixtures
-import Synchronization
 import Testing
 
 @Suite("FixtureMotionProvider")
@@ -72,19 +71,13 @@ struct FixtureMotionProviderTests {
         let samples = rampSamples(count: 1000, interval: 0.01)
         let provider = FixtureMotionProvider(samples: samples, batchSize: 2, speedMultiplier: 4)
         let recorder = BatchRecorder(provider)
-        let seen = Mutex(0)  // what the stopping subscriber received (subscribers get a batch in no set order)
-        let stopped = Mutex(false)
-        let stopper = provider.samplePublisher.sink { batch in
-            guard
-                seen.withLock({
-                    $0 += batch.count; return $0
-                }) >= 10, !stopped.withLock({ $0 })
-            else { return }
-            stopped.withLock { $0 = true }
-            provider.stop()
+        // What the stopping subscriber received (subscribers get a batch in no set order), and whether it stopped.
+        let stopper = StoppingSubscriber()
+        let subscription = provider.samplePublisher.sink { batch in
+            if stopper.shouldStop(after: batch.count, atLeast: 10) { provider.stop() }
         }
         provider.start()
-        #expect(await waitUntil { stopped.withLock { $0 } })
+        #expect(await waitUntil { stopper.stopped })
         // The recorder may get the batch that made the stopper stop after the stopper did: wait for it.
         #expect(await waitUntil { recorder.samples.count == provider.deliveredCount })
         let atStop = recorder.samples.count
@@ -99,7 +92,7 @@ struct FixtureMotionProviderTests {
         provider.start()
         #expect(await waitUntil { recorder.completed })
         #expect(recorder.samples == samples, "resumed where it stopped: nothing lost, nothing repeated")
-        stopper.cancel()
+        subscription.cancel()
     }
 
     @Test("the end of the data completes the publisher and reports finished; start afterwards does nothing")

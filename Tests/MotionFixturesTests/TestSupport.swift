@@ -63,3 +63,24 @@ func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async 
 func rampSamples(count: Int, interval: Double = 0.01, start: Double = 0) -> [MotionSample] {
     (0..<count).map { MotionSample(timestamp: start + Double($0) * interval, ax: Double($0), ay: 0, az: 1) }
 }
+
+/// Counts the samples a subscriber received and says, once, when it has had enough: behind an `NSLock` for the
+/// reason `BatchRecorder` gives.
+final class StoppingSubscriber: @unchecked Sendable {
+    private let lock = NSLock()
+    // Read and written only under `lock`.
+    private var seen = 0
+    private var hasStopped = false
+
+    /// Adds `count` samples; true exactly once, the first time at least `limit` have been seen.
+    func shouldStop(after count: Int, atLeast limit: Int) -> Bool {
+        lock.withLock {
+            seen += count
+            guard seen >= limit, !hasStopped else { return false }
+            hasStopped = true
+            return true
+        }
+    }
+
+    var stopped: Bool { lock.withLock { hasStopped } }
+}

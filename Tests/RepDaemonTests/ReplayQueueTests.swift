@@ -1,29 +1,36 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOEmbedded
 import RepClient
 import RepProtocol
 import RepSettings
-import Synchronization
 import Testing
 
 @testable import RepDaemon
 
 /// Stands for the socket under a client's queue: holds every write (its bytes and its promise) until `release()`,
 /// as a kernel buffer that the client does not read holds them.
-private final class HeldWrites: ChannelOutboundHandler, Sendable {
+///
+/// Its state is behind an `NSLock` (a pthread mutex, which ThreadSanitizer sees) rather than `Synchronization.Mutex`:
+/// a contended `Mutex` is handed over by the kernel (`FUTEX_LOCK_PI`), invisible to ThreadSanitizer, which reported
+/// the test's read of `lines` against the loop's write as a race (CI, 2026-12-01), though both took the lock.
+private final class HeldWrites: ChannelOutboundHandler, @unchecked Sendable {
     typealias OutboundIn = ByteBuffer
 
-    private let state = Mutex<(lines: [String], promises: [EventLoopPromise<Void>])>(([], []))
+    private let lock = NSLock()
+    // Read and written only under `lock`.
+    private var heldLines: [String] = []
+    private var promises: [EventLoopPromise<Void>] = []
 
     /// The lines written so far, held or not.
-    var lines: [String] { state.withLock { $0.lines } }
+    var lines: [String] { lock.withLock { heldLines } }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let text = String(buffer: unwrapOutboundIn(data))
-        state.withLock { held in
-            held.lines += text.split(separator: "\n").map(String.init)
-            if let promise { held.promises.append(promise) }
+        lock.withLock {
+            heldLines += text.split(separator: "\n").map(String.init)
+            if let promise { promises.append(promise) }
         }
     }
 
@@ -31,20 +38,19 @@ private final class HeldWrites: ChannelOutboundHandler, Sendable {
 
     /// Closing fails the writes still held, as a socket channel fails its pending writes.
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        for held in state.withLock({ held in
-            defer { held.promises = [] }; return held.promises
-        }) {
-            held.fail(ChannelError.ioOnClosedChannel)
-        }
+        for held in takePromises() { held.fail(ChannelError.ioOnClosedChannel) }
         context.close(mode: mode, promise: promise)
     }
 
     /// The held writes left for the socket (on the channel's loop).
     func release() {
-        for promise in state.withLock({ held in
-            defer { held.promises = [] }; return held.promises
-        }) {
-            promise.succeed()
+        for promise in takePromises() { promise.succeed() }
+    }
+
+    private func takePromises() -> [EventLoopPromise<Void>] {
+        lock.withLock {
+            defer { promises = [] }
+            return promises
         }
     }
 }
