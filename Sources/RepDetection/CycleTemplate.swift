@@ -270,4 +270,41 @@ struct CycleTemplate {
         firstHalfSquares = firstHalf
         secondHalfSquares = sq - firstHalf
     }
+
+    /// How much the template's second half repeats its first, at the best shift within a tenth of a period of half a
+    /// period (circular normalized correlation, −1…1): `shape`, of the 3-D motion; `energy`, of its energy per point
+    /// (mean removed), which repeats when both halves are as busy. A pair of like reps (a left and a right lunge)
+    /// repeats in both; one rep that goes and comes back reverses its shape, and one that moves and then rests does
+    /// not repeat its energy.
+    mutating func halfRepetition() -> (shape: Double, energy: Double) {
+        guard length >= 8 else { return (0, 0) }
+        scratch.removeAll(keepingCapacity: true)
+        var squares = 0.0, mean = 0.0
+        for n in 0..<length {
+            let e = x[n] * x[n] + y[n] * y[n] + z[n] * z[n]
+            scratch.append(e)
+            squares += e
+            mean += e
+        }
+        mean /= Double(length)
+        var variance = 0.0
+        for n in 0..<length {
+            scratch[n] -= mean
+            variance += scratch[n] * scratch[n]
+        }
+        guard squares > 0, variance > 0 else { return (0, 0) }
+        var shape = -1.0, energy = -1.0
+        let spread = max(1, length / 10)
+        for shift in (length / 2 - spread)...(length / 2 + spread) {
+            var dot = 0.0, energyDot = 0.0
+            for n in 0..<length {
+                let m = n + shift < length ? n + shift : n + shift - length
+                dot += x[n] * x[m] + y[n] * y[m] + z[n] * z[m]
+                energyDot += scratch[n] * scratch[m]
+            }
+            shape = max(shape, dot / squares)
+            energy = max(energy, energyDot / variance)
+        }
+        return (shape, energy)
+    }
 }
