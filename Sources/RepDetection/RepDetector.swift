@@ -182,10 +182,11 @@ public struct RepDetector: Sendable {
     /// back and sitting down look like (`scripts/sit-walk-sit`; docs/DETECTOR.md, "Sit, walk, turn, sit"). No clean
     /// or mixed set of the three manifests counts at a period this long.
     static let gateSlowSetPeriod = 5.0
-    /// A set whose period is at least this long (s) counts two reps a cycle at its end when its averaged cycle's
-    /// second half repeats the first, in shape (`pairedRepShapeRepetition`) and in how busy it is
-    /// (`pairedRepEnergyRepetition`; `CycleTemplate.halfRepetition()`): alternating lunges whose two sides differ
-    /// enough that the tracker takes the pair for the period. In the three manifests (469 sets), the cycles of 2.4 s
+    /// A set whose period is at least this long (s) counts two reps a cycle when its cycle template's second half
+    /// repeats the first, in shape (`pairedRepShapeRepetition`) and in how busy it is (`pairedRepEnergyRepetition`;
+    /// `CycleTemplate.halfRepetition()`): live, by the template that matched (the first rep ending half a period
+    /// before the cycle), and at its end, by the template averaged over the set. Alternating lunges whose two sides
+    /// differ enough that the tracker takes the pair for the period. In the three manifests (469 sets), the cycles of 2.4 s
     /// or more that repeat so are four lunge sets' (3.6–4.0 s; shape 0.35–0.59, energy 0.34–0.84); no other such set's
     /// shape repeats by more than 0.13 (a rep's way down reverses on its way up). Generated barbell squats and bench
     /// presses (a rep, then a pause at the top) repeat their shape by up to 0.39, their energy by −0.19 at most.
@@ -206,6 +207,7 @@ public struct RepDetector: Sendable {
     private var liveCount = 0
     private var previousSetEnd: Int?  // the last rep of the previous set
     private var startLag = 0  // the set's period when it started
+    private var livePairedCycles = 0  // cycles of the set counted live as two reps (`isPaired`)
     private var previousMatch = 0.0
     private var lastMatch = 0.0
     private var scratch: [Double] = []
@@ -439,11 +441,7 @@ public struct RepDetector: Sendable {
         if lastMatch >= c.minimumMatch, lastMatch >= previousMatch, lastMatch > current,
             Double(j - last) >= c.minimumCycleSeparation * Double(lag), j - lag + 1 >= grid.oldest
         {
-            reps.append(j)
-            liveCount += 1
-            setPaceGate.add(offPaceSinceRep)
-            offPaceSinceRep = SetGateTally()
-            countRep(at: j, previous: last, into: &events)
+            countCycle(at: j, previous: last, into: &events)
             template.blend(from: grid, endingAt: j, weight: 0.2)
             if k > 0, clarity >= c.minimumPeriodicity, Double(max(k, lag)) / Double(min(k, lag)) <= 1.3 {
                 lag = Int((0.7 * Double(lag) + 0.3 * Double(k)).rounded())
@@ -499,6 +497,7 @@ public struct RepDetector: Sendable {
         setStart = i
         startLag = lag
         setOrigin = grid.origin
+        livePairedCycles = 0
         setRuns = 0
         setNumber += 1
         reps.removeAll(keepingCapacity: true)
@@ -575,13 +574,39 @@ public struct RepDetector: Sendable {
     private mutating func count(_ cycles: [Int], at i: Int, into events: inout [WorkoutEvent]) {
         var previous = reps.last
         for j in cycles {
-            reps.append(j)
-            liveCount += 1
-            setPaceGate.add(offPaceSinceRep)
-            offPaceSinceRep = SetGateTally()
-            countRep(at: j, previous: previous, into: &events)
+            countCycle(at: j, previous: previous, into: &events)
             previous = j
         }
+    }
+
+    /// Counts the cycle ending at `j` as a rep of the open set, or as two when the template is a pair of like reps
+    /// (`isPaired`): the first ending half a period earlier.
+    private mutating func countCycle(at j: Int, previous: Int?, into events: inout [WorkoutEvent]) {
+        reps.append(j)
+        setPaceGate.add(offPaceSinceRep)
+        offPaceSinceRep = SetGateTally()
+        var previous = previous
+        var repLag = lag
+        if isPaired() {
+            repLag = lag / 2
+            let middle = j - repLag
+            if previous.map({ middle > $0 }) ?? true {
+                liveCount += 1
+                livePairedCycles += 1
+                countRep(at: middle, previous: previous, lag: repLag, into: &events)
+                previous = middle
+            }
+        }
+        liveCount += 1
+        countRep(at: j, previous: previous, lag: repLag, into: &events)
+    }
+
+    /// Whether the template is a pair of like reps: a period of at least `pairedRepPeriod` whose second half repeats
+    /// the first in shape and energy (alternating lunges whose sides differ enough that the pair is the period).
+    private mutating func isPaired() -> Bool {
+        guard Double(lag) * Self.spacing >= Self.pairedRepPeriod else { return false }
+        let half = template.halfRepetition()
+        return half.shape >= Self.pairedRepShapeRepetition && half.energy >= Self.pairedRepEnergyRepetition
     }
 
     private mutating func endSet(streamEnded: Bool = false, into events: inout [WorkoutEvent]) {
@@ -671,16 +696,13 @@ public struct RepDetector: Sendable {
             }
             // A slow cycle whose second half repeats its first is two reps: alternating sides (a left and a right
             // lunge) that differ enough for the tracker to take the pair as the period.
-            if Double(lag) * Self.spacing >= Self.pairedRepPeriod {
-                let half = template.halfRepetition()
-                pairs = half.shape >= Self.pairedRepShapeRepetition && half.energy >= Self.pairedRepEnergyRepetition
-            }
+            pairs = isPaired()
             final = pairs ? 2 * count : count
         }
         // A live count whose reps came at a steady pace is right within a rep: the recount may add a missed rep or
         // drop an edge piece, not undo half of it (a template averaged over asymmetric reps can match worse than
-        // the live one that followed them). A set of paired reps was counted a pair at a time live.
-        if final != liveCount, liveCount >= 3, !pairs, Self.steadyIntervals(reps) {
+        // the live one that followed them). Not when the recount or the live count took cycles for pairs of reps.
+        if final != liveCount, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
             final = min(max(final, liveCount - 1), liveCount + 1)
         }
         // With the gate on, a set of fewer than `gateMinimumSetReps` is dismissed too: the sets of one or two reps that
@@ -704,14 +726,15 @@ public struct RepDetector: Sendable {
         runLag = 0
     }
 
-    private mutating func countRep(at j: Int, previous: Int?, into events: inout [WorkoutEvent]) {
+    /// Announces the rep that ended at `j`; `lag` is a rep's period (half the set's for a pair of reps).
+    private mutating func countRep(at j: Int, previous: Int?, lag: Int, into events: inout [WorkoutEvent]) {
         totalReps += 1
         let duration = previous.map { Double(j - $0) * Self.spacing } ?? Double(lag) * Self.spacing
         events.append(
             .rep(
                 RepEvent(
                     setNumber: setNumber, repInSet: liveCount, totalReps: totalReps, timestamp: time(j),
-                    duration: duration, amplitude: template.amplitude, quality: liveQuality(at: j))))
+                    duration: duration, amplitude: template.amplitude, quality: liveQuality(at: j, lag: lag))))
     }
 
     // MARK: - Quality
@@ -722,7 +745,7 @@ public struct RepDetector: Sendable {
     /// The quality of the rep that ended at grid index `j`, from the raw samples held so far: its start is where
     /// the set's previous rep ended (the first rep's is searched a period before), its end the quietest moment
     /// near `j` (a rep's rest at its start position).
-    private mutating func measureLive(at j: Int) -> RepQuality? {
+    private mutating func measureLive(at j: Int, lag: Int) -> RepQuality? {
         let period = Double(lag) * Self.spacing
         let end = time(j) - smoothingDelay
         guard
@@ -745,8 +768,8 @@ public struct RepDetector: Sendable {
     }
 
     /// The live rep's quality, kept for the set's end.
-    private mutating func liveQuality(at j: Int) -> RepQuality? {
-        let q = measureLive(at: j)
+    private mutating func liveQuality(at j: Int, lag: Int) -> RepQuality? {
+        let q = measureLive(at: j, lag: lag)
         liveQualities.append(q)
         return q
     }

@@ -9,21 +9,26 @@ import Testing
     import Darwin
 #endif
 
-/// Alternating lunges whose two sides differ: the tracker takes the pair (left and right) for the period and the live
-/// count goes a pair at a time; at the set's end a cycle whose second half repeats its first counts two reps
-/// (`RepDetector.pairedRepPeriod`, `pairedRepHalfRepetition`).
+/// Alternating lunges whose two sides differ: the tracker takes the pair (left and right) for the period; a cycle whose
+/// second half repeats its first is counted as two reps, live (the first ending half a period before the cycle) and at
+/// the set's end (`RepDetector.pairedRepPeriod`, `pairedRepShapeRepetition`, `pairedRepEnergyRepetition`).
 @Suite("Alternating reps counted in pairs")
 struct PairedRepTests {
     /// `pairs` pairs of lunges at 50 Hz, each pair about `period` long (0.9–1.1 of it) and 0.25 g large (0.85–1.15 of
     /// it): a dip along gravity per leg, the first leg's taking `split` of the pair and the second `depth` as deep,
-    /// and a lean across gravity (`sway` of the size) one way on the first leg and the other way on the second.
+    /// and a lean across gravity (`sway` of the size) one way on the first leg and the other way on the second; with
+    /// the time each leg ends.
     static func lunges(
         pairs: Int, period: Double, depth: Double, split: Double, sway: Double, seed: UInt64
-    ) -> [MotionSample] {
+    ) -> (samples: [MotionSample], legEnds: [Double]) {
         var random = SeededGenerator(seed: seed)
         let schedule = RepSchedule(
             count: pairs, period: period, lead: 4, length: 0.9...1.1, size: 0.85...1.15, random: &random)
-        return schedule.samples(rate: 50, tail: 10) { t, under in
+        var legEnds: [Double] = []
+        for (start, end) in zip(schedule.starts, schedule.starts.dropFirst()) {
+            legEnds += [start + split * (end - start), end]
+        }
+        let samples = schedule.samples(rate: 50, tail: 10) { t, under in
             let (down, across) =
                 under.map {
                     let size = schedule.sizes[$0.rep] * 0.25, p = $0.p
@@ -34,24 +39,33 @@ struct PairedRepTests {
             let noise = { random.nextGaussian(standardDeviation: 0.01) }
             return MotionSample(timestamp: t, ax: across + noise(), ay: noise(), az: 1 + down + noise())
         }
+        return (samples, legEnds)
     }
 
-    // Measured on 2026-12-01: before pairs were counted twice, every one of these 9 sets counted 6 (live and final).
+    // Measured on 2026-12-01: before pairs were counted twice, every one of these 9 sets counted 6 (live and final);
+    // with only the set-end recount counting them twice, 12 at the end and 6 live. Each rep is now stamped within
+    // 0.27 s of its leg's end.
     @Test(
         """
         six pairs of alternating lunges whose sides differ (the second dip 0.8 as deep, the first leg 56 % of the \
-        pair, a lean that reverses) count 12 at the set's end, at 3.0, 3.6 and 4.2 s a pair; live they go a pair at a \
-        time
+        pair, a lean that reverses) count 12, live and at the set's end, each rep within 0.5 s of its leg's end, at \
+        3.0, 3.6 and 4.2 s a pair
         """,
         arguments: [3.0, 3.6, 4.2])
     func unevenLungesCountEveryLeg(period: Double) {
         for seed: UInt64 in 1...3 {
-            let events = detect(Self.lunges(pairs: 6, period: period, depth: 0.8, split: 0.56, sway: 0.5, seed: seed))
+            let lunges = Self.lunges(pairs: 6, period: period, depth: 0.8, split: 0.56, sway: 0.5, seed: seed)
+            let events = detect(lunges.samples)
             let ends = events.compactMap { if case .setEnded(let set) = $0 { set } else { nil } }
             #expect(ends.count == 1, "seed \(seed)")
             #expect(ends.first?.repCount == 12, "seed \(seed)")
-            #expect(ends.first?.liveRepCount == 6, "seed \(seed)")
-            #expect(reps(events).count == 6, "seed \(seed)")
+            #expect(ends.first?.liveRepCount == nil, "seed \(seed)")
+            let stamps = reps(events).map(\.timestamp)
+            #expect(stamps.count == 12, "seed \(seed)")
+            for (n, (stamp, end)) in zip(stamps, lunges.legEnds).enumerated() {
+                #expect(
+                    abs(stamp - end) <= 0.5, "seed \(seed), leg \(n + 1): rep at \(stamp) s, the leg ended at \(end) s")
+            }
         }
     }
 
@@ -59,7 +73,8 @@ struct PairedRepTests {
     func evenLungesCountOnce() {
         for seed: UInt64 in 1...3 {
             for period in [3.0, 4.2] {
-                let events = detect(Self.lunges(pairs: 6, period: period, depth: 1, split: 0.5, sway: 0, seed: seed))
+                let events = detect(
+                    Self.lunges(pairs: 6, period: period, depth: 1, split: 0.5, sway: 0, seed: seed).samples)
                 let ends = events.compactMap { if case .setEnded(let set) = $0 { set } else { nil } }
                 #expect(ends.map(\.repCount) == [12], "seed \(seed), \(period) s")
                 #expect(reps(events).count == 12, "seed \(seed), \(period) s")
