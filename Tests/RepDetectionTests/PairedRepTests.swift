@@ -69,6 +69,23 @@ struct PairedRepTests {
         }
     }
 
+    @Test("paired lunges give the same events whatever the batch size", arguments: [1, 7, 50, 100_000])
+    func pairedLungesBatchSizeIndependent(batchSize: Int) {
+        let samples = Self.lunges(pairs: 6, period: 3.6, depth: 0.8, split: 0.56, sway: 0.5, seed: 1).samples
+        let reference = detect(samples)
+        let service = RepDetectionService()
+        var events: [WorkoutEvent] = []
+        var index = 0
+        while index < samples.count {
+            let end = min(index + batchSize, samples.count)
+            events += service.processBatch(Array(samples[index..<end]))
+            index = end
+        }
+        events += service.finish()
+        #expect(events == reference)
+        #expect(reps(reference).count == 12)
+    }
+
     @Test("alternating lunges whose sides are alike count every leg live and at the end, never twice")
     func evenLungesCountOnce() {
         for seed: UInt64 in 1...3 {
