@@ -95,6 +95,8 @@ public struct RepDetector: Sendable {
     private var runLag = 0.0  // 0: no run of steady periodicity
     private var picked = (lag: 0, periodicity: 0.0)
     private var lastWalking = Int.min / 2
+    /// The pace of the last gait outside a set, held back when it goes on after a pause.
+    private var pausedGait = PausedGait()
     private var retryAt = 0  // the next grid point at which a set whose template stopped matching may re-anchor
     /// Reps faster than this many grid points (0.4 s) are not counted again at the set's end: a template of fewer
     /// points is too coarse to place a 3 Hz cycle's edges (its live count is kept).
@@ -369,6 +371,7 @@ public struct RepDetector: Sendable {
                 gateAverage += 0.2 * (p - gateAverage)
                 if p < Self.gateUnsureShare * c.minimumExerciseLikelihood {
                     lastRefusal = i
+                    if !open { pausedGait.noteRefusal(at: i, lag: k) }
                 } else if p < c.minimumExerciseLikelihood {
                     lastUnsureRefusal = i
                 }
@@ -387,6 +390,9 @@ public struct RepDetector: Sendable {
         if walking {
             clarity = 0
             lastWalking = i
+            pausedGait.noteWalking(at: i, lag: k)
+        } else if k == 0 || clarity < c.minimumPeriodicity {
+            pausedGait.notePause()
         }
         period = Double(k) * Self.spacing
         periodicity = clarity
@@ -416,7 +422,8 @@ public struct RepDetector: Sendable {
             c.minimumExerciseLikelihood == 0
             || (Double(i - lastRefusal) * Self.spacing > Self.gateHoldOff
                 && Double(i - lastUnsureRefusal) * Self.spacing > Self.gateUnsureHoldOff)
-        if runLag > 0, exercise, i >= retryAt,
+        // … nor from gait that paused and goes on at its pace (a walk of a few metres, a turn, the walk back).
+        if runLag > 0, exercise, i >= retryAt, !pausedGait.holdsBack(at: i, lag: runLag),
             Double(i - runStart) * Self.spacing >= max(c.startHold, 0.5 * runLag * Self.spacing)
         {
             startSet(at: i, window: window, into: &events)

@@ -1,0 +1,77 @@
+/// Remembers the pace of the last gait the detector saw outside a set, so that walking that paused and went on (a
+/// walk of a few metres, a turn, the walk back) does not start a set at that pace.
+///
+/// Gait here is either a walk (at least `leastWalkingPoints` grid points judged walking, step 5 of the method) or
+/// motion the exercise gate refused with confidence at least `leastRefusals` times, outside a set. When the motion
+/// then stopped being periodic for at least `leastPause` seconds, a run of periodic motion at that gait's period
+/// (within `paceTolerance`) starts no set until `memory` seconds after the gait's last moment: the gate judges the
+/// first seconds of a walk that resumes with the window still holding the pause, and on some wrists it takes them
+/// for exercise (docs/DETECTOR.md, "Walking on after a pause").
+struct PausedGait {
+    /// How long (s) after the gait's last moment a run at its pace is held back.
+    static let memory = 10.0
+    /// The largest ratio between the run's period and the gait's that counts as the gait's pace.
+    static let paceTolerance = 1.15
+    /// How long (s) the motion must have been non-periodic since the gait: without a pause, the run is the same
+    /// motion going on (a set the walking rule flickered on for a moment), which the gait's hold-offs already judge.
+    static let leastPause = 1.0
+    /// How many grid points of a walk make it gait (fewer: a flicker of the walking rule inside a set's motion).
+    static let leastWalkingPoints = 8
+    /// How many confident refusals make motion gait.
+    static let leastRefusals = 2
+
+    private var walk = Episode()
+    private var refused = Episode()
+
+    /// One run of gait: its last grid point and period, how many moments it held, and the non-periodic points since.
+    private struct Episode {
+        var last = Int.min / 2
+        var lag = 0
+        var moments = 0
+        var pausedPoints = 0
+
+        mutating func note(at i: Int, lag k: Int, pausePoints: Int) {
+            moments = pausedPoints >= pausePoints ? 1 : moments + 1
+            pausedPoints = 0
+            last = i
+            lag = k
+        }
+
+        func holdsBack(at i: Int, lag: Double, leastMoments: Int, pausePoints: Int, memoryPoints: Double) -> Bool {
+            guard self.lag > 0, moments >= leastMoments, pausedPoints >= pausePoints, Double(i - last) <= memoryPoints
+            else { return false }
+            let gait = Double(self.lag)
+            return max(gait, lag) / min(gait, lag) <= PausedGait.paceTolerance
+        }
+    }
+
+    private static let pausePoints = Int((leastPause / MotionGrid.spacing).rounded())
+    private static let memoryPoints = memory / MotionGrid.spacing
+
+    /// Grid point `i` was judged walking at period `lag` (grid points).
+    mutating func noteWalking(at i: Int, lag: Int) {
+        walk.note(at: i, lag: lag, pausePoints: Self.pausePoints)
+    }
+
+    /// Outside a set, the gate refused grid point `i`'s motion at period `lag` with confidence.
+    mutating func noteRefusal(at i: Int, lag: Int) {
+        refused.note(at: i, lag: lag, pausePoints: Self.pausePoints)
+    }
+
+    /// The motion at this grid point was not periodic (and not walking).
+    mutating func notePause() {
+        walk.pausedPoints += 1
+        refused.pausedPoints += 1
+    }
+
+    /// Whether a run of periodic motion at period `lag` (grid points) at grid point `i` is paused gait going on.
+    func holdsBack(at i: Int, lag: Double) -> Bool {
+        guard lag > 0 else { return false }
+        return walk.holdsBack(
+            at: i, lag: lag, leastMoments: Self.leastWalkingPoints, pausePoints: Self.pausePoints,
+            memoryPoints: Self.memoryPoints)
+            || refused.holdsBack(
+                at: i, lag: lag, leastMoments: Self.leastRefusals, pausePoints: Self.pausePoints,
+                memoryPoints: Self.memoryPoints)
+    }
+}
