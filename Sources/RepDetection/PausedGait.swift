@@ -23,24 +23,36 @@ struct PausedGait {
     private var walk = Episode()
     private var refused = Episode()
 
-    /// One run of gait: its last grid point and period, how many moments it held, and the non-periodic points since.
+    /// Moments of one kind (walking, or confident refusals): the run they make now (its moments since the last pause
+    /// of `leastPause`), and the last moment of a run that held enough of them to be gait, with its period and the
+    /// non-periodic points since. A later run too short to be gait (a flicker) leaves that gait as it was.
     private struct Episode {
-        var last = Int.min / 2
-        var lag = 0
         var moments = 0
         var pausedPoints = 0
+        var gaitLast = Int.min / 2
+        var gaitLag = 0
+        var pausedSinceGait = 0
 
-        mutating func note(at i: Int, lag k: Int, pausePoints: Int) {
+        mutating func note(at i: Int, lag k: Int, leastMoments: Int, pausePoints: Int) {
             moments = pausedPoints >= pausePoints ? 1 : moments + 1
             pausedPoints = 0
-            last = i
-            lag = k
+            if moments >= leastMoments {
+                gaitLast = i
+                gaitLag = k
+                pausedSinceGait = 0
+            }
         }
 
-        func holdsBack(at i: Int, lag: Double, leastMoments: Int, pausePoints: Int, memoryPoints: Double) -> Bool {
-            guard self.lag > 0, moments >= leastMoments, pausedPoints >= pausePoints, Double(i - last) <= memoryPoints
-            else { return false }
-            let gait = Double(self.lag)
+        mutating func notePause() {
+            pausedPoints += 1
+            pausedSinceGait += 1
+        }
+
+        func holdsBack(at i: Int, lag: Double, pausePoints: Int, memoryPoints: Double) -> Bool {
+            guard gaitLag > 0, pausedSinceGait >= pausePoints, Double(i - gaitLast) <= memoryPoints else {
+                return false
+            }
+            let gait = Double(gaitLag)
             return max(gait, lag) / min(gait, lag) <= PausedGait.paceTolerance
         }
     }
@@ -48,30 +60,26 @@ struct PausedGait {
     private static let pausePoints = Int((leastPause / MotionGrid.spacing).rounded())
     private static let memoryPoints = memory / MotionGrid.spacing
 
-    /// Grid point `i` was judged walking at period `lag` (grid points).
+    /// Outside a set, grid point `i` was judged walking at period `lag` (grid points).
     mutating func noteWalking(at i: Int, lag: Int) {
-        walk.note(at: i, lag: lag, pausePoints: Self.pausePoints)
+        walk.note(at: i, lag: lag, leastMoments: Self.leastWalkingPoints, pausePoints: Self.pausePoints)
     }
 
     /// Outside a set, the gate refused grid point `i`'s motion at period `lag` with confidence.
     mutating func noteRefusal(at i: Int, lag: Int) {
-        refused.note(at: i, lag: lag, pausePoints: Self.pausePoints)
+        refused.note(at: i, lag: lag, leastMoments: Self.leastRefusals, pausePoints: Self.pausePoints)
     }
 
     /// The motion at this grid point was not periodic (and not walking).
     mutating func notePause() {
-        walk.pausedPoints += 1
-        refused.pausedPoints += 1
+        walk.notePause()
+        refused.notePause()
     }
 
     /// Whether a run of periodic motion at period `lag` (grid points) at grid point `i` is paused gait going on.
     func holdsBack(at i: Int, lag: Double) -> Bool {
         guard lag > 0 else { return false }
-        return walk.holdsBack(
-            at: i, lag: lag, leastMoments: Self.leastWalkingPoints, pausePoints: Self.pausePoints,
-            memoryPoints: Self.memoryPoints)
-            || refused.holdsBack(
-                at: i, lag: lag, leastMoments: Self.leastRefusals, pausePoints: Self.pausePoints,
-                memoryPoints: Self.memoryPoints)
+        return walk.holdsBack(at: i, lag: lag, pausePoints: Self.pausePoints, memoryPoints: Self.memoryPoints)
+            || refused.holdsBack(at: i, lag: lag, pausePoints: Self.pausePoints, memoryPoints: Self.memoryPoints)
     }
 }

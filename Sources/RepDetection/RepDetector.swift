@@ -390,7 +390,7 @@ public struct RepDetector: Sendable {
         if walking {
             clarity = 0
             lastWalking = i
-            pausedGait.noteWalking(at: i, lag: k)
+            if !open { pausedGait.noteWalking(at: i, lag: k) }
         } else if k == 0 || clarity < c.minimumPeriodicity {
             pausedGait.notePause()
         }
