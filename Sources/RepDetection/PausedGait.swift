@@ -33,8 +33,8 @@ struct PausedGait {
         var gaitLag = 0
         var pausedSinceGait = 0
 
-        mutating func note(at i: Int, lag k: Int, leastMoments: Int, pausePoints: Int) {
-            moments = pausedPoints >= pausePoints ? 1 : moments + 1
+        mutating func note(at i: Int, lag k: Int, leastMoments: Int) {
+            moments = pausedPoints >= PausedGait.pausePoints ? 1 : moments + 1
             pausedPoints = 0
             if moments >= leastMoments {
                 gaitLast = i
@@ -48,8 +48,10 @@ struct PausedGait {
             pausedSinceGait += 1
         }
 
-        func holdsBack(at i: Int, lag: Double, pausePoints: Int, memoryPoints: Double) -> Bool {
-            guard gaitLag > 0, pausedSinceGait >= pausePoints, Double(i - gaitLast) <= memoryPoints else {
+        func holdsBack(at i: Int, lag: Double) -> Bool {
+            guard gaitLag > 0, pausedSinceGait >= PausedGait.pausePoints,
+                Double(i - gaitLast) <= PausedGait.memoryPoints
+            else {
                 return false
             }
             let gait = Double(gaitLag)
@@ -57,17 +59,17 @@ struct PausedGait {
         }
     }
 
-    private static let pausePoints = Int((leastPause / MotionGrid.spacing).rounded())
-    private static let memoryPoints = memory / MotionGrid.spacing
+    fileprivate static let pausePoints = Int((leastPause / MotionGrid.spacing).rounded())
+    fileprivate static let memoryPoints = memory / MotionGrid.spacing
 
     /// Outside a set, grid point `i` was judged walking at period `lag` (grid points).
     mutating func noteWalking(at i: Int, lag: Int) {
-        walk.note(at: i, lag: lag, leastMoments: Self.leastWalkingPoints, pausePoints: Self.pausePoints)
+        walk.note(at: i, lag: lag, leastMoments: Self.leastWalkingPoints)
     }
 
     /// Outside a set, the gate refused grid point `i`'s motion at period `lag` with confidence.
     mutating func noteRefusal(at i: Int, lag: Int) {
-        refused.note(at: i, lag: lag, leastMoments: Self.leastRefusals, pausePoints: Self.pausePoints)
+        refused.note(at: i, lag: lag, leastMoments: Self.leastRefusals)
     }
 
     /// The motion at this grid point was not periodic (and not walking).
@@ -79,7 +81,6 @@ struct PausedGait {
     /// Whether a run of periodic motion at period `lag` (grid points) at grid point `i` is paused gait going on.
     func holdsBack(at i: Int, lag: Double) -> Bool {
         guard lag > 0 else { return false }
-        return walk.holdsBack(at: i, lag: lag, pausePoints: Self.pausePoints, memoryPoints: Self.memoryPoints)
-            || refused.holdsBack(at: i, lag: lag, pausePoints: Self.pausePoints, memoryPoints: Self.memoryPoints)
+        return walk.holdsBack(at: i, lag: lag) || refused.holdsBack(at: i, lag: lag)
     }
 }
