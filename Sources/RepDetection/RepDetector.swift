@@ -103,6 +103,20 @@ public struct RepDetector: Sendable {
     static let shortestRecountedPeriod = 10
     /// A set whose period changed by more than this factor is not counted again at its end.
     static let steadyPaceRatio = 1.5
+    /// `followTrackedPeriod`: the tracked period's periodicity must be at least this.
+    static let wrongPeriodClarity = 0.8
+    /// `followTrackedPeriod`: the periodicity at the set's own period must be below this fraction of the tracked
+    /// period's (the default `key_maximum_fraction`: the tracker would not pick the set's period).
+    static let wrongPeriodFraction = 0.8
+    /// `followTrackedPeriod`: the tracked period must be at least this many times the set's …
+    static let wrongPeriodRatio = 1.3
+    /// … and not within this of twice it (a pair of alternating reps, rightly counted one by one).
+    static let pairTolerance = 0.2
+    /// `followTrackedPeriod`: each of the set's last two reps must have lasted less than this share of the tracked
+    /// period (two reps a tracked period; a set that slowed down has reps as long as it).
+    static let doubledRepShare = 0.75
+    /// `followTrackedPeriod`: the tracked period must stay within this factor for a whole length of it.
+    static let trackedPeriodTolerance = 1.15
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
     static let cutCycleShare = 0.7
     /// A cycle cut shorter than `cutCycleShare`, but at least this much done, is a rep when it matches the template
@@ -210,6 +224,9 @@ public struct RepDetector: Sendable {
     private var previousSetEnd: Int?  // the last rep of the previous set
     private var startLag = 0  // the set's period when it started
     private var livePairedCycles = 0  // cycles of the set counted live as two reps (`isPaired`)
+    private var trackedSince = 0  // where the tracker began to find a clear period the set's template is not at
+    private var trackedLag = 0  // that period (0: none)
+    private var rebased = false  // the set's period was found wrong and the set anchored again at the tracked one
     private var previousMatch = 0.0
     private var lastMatch = 0.0
     private var scratch: [Double] = []
@@ -457,6 +474,7 @@ public struct RepDetector: Sendable {
         }
         previousMatch = lastMatch
         lastMatch = current
+        if !rebased, k > 0 { followTrackedPeriod(at: i, lag: k, clarity: clarity) }
         let sinceRep = i - (reps.last ?? setStart)
         if Double(sinceRep) * Self.spacing > restToEnd {
             endSet(into: &events)
@@ -470,6 +488,42 @@ public struct RepDetector: Sendable {
             retryAt = i + max(1, k / 2)
             reanchor(at: i, lag: k, window: max(k, minimumWindow), into: &events)
         }
+    }
+
+    /// A set that started on a wrong period: its template, shorter than a rep, matches twice a cycle (a deadlift's
+    /// pull and its lowering), so every rep counts twice. When the tracker has found, for a whole length of it, a
+    /// clear period (`wrongPeriodClarity`) at least `wrongPeriodRatio` times the set's and not about twice it
+    /// (`pairTolerance`), while the motion is no longer periodic at the set's own period (`wrongPeriodFraction`) and
+    /// the set's last two reps came within that period (`doubledRepShare`), the set anchors again at the tracked
+    /// period: the cycles found there replace the set's reps, so that the set-end recount counts them at that period
+    /// (and is not held to the live count). The live reps already announced stay announced. About twice is left
+    /// alone: alternating lunges whose sides differ are counted one by one, rightly, while the tracker takes the pair
+    /// for the period.
+    private mutating func followTrackedPeriod(at i: Int, lag k: Int, clarity: Double) {
+        let ratio = Double(k) / Double(lag)
+        guard clarity >= Self.wrongPeriodClarity, ratio >= Self.wrongPeriodRatio, abs(ratio - 2) >= Self.pairTolerance,
+            tracker.nsdf[lag] < Self.wrongPeriodFraction * clarity
+        else {
+            trackedLag = 0
+            return
+        }
+        if trackedLag == 0 || Double(max(k, trackedLag)) > Self.trackedPeriodTolerance * Double(min(k, trackedLag)) {
+            trackedLag = k
+            trackedSince = i
+            return
+        }
+        guard i - trackedSince >= trackedLag else { return }
+        trackedLag = 0
+        // A set that slowed down has reps as long as the tracked period: the live template followed it.
+        let n = reps.count
+        guard n >= 3, Double(reps[n - 1] - reps[n - 2]) < Self.doubledRepShare * Double(k),
+            Double(reps[n - 2] - reps[n - 3]) < Self.doubledRepShare * Double(k)
+        else { return }
+        guard let cycles = anchor(at: i, lag: k, window: max(k, minimumWindow), after: previousSetEnd, starting: true)
+        else { return }
+        reps = cycles
+        startLag = lag
+        rebased = true
     }
 
     /// Whether the set kept its pace: its period at the end within `steadyPaceRatio` of its period at the start (a
@@ -505,6 +559,8 @@ public struct RepDetector: Sendable {
         startLag = lag
         setOrigin = grid.origin
         livePairedCycles = 0
+        trackedLag = 0
+        rebased = false
         setRuns = 0
         setNumber += 1
         reps.removeAll(keepingCapacity: true)
@@ -683,17 +739,27 @@ public struct RepDetector: Sendable {
                     tail = 0
                 }
             }
-            func piece(_ done: Int, _ measured: (match: Double, energy: Double)) -> (whole: Bool, part: Bool) {
-                guard done > 1, done < lag else { return (false, false) }
-                let share = Double(done) / Double(lag)
+            func piece(_ done: Int, _ period: Int, _ measured: (match: Double, energy: Double)) -> (
+                whole: Bool, part: Bool
+            ) {
+                guard done > 1, done < period else { return (false, false) }
+                let share = Double(done) / Double(period)
                 let matches = measured.match >= c.finalMatch
                 let moves = measured.energy >= Self.cutCycleEnergy
                 let whole = matches && (share >= Self.cutCycleShare || (share >= Self.shortCutCycleShare && moves))
                 let part = moves && (share < 0.3 || matches)
                 return (whole, part)
             }
-            let headPiece = piece(head, template.suffixMatch(grid, endingAt: head, count: head))
-            let tailPiece = piece(tail, template.prefixMatch(grid, after: grid.next - 1 - tail, count: tail))
+            var headPiece = piece(head, lag, template.suffixMatch(grid, endingAt: head, count: head))
+            // Reps slow down through a hard set, so the piece before its first rep is also measured against the
+            // first rep's own length: a set of five whose first cycle is cut by the stream's start counts five.
+            if starts, !headPiece.whole, strong.count >= 2 {
+                let first = strong[1] - strong[0]
+                let early = strong[0] - first
+                let measured = template.suffixMatch(grid, endingAt: early, count: min(early, lag))
+                headPiece.whole = piece(early, first, measured).whole
+            }
+            let tailPiece = piece(tail, lag, template.prefixMatch(grid, after: grid.next - 1 - tail, count: tail))
             if headPiece.whole { count += 1 }
             if tailPiece.whole { count += 1 }
             if !headPiece.whole, !tailPiece.whole, headPiece.part, tailPiece.part,
@@ -709,7 +775,7 @@ public struct RepDetector: Sendable {
         // A live count whose reps came at a steady pace is right within a rep: the recount may add a missed rep or
         // drop an edge piece, not undo half of it (a template averaged over asymmetric reps can match worse than
         // the live one that followed them). Not when the recount or the live count took cycles for pairs of reps.
-        if final != liveCount, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
+        if final != liveCount, !rebased, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
             final = min(max(final, liveCount - 1), liveCount + 1)
         }
         // With the gate on, a set of fewer than `gateMinimumSetReps` is dismissed too: the sets of one or two reps that
