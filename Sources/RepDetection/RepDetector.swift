@@ -106,15 +106,21 @@ public struct RepDetector: Sendable {
     /// `followTrackedPeriod`: the tracked period's periodicity must be at least this.
     static let wrongPeriodClarity = 0.8
     /// `followTrackedPeriod`: the periodicity at the set's own period must be below this fraction of the tracked
-    /// period's (the default `key_maximum_fraction`: the tracker would not pick the set's period).
+    /// period's (as the tracker's default `key_maximum_fraction`: with it, the tracker would not pick the set's period).
+    /// Fixed, so that another `key_maximum_fraction` changes the tracker only.
     static let wrongPeriodFraction = 0.8
     /// `followTrackedPeriod`: the tracked period must be at least this many times the set's …
     static let wrongPeriodRatio = 1.3
+    /// … and at most this many (not a group of three reps or more) …
+    static let wrongPeriodMaximumRatio = 2.8
     /// … and not within this of twice it (a pair of alternating reps, rightly counted one by one).
     static let pairTolerance = 0.2
     /// `followTrackedPeriod`: each of the set's last two reps must have lasted less than this share of the tracked
-    /// period (two reps a tracked period; a set that slowed down has reps as long as it).
+    /// period (two reps a tracked period; a set that slowed down has reps as long as it), the two together at most
+    /// `doubledPairShare` of it, and the last one must have ended within a tracked period.
     static let doubledRepShare = 0.75
+    /// See `doubledRepShare`.
+    static let doubledPairShare = 1.25
     /// `followTrackedPeriod`: the tracked period must stay within this factor for a whole length of it.
     static let trackedPeriodTolerance = 1.15
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
@@ -301,6 +307,7 @@ public struct RepDetector: Sendable {
             grid.restart(at: index)
             tracker.reset()
             runLag = 0
+            trackedLag = 0
             if open { setRuns += 1 }
             return
         }
@@ -492,17 +499,18 @@ public struct RepDetector: Sendable {
 
     /// A set that started on a wrong period: its template, shorter than a rep, matches twice a cycle (a deadlift's
     /// pull and its lowering), so every rep counts twice. When the tracker has found, for a whole length of it, a
-    /// clear period (`wrongPeriodClarity`) at least `wrongPeriodRatio` times the set's and not about twice it
-    /// (`pairTolerance`), while the motion is no longer periodic at the set's own period (`wrongPeriodFraction`) and
-    /// the set's last two reps came within that period (`doubledRepShare`), the set anchors again at the tracked
+    /// clear period (`wrongPeriodClarity`) `wrongPeriodRatio`–`wrongPeriodMaximumRatio` times the set's and not about
+    /// twice it (`pairTolerance`), while the motion is no longer periodic at the set's own period
+    /// (`wrongPeriodFraction`) and the set's last two reps came within about that period (`doubledRepShare`), the
+    /// set anchors again at the tracked
     /// period: the cycles found there replace the set's reps, so that the set-end recount counts them at that period
     /// (and is not held to the live count). The live reps already announced stay announced. About twice is left
     /// alone: alternating lunges whose sides differ are counted one by one, rightly, while the tracker takes the pair
     /// for the period.
     private mutating func followTrackedPeriod(at i: Int, lag k: Int, clarity: Double) {
         let ratio = Double(k) / Double(lag)
-        guard clarity >= Self.wrongPeriodClarity, ratio >= Self.wrongPeriodRatio, abs(ratio - 2) >= Self.pairTolerance,
-            tracker.nsdf[lag] < Self.wrongPeriodFraction * clarity
+        guard clarity >= Self.wrongPeriodClarity, ratio >= Self.wrongPeriodRatio, ratio <= Self.wrongPeriodMaximumRatio,
+            abs(ratio - 2) >= Self.pairTolerance, tracker.nsdf[lag] < Self.wrongPeriodFraction * clarity
         else {
             trackedLag = 0
             return
@@ -514,14 +522,17 @@ public struct RepDetector: Sendable {
         }
         guard i - trackedSince >= trackedLag else { return }
         trackedLag = 0
-        // A set that slowed down has reps as long as the tracked period: the live template followed it.
-        let n = reps.count
-        guard n >= 3, Double(reps[n - 1] - reps[n - 2]) < Self.doubledRepShare * Double(k),
-            Double(reps[n - 2] - reps[n - 3]) < Self.doubledRepShare * Double(k)
+        // A set that slowed down has reps as long as the tracked period: the live template followed it. A set whose
+        // reps stopped a while ago is not moved onto other motion.
+        let n = reps.count, tracked = Double(k)
+        guard n >= 3, i - reps[n - 1] <= k, Double(reps[n - 1] - reps[n - 2]) < Self.doubledRepShare * tracked,
+            Double(reps[n - 2] - reps[n - 3]) < Self.doubledRepShare * tracked,
+            Double(reps[n - 1] - reps[n - 3]) <= Self.doubledPairShare * tracked
         else { return }
         guard let cycles = anchor(at: i, lag: k, window: max(k, minimumWindow), after: previousSetEnd, starting: true)
         else { return }
-        reps = cycles
+        reps.removeAll(keepingCapacity: true)
+        reps.append(contentsOf: cycles)
         startLag = lag
         rebased = true
     }
@@ -752,7 +763,8 @@ public struct RepDetector: Sendable {
             }
             var headPiece = piece(head, lag, template.suffixMatch(grid, endingAt: head, count: head))
             // Reps slow down through a hard set, so the piece before its first rep is also measured against the
-            // first rep's own length: a set of five whose first cycle is cut by the stream's start counts five.
+            // interval between the first two reps the recount found (the set's pace at its start): a heavy set of five
+            // whose first cycle is cut by the stream's start counts five.
             if starts, !headPiece.whole, strong.count >= 2 {
                 let first = strong[1] - strong[0]
                 let early = strong[0] - first

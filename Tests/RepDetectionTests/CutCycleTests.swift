@@ -42,8 +42,8 @@ struct CutCycleTests {
         }
     }
 
-    /// A set of 8 generated reps that slows down (the last rep `slowdown` longer than the first), the recording started
-    /// `done` of the way from the first rep's start to its end (its length taken as the interval to the second rep),
+    /// A set of 8 generated reps that slows down (the last rep `slowdown` longer than the first), its recording holding
+    /// only the last `done` of the first rep (that rep's length taken as the interval from its end to the second's),
     /// with the stream's time starting at 0 there, as a recording's does. The reps' ends are the detector's own on the
     /// whole set.
     static func started(slowdown: Double, rate: Double, seed: UInt64, done: Double) -> [MotionSample] {
@@ -63,10 +63,10 @@ struct CutCycleTests {
     }
 
     // Measured on 2026-12-02 with `repctl generate workout --reps 8 --rest 10 --slowdown 0.3 --rate 12.5`: before the
-    // piece was also measured against the first rep's length, these four seeds counted 7 with 80 % of the first rep
-    // there (measured against the set's last period, 2.5–2.9 s, the piece was shorter than 60 % of it); seeds 3 and 6
-    // counted 8 before and after.
-    @Test("a slowing set whose recording starts 80 % of the way through its first rep counts that rep")
+    // piece was also measured against the pace at the set's start, these four seeds counted 7 with the last 80 % of
+    // the first rep there (measured against the set's last period the piece was shorter than 60 % of it); seeds 3
+    // and 6 counted 8 before and after.
+    @Test("a slowing set whose recording holds the last 80 % of its first rep counts that rep")
     func mostlyThereFirstRepOfSlowingSetCounts() {
         for seed: UInt64 in [1, 2, 4, 5] {
             let samples = Self.started(slowdown: 0.3, rate: 12.5, seed: seed, done: 0.8)
