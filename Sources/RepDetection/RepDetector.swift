@@ -401,7 +401,7 @@ public struct RepDetector: Sendable {
                 }
                 if open {
                     let refused = p < c.minimumExerciseLikelihood
-                    if Double(max(k, lag)) <= Self.gateSetPaceRatio * Double(max(1, min(k, lag))) {
+                    if Self.within(Self.gateSetPaceRatio, k, lag) {
                         setPaceGate.add(p, refused: refused)
                     } else {
                         offPaceSinceRep.add(p, refused: refused)
@@ -501,12 +501,11 @@ public struct RepDetector: Sendable {
     /// pull and its lowering), so every rep counts twice. When the tracker has found, for a whole length of it, a
     /// clear period (`wrongPeriodClarity`) `wrongPeriodRatio`–`wrongPeriodMaximumRatio` times the set's and not about
     /// twice it (`pairTolerance`), while the motion is no longer periodic at the set's own period
-    /// (`wrongPeriodFraction`) and the set's last two reps came within about that period (`doubledRepShare`), the
-    /// set anchors again at the tracked
-    /// period: the cycles found there replace the set's reps, so that the set-end recount counts them at that period
-    /// (and is not held to the live count). The live reps already announced stay announced. About twice is left
-    /// alone: alternating lunges whose sides differ are counted one by one, rightly, while the tracker takes the pair
-    /// for the period.
+    /// (`wrongPeriodFraction`) and the set's last two reps came within about that period (`doubledRepShare`), the set
+    /// anchors again at the tracked period: the cycles found there replace the set's reps, so that the set-end recount
+    /// counts them at that period (and is not held to the live count). The live reps already announced stay
+    /// announced. About twice is left alone: alternating lunges whose sides differ are counted one by one, rightly,
+    /// while the tracker takes the pair for the period.
     private mutating func followTrackedPeriod(at i: Int, lag k: Int, clarity: Double) {
         let ratio = Double(k) / Double(lag)
         guard clarity >= Self.wrongPeriodClarity, ratio >= Self.wrongPeriodRatio, ratio <= Self.wrongPeriodMaximumRatio,
@@ -515,7 +514,7 @@ public struct RepDetector: Sendable {
             trackedLag = 0
             return
         }
-        if trackedLag == 0 || Double(max(k, trackedLag)) > Self.trackedPeriodTolerance * Double(min(k, trackedLag)) {
+        if trackedLag == 0 || !Self.within(Self.trackedPeriodTolerance, k, trackedLag) {
             trackedLag = k
             trackedSince = i
             return
@@ -540,7 +539,7 @@ public struct RepDetector: Sendable {
     /// Whether the set kept its pace: its period at the end within `steadyPaceRatio` of its period at the start (a
     /// set that slowed towards failure, or changed pace, did not; a missed rep does not change the period).
     private func steadyPace() -> Bool {
-        Double(max(lag, startLag)) <= Self.steadyPaceRatio * Double(max(1, min(lag, startLag)))
+        Self.within(Self.steadyPaceRatio, lag, startLag)
     }
 
     /// A set ends after `restToEndSet` without a rep, or two periods of its reps when that is longer (slow reps: a
@@ -919,6 +918,12 @@ public struct RepDetector: Sendable {
 
     /// Whether a tracked period of `k` points is the same set at a new pace: more than `tolerance` and at most 1.6
     /// times faster or slower than the set's `lag` (a bigger change is another activity), and not a harmonic of it.
+    /// Whether two periods (grid points) are within `factor` of each other: the longer at most `factor` times the
+    /// shorter (a period of 0 counts as 1).
+    static func within(_ factor: Double, _ a: Int, _ b: Int) -> Bool {
+        Double(max(a, b)) <= factor * Double(max(1, min(a, b)))
+    }
+
     static func isNewPace(_ k: Int, comparedTo lag: Int, tolerance: Double) -> Bool {
         let ratio = Double(max(k, lag)) / Double(min(k, lag))
         // A lifter changes pace by less than this; a bigger change is another activity.
