@@ -121,8 +121,20 @@ public struct RepDetector: Sendable {
     static let doubledRepShare = 0.75
     /// See `doubledRepShare`.
     static let doubledPairShare = 1.25
-    /// `followTrackedPeriod`: the tracked period must stay within this factor for a whole length of it.
-    static let trackedPeriodTolerance = 1.15
+    /// `followTrackedPeriod`: about twice the set's period (`pairTolerance`) is followed only when the motion did not
+    /// repeat at the set's own period over the run, its NSDF there below this on average: the two sides of
+    /// alternating lunges are alike (0.38–0.57 in ../shared), a deadlift's lowering is not its pull.
+    static let pairMaximumRepetition = 0.0
+    /// `followTrackedPeriod`: a set whose live reps already come once a tracked period (a template that matches
+    /// only the pull of each deadlift) is followed when the tracked period is at least this many times the set's; a
+    /// set that slowed down by less keeps its period (the live template followed it).
+    static let followedMinimumRatio = 1.5
+    /// At the set's end: a set whose motion did not repeat at its own period (mean NSDF below this) while the tracker
+    /// held a period `wrongPeriodRatio`–`wrongPeriodMaximumRatio` times longer at `setLongerShare` of its points or
+    /// more is counted at that period (`SetPeriodTally`).
+    static let setMaximumRepetition = 0.0
+    /// See `setMaximumRepetition`.
+    static let setLongerShare = 0.5
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
     static let cutCycleShare = 0.7
     /// A cycle cut shorter than `cutCycleShare`, but at least this much done, is a rep when it matches the template
@@ -230,8 +242,8 @@ public struct RepDetector: Sendable {
     private var previousSetEnd: Int?  // the last rep of the previous set
     private var startLag = 0  // the set's period when it started
     private var livePairedCycles = 0  // cycles of the set counted live as two reps (`isPaired`)
-    private var trackedSince = 0  // where the tracker began to find a clear period the set's template is not at
-    private var trackedLag = 0  // that period (0: none)
+    private var trackedRun = TrackedPeriodRun()  // a clear period the set's template is not at
+    private var periodTally = SetPeriodTally()
     private var rebased = false  // the set's period was found wrong and the set anchored again at the tracked one
     private var previousMatch = 0.0
     private var lastMatch = 0.0
@@ -307,7 +319,7 @@ public struct RepDetector: Sendable {
             grid.restart(at: index)
             tracker.reset()
             runLag = 0
-            trackedLag = 0
+            trackedRun.reset()
             if open { setRuns += 1 }
             return
         }
@@ -481,7 +493,10 @@ public struct RepDetector: Sendable {
         }
         previousMatch = lastMatch
         lastMatch = current
-        if !rebased, k > 0 { followTrackedPeriod(at: i, lag: k, clarity: clarity) }
+        if k > 0 {
+            periodTally.add(repetition: tracker.nsdf[lag], tracked: k, clarity: clarity, setLag: lag)
+            if !rebased { followTrackedPeriod(at: i, lag: k, clarity: clarity) }
+        }
         let sinceRep = i - (reps.last ?? setStart)
         if Double(sinceRep) * Self.spacing > restToEnd {
             endSet(into: &events)
@@ -498,37 +513,50 @@ public struct RepDetector: Sendable {
     }
 
     /// A set that started on a wrong period: its template, shorter than a rep, matches twice a cycle (a deadlift's
-    /// pull and its lowering), so every rep counts twice. When the tracker has found, for a whole length of it, a
-    /// clear period (`wrongPeriodClarity`) `wrongPeriodRatio`–`wrongPeriodMaximumRatio` times the set's and not about
-    /// twice it (`pairTolerance`), while the motion is no longer periodic at the set's own period
-    /// (`wrongPeriodFraction`) and the set's last two reps came within about that period (`doubledRepShare`), the set
-    /// anchors again at the tracked period: the cycles found there replace the set's reps, so that the set-end recount
-    /// counts them at that period (and is not held to the live count). The live reps already announced stay
-    /// announced. About twice is left alone: alternating lunges whose sides differ are counted one by one, rightly,
-    /// while the tracker takes the pair for the period.
+    /// pull and its lowering), so every rep counts twice, or once with the recount at the set's end doubling it. When
+    /// the tracker has held, for a whole length of it (`TrackedPeriodRun`), a clear period (`wrongPeriodClarity`)
+    /// `wrongPeriodRatio`–`wrongPeriodMaximumRatio` times the set's, while the motion is no longer periodic at the
+    /// set's own period (`wrongPeriodFraction`), and the set's last two reps came within about that period
+    /// (`doubledRepShare`) or each as long as it (with the tracked period at least `followedMinimumRatio` times the
+    /// set's), the set anchors again at the tracked period: the cycles found there replace the set's reps, so that
+    /// the set-end recount counts them at that period (and is not held to the live count). The live reps already
+    /// announced stay announced. About twice the set's period (`pairTolerance`) is followed only when the motion did
+    /// not repeat at the set's period over the run (`pairMaximumRepetition`): alternating lunges whose sides differ
+    /// are counted one by one, rightly, while the tracker takes the pair for the period.
     private mutating func followTrackedPeriod(at i: Int, lag k: Int, clarity: Double) {
         let ratio = Double(k) / Double(lag)
         guard clarity >= Self.wrongPeriodClarity, ratio >= Self.wrongPeriodRatio, ratio <= Self.wrongPeriodMaximumRatio,
-            abs(ratio - 2) >= Self.pairTolerance, tracker.nsdf[lag] < Self.wrongPeriodFraction * clarity
+            tracker.nsdf[lag] < Self.wrongPeriodFraction * clarity
         else {
-            trackedLag = 0
+            trackedRun.miss()
             return
         }
-        if trackedLag == 0 || !Self.within(Self.trackedPeriodTolerance, k, trackedLag) {
-            trackedLag = k
-            trackedSince = i
-            return
-        }
-        guard i - trackedSince >= trackedLag else { return }
-        trackedLag = 0
+        let twice = abs(ratio - 2) < Self.pairTolerance
+        guard trackedRun.note(at: i, lag: k, repetition: tracker.nsdf[lag], nearlyTwice: twice) else { return }
+        trackedRun.reset()
+        if trackedRun.nearlyTwice, trackedRun.meanRepetition >= Self.pairMaximumRepetition { return }
         // A set that slowed down has reps as long as the tracked period: the live template followed it. A set whose
         // reps stopped a while ago is not moved onto other motion.
         let n = reps.count, tracked = Double(k)
-        guard n >= 3, i - reps[n - 1] <= k, Double(reps[n - 1] - reps[n - 2]) < Self.doubledRepShare * tracked,
-            Double(reps[n - 2] - reps[n - 3]) < Self.doubledRepShare * tracked,
-            Double(reps[n - 1] - reps[n - 3]) <= Self.doubledPairShare * tracked
-        else { return }
-        guard let cycles = anchor(at: i, lag: k, window: max(k, minimumWindow), after: previousSetEnd, starting: true)
+        guard n >= 3, i - reps[n - 1] <= k else { return }
+        let doubled =
+            Double(reps[n - 1] - reps[n - 2]) < Self.doubledRepShare * tracked
+            && Double(reps[n - 2] - reps[n - 3]) < Self.doubledRepShare * tracked
+            && Double(reps[n - 1] - reps[n - 3]) <= Self.doubledPairShare * tracked
+        let once =
+            ratio >= Self.followedMinimumRatio
+            && Self.within(TrackedPeriodRun.tolerance, reps[n - 1] - reps[n - 2], k)
+            && Self.within(TrackedPeriodRun.tolerance, reps[n - 2] - reps[n - 3], k)
+        guard doubled || once else { return }
+        rebase(at: i, lag: k, reaching: 0)
+    }
+
+    /// Anchors the set again at period `k` from `i`, looking back at least `reaching` points: the cycles found there
+    /// replace the set's reps, and the set-end recount counts at that period, not held to the live count.
+    private mutating func rebase(at i: Int, lag k: Int, reaching: Int) {
+        guard
+            let cycles = anchor(
+                at: i, lag: k, window: max(k, minimumWindow), after: previousSetEnd, starting: true, reaching: reaching)
         else { return }
         reps.removeAll(keepingCapacity: true)
         reps.append(contentsOf: cycles)
@@ -569,7 +597,8 @@ public struct RepDetector: Sendable {
         startLag = lag
         setOrigin = grid.origin
         livePairedCycles = 0
-        trackedLag = 0
+        trackedRun.reset()
+        periodTally = SetPeriodTally()
         rebased = false
         setRuns = 0
         setNumber += 1
@@ -600,12 +629,15 @@ public struct RepDetector: Sendable {
     /// after, make no half cycle), and finds the earlier cycles it matches: peaks of the match before that end,
     /// walking back while they follow each other within 1.6 periods and come after `after`. Returns those cycles'
     /// ends and the template's, in time order; nil when there is not enough history.
-    private mutating func anchor(at i: Int, lag candidateLag: Int, window: Int, after: Int?, starting: Bool) -> [Int]? {
+    private mutating func anchor(
+        at i: Int, lag candidateLag: Int, window: Int, after: Int?, starting: Bool, reaching: Int = 0
+    ) -> [Int]? {
         let c = configuration
         guard candidateLag > 1, i - candidateLag + 1 >= grid.oldest else { return nil }
         var end = i - candidateLag + 1 + CycleTemplate.quietestOffset(grid, endingAt: i, length: candidateLag)
-        // How far back the cycles before the template are looked for (and where the motion's onset may lie).
-        let lookback = Int((c.lookbackPeriods + 2) * Double(candidateLag)) + window
+        // How far back the cycles before the template are looked for (and where the motion's onset may lie): at
+        // least `reaching` points (a whole set counted again at another period).
+        let lookback = max(Int((c.lookbackPeriods + 2) * Double(candidateLag)) + window, reaching)
         // A set that starts from stillness starts its first rep where the motion begins: its cycles end a whole
         // number of periods after that (this decides between two equally quiet points, as a sine has).
         if starting, let onset = grid.onset(before: i, lag: candidateLag, lookback: lookback) {
@@ -699,6 +731,16 @@ public struct RepDetector: Sendable {
                 refusedShare: Self.gateDismissalRefusedShare)
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
+        // A set whose motion never repeated at its period, while the tracker held a longer one at half of its points
+        // or more, is counted at that period (its template matched the pull and the lowering of each deadlift, but
+        // the tracker's clear period came and went with every rep's rest on the floor).
+        if !rebased, reps.count >= 3, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest,
+            let longer = periodTally.longerPeriod(
+                maximumRepetition: Self.setMaximumRepetition, minimumShare: Self.setLongerShare)
+        {
+            let last = min(grid.next - 1, reps[reps.count - 1] + lag)
+            rebase(at: last, lag: longer, reaching: last - reps[0] + 2 * longer)
+        }
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),
             lag >= Self.shortestRecountedPeriod
         {
