@@ -494,8 +494,13 @@ public struct RepDetector: Sendable {
         previousMatch = lastMatch
         lastMatch = current
         if k > 0 {
-            periodTally.add(repetition: tracker.nsdf[lag], tracked: k, clarity: clarity, setLag: lag)
-            if !rebased { followTrackedPeriod(at: i, lag: k, clarity: clarity) }
+            // A clear period `wrongPeriodRatio`–`wrongPeriodMaximumRatio` times the set's: both rules below read it.
+            let ratio = Double(k) / Double(lag)
+            let longer =
+                clarity >= Self.wrongPeriodClarity && ratio >= Self.wrongPeriodRatio
+                && ratio <= Self.wrongPeriodMaximumRatio
+            periodTally.add(repetition: tracker.nsdf[lag], longerPeriod: longer ? k : nil)
+            if !rebased { followTrackedPeriod(at: i, lag: k, ratio: ratio, clarity: clarity, longer: longer) }
         }
         let sinceRep = i - (reps.last ?? setStart)
         if Double(sinceRep) * Self.spacing > restToEnd {
@@ -523,18 +528,17 @@ public struct RepDetector: Sendable {
     /// announced stay announced. About twice the set's period (`pairTolerance`) is followed only when the motion did
     /// not repeat at the set's period over the run (`pairMaximumRepetition`): alternating lunges whose sides differ
     /// are counted one by one, rightly, while the tracker takes the pair for the period.
-    private mutating func followTrackedPeriod(at i: Int, lag k: Int, clarity: Double) {
-        let ratio = Double(k) / Double(lag)
-        guard clarity >= Self.wrongPeriodClarity, ratio >= Self.wrongPeriodRatio, ratio <= Self.wrongPeriodMaximumRatio,
-            tracker.nsdf[lag] < Self.wrongPeriodFraction * clarity
-        else {
+    /// `ratio` is `k` over the set's period; `longer` says the tracker holds `k` clearly at such a ratio.
+    private mutating func followTrackedPeriod(at i: Int, lag k: Int, ratio: Double, clarity: Double, longer: Bool) {
+        guard longer, tracker.nsdf[lag] < Self.wrongPeriodFraction * clarity else {
             trackedRun.miss()
             return
         }
         let twice = abs(ratio - 2) < Self.pairTolerance
         guard trackedRun.note(at: i, lag: k, repetition: tracker.nsdf[lag], nearlyTwice: twice) else { return }
+        let pairLike = trackedRun.nearlyTwice && trackedRun.meanRepetition >= Self.pairMaximumRepetition
         trackedRun.reset()
-        if trackedRun.nearlyTwice, trackedRun.meanRepetition >= Self.pairMaximumRepetition { return }
+        if pairLike { return }
         // A set that slowed down has reps as long as the tracked period: the live template followed it. A set whose
         // reps stopped a while ago is not moved onto other motion.
         let n = reps.count, tracked = Double(k)

@@ -9,17 +9,14 @@ struct SetPeriodTally {
     private var longerPoints = 0
     private var longerLags = 0
 
-    /// Adds one grid point of the set: `repetition` is the NSDF at the set's period `setLag`, `k` and `clarity` the
-    /// tracker's period and periodicity.
-    mutating func add(repetition: Double, tracked k: Int, clarity: Double, setLag: Int) {
+    /// Adds one grid point of the set: `repetition` is the NSDF at the set's period, `longerPeriod` the tracker's
+    /// period when it holds one clearly at such a ratio (nil otherwise).
+    mutating func add(repetition: Double, longerPeriod: Int?) {
         points += 1
         self.repetition += repetition
-        let ratio = Double(k) / Double(setLag)
-        if clarity >= RepDetector.wrongPeriodClarity, ratio >= RepDetector.wrongPeriodRatio,
-            ratio <= RepDetector.wrongPeriodMaximumRatio
-        {
+        if let longerPeriod {
             longerPoints += 1
-            longerLags += k
+            longerLags += longerPeriod
         }
     }
 

@@ -14,7 +14,7 @@ struct TrackedPeriodRun {
     /// The run's period in grid points (0: no run).
     private(set) var lag = 0
     /// Where the run began.
-    private(set) var since = 0
+    private var since = 0
     private var misses = 0
     private var repetition = 0.0
     private var points = 0
