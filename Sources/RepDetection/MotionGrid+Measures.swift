@@ -9,13 +9,19 @@ extension MotionGrid {
         return (sum / Double(window)).squareRoot()
     }
 
-    /// The last still point before the periodic motion of period `lag` ending at `i`: walking back over at most
-    /// `lookback` points, the first point where the motion's energy (smoothed over a sixteenth of the period) is below
-    /// 5 % of the last period's mean. nil when the motion does not start from stillness there.
-    func onset(before i: Int, lag: Int, lookback: Int) -> Int? {
+    /// Where the periodic motion of period `lag` ending at `i` started from stillness. Walking back over at most
+    /// `lookback` points, a point is still where the motion's energy (smoothed over a sixteenth of the period) is
+    /// below 5 % of the last period's mean. `nearest` is the first still point found. `rest` is where the rest before
+    /// the set ended: `nearest`, when its still stretch is at least a period long or reaches the look-back's start;
+    /// or, when `nearest` is a pause inside the set's first rep (a paused squat holds 1–2 s at the bottom), the end of
+    /// such a stretch before it, the motion between lasting less than a period and moving at least half as much as
+    /// the last period on average (the first rep's way down); else nil. nil when the motion does not start from
+    /// stillness there.
+    func onset(before i: Int, lag: Int, lookback: Int) -> (nearest: Int, rest: Int?)? {
         var sum = 0.0
         for j in (i - lag + 1)...i { sum += energy[slot(j)] }
-        let still = 0.05 * sum / Double(lag)
+        let mean = sum / Double(lag)
+        let still = 0.05 * mean
         let half = max(1, lag / 16)
         let low = max(oldest + half, i - lookback)
         var j = i - lag
@@ -23,12 +29,33 @@ extension MotionGrid {
         var smoothed = 0.0
         for n in (j - half)...(j + half) { smoothed += energy[slot(n)] }
         let width = Double(2 * half + 1)
+        var nearest: Int?
+        var stretchEnd: Int?
+        var moved = 0.0, moving = 0
+        // Whether the still stretch ending at `end` is the rest before the set: the one at `nearest`, or one before
+        // a first rep that paused at `nearest`.
+        func rest(_ end: Int) -> Int? {
+            guard let nearest, end < nearest else { return end }
+            return moving > 0 && moved / Double(moving) >= 0.5 * mean ? end : nil
+        }
         while j - half > low {
-            if smoothed / width < still { return j }
+            let value = smoothed / width
+            if value < still {
+                if nearest == nil { nearest = j }
+                if stretchEnd == nil { stretchEnd = j }
+                if let end = stretchEnd, end - j + 1 >= lag { return (nearest ?? end, rest(end)) }
+            } else if let nearest {
+                stretchEnd = nil
+                moved += value
+                moving += 1
+                // A pause is inside the first rep only when that rep began less than a period before it.
+                if nearest - j > lag { return (nearest, nil) }
+            }
             smoothed += energy[slot(j - half - 1)] - energy[slot(j + half)]
             j -= 1
         }
-        return nil
+        guard let nearest else { return nil }
+        return (nearest, stretchEnd.flatMap(rest))
     }
 
     /// How much the last `window` points move like walking at a stride of `lag` points: the correlation of the
@@ -71,5 +98,50 @@ extension MotionGrid {
         // (With hardly any motion across gravity there is no arm to swing back: its correlation is noise.)
         guard halfStride else { return likeness }
         return hh >= c.minimumVerticalShare * (vv + hh) ? min(likeness, -2 * acrossRepeat) : nil
+    }
+
+    /// How much the height of the mean cycle of `length` points ending at each of `ends` repeats half a cycle later,
+    /// at the best shift within a tenth of a cycle (circular normalized correlation, −1…1): the motion along gravity
+    /// summed twice over the cycle, each sum's mean removed. Both legs of a pair of alternating lunges dip and come
+    /// back up, so the height repeats; a paused squat is up for one half of its cycle and down for the other, so it
+    /// reverses. Cycles older than the grid holds are left out; 0 when none is left. `scratch` is working space.
+    func heightHalfRepetition(endingAt ends: [Int], length: Int, scratch: inout [Double]) -> Double {
+        guard length >= 8 else { return 0 }
+        scratch.removeAll(keepingCapacity: true)
+        for _ in 0..<length { scratch.append(0) }
+        var used = 0
+        for end in ends where end - length + 1 >= oldest && end < next {
+            for n in 0..<length { scratch[n] += vertical[slot(end - length + 1 + n)] }
+            used += 1
+        }
+        guard used > 0 else { return 0 }
+        // Acceleration → velocity → height, each made to sum to zero over the cycle (a cycle returns where it began).
+        for _ in 0..<2 {
+            var mean = 0.0
+            for n in 0..<length { mean += scratch[n] }
+            mean /= Double(length)
+            var sum = 0.0
+            for n in 0..<length {
+                sum += scratch[n] - mean
+                scratch[n] = sum
+            }
+        }
+        var mean = 0.0
+        for n in 0..<length { mean += scratch[n] }
+        mean /= Double(length)
+        var squares = 0.0
+        for n in 0..<length {
+            scratch[n] -= mean
+            squares += scratch[n] * scratch[n]
+        }
+        guard squares > 0 else { return 0 }
+        var best = -1.0
+        let spread = max(1, length / 10)
+        for shift in (length / 2 - spread)...(length / 2 + spread) {
+            var dot = 0.0
+            for n in 0..<length { dot += scratch[n] * scratch[n + shift < length ? n + shift : n + shift - length] }
+            best = max(best, dot / squares)
+        }
+        return best
     }
 }

@@ -111,8 +111,10 @@ public struct RepDetector: Sendable {
     static let wrongPeriodFraction = 0.8
     /// `followTrackedPeriod`: the tracked period must be at least this many times the set's …
     static let wrongPeriodRatio = 1.3
-    /// … and at most this many (not a group of three reps or more) …
-    static let wrongPeriodMaximumRatio = 2.8
+    /// … and at most this many (a rep of four phases, pull, hold at lockout, lowering and rest on the floor, can
+    /// start a set on a quarter of it: 4.1 on generated paused deadlifts; the conditions on the live reps keep a set
+    /// from moving onto a group of reps) …
+    static let wrongPeriodMaximumRatio = 4.5
     /// … and not within this of twice it (a pair of alternating reps, rightly counted one by one).
     static let pairTolerance = 0.2
     /// `followTrackedPeriod`: each of the set's last two reps must have lasted less than this share of the tracked
@@ -229,6 +231,12 @@ public struct RepDetector: Sendable {
     static let pairedRepShapeRepetition = 0.25
     /// See `pairedRepPeriod`.
     static let pairedRepEnergyRepetition = 0.2
+    /// A pair's two halves also dip alike: the height of the cycles matched so far (`MotionGrid.heightHalfRepetition`)
+    /// must not reverse half a period later, as a paused squat's or bench press's does (up for one half, down for the
+    /// other: −0.6 to −0.8 on 666 generated cycles with 1–2 s at the bottom), whose shape and energy can repeat there
+    /// (0.41–0.49 and 0.40–0.51 with a 2 s pause: the way down's braking falls on the way up's drive). The real
+    /// lunge sets' cycles: −0.28 (the first alone) to 0.98.
+    static let pairedRepHeightRepetition = -0.45
 
     // The set.
     private var open = false
@@ -248,6 +256,8 @@ public struct RepDetector: Sendable {
     private var previousMatch = 0.0
     private var lastMatch = 0.0
     private var scratch: [Double] = []
+    /// Working space of `isPaired`.
+    private var cycleScratch: [Double] = []
 
     // Quality (tempo, range of motion, velocity) from the raw samples.
     private var quality: RepQualityAnalyzer
@@ -269,6 +279,7 @@ public struct RepDetector: Sendable {
         template = CycleTemplate(reserving: maximumLag * 2)
         reps.reserveCapacity(1024)
         scratch.reserveCapacity(grid.capacity)
+        cycleScratch.reserveCapacity(maximumLag * 2)
         quality = RepQualityAnalyzer(
             placement: configuration.placement, method: configuration.verticalAcceleration,
             minimumVelocityRate: configuration.minimumVelocityRate)
@@ -560,7 +571,8 @@ public struct RepDetector: Sendable {
     private mutating func rebase(at i: Int, lag k: Int, reaching: Int) {
         guard
             let cycles = anchor(
-                at: i, lag: k, window: max(k, minimumWindow), after: previousSetEnd, starting: true, reaching: reaching)
+                at: i, lag: k, window: max(k, minimumWindow), after: previousSetEnd, starting: true, reaching: reaching,
+                firstRep: reps.first.map { $0 - lag + k })
         else { return }
         reps.removeAll(keepingCapacity: true)
         reps.append(contentsOf: cycles)
@@ -634,7 +646,8 @@ public struct RepDetector: Sendable {
     /// walking back while they follow each other within 1.6 periods and come after `after`. Returns those cycles'
     /// ends and the template's, in time order; nil when there is not enough history.
     private mutating func anchor(
-        at i: Int, lag candidateLag: Int, window: Int, after: Int?, starting: Bool, reaching: Int = 0
+        at i: Int, lag candidateLag: Int, window: Int, after: Int?, starting: Bool, reaching: Int = 0,
+        firstRep: Int? = nil
     ) -> [Int]? {
         let c = configuration
         guard candidateLag > 1, i - candidateLag + 1 >= grid.oldest else { return nil }
@@ -645,8 +658,21 @@ public struct RepDetector: Sendable {
         // A set that starts from stillness starts its first rep where the motion begins: its cycles end a whole
         // number of periods after that (this decides between two equally quiet points, as a sine has).
         if starting, let onset = grid.onset(before: i, lag: candidateLag, lookback: lookback) {
-            let periods = (i - onset) / candidateLag
-            if periods >= 1 { end = onset + periods * candidateLag }
+            let periods = (i - onset.nearest) / candidateLag
+            if periods >= 1 { end = onset.nearest + periods * candidateLag }
+            // The nearest still moment can be a pause inside the first rep (the bottom of a paused squat), the rest
+            // before the set less than a period before it: when the rest puts the cycles' ends more than a quarter
+            // period away, its phase wins. A set anchored again later looks for that rest where it began.
+            var rest = onset.rest
+            if let firstRep, firstRep < i {
+                rest = grid.onset(before: firstRep, lag: candidateLag, lookback: lookback)?.rest
+            }
+            if let rest, rest < onset.nearest {
+                let periods = (i - rest) / candidateLag
+                let fromRest = rest + periods * candidateLag
+                let offset = abs(fromRest - end) % candidateLag
+                if periods >= 1, min(offset, candidateLag - offset) * 4 > candidateLag { end = fromRest }
+            }
         }
         guard end - candidateLag + 1 >= grid.oldest else { return nil }
         let separation = c.minimumCycleSeparation * Double(candidateLag)
@@ -696,7 +722,7 @@ public struct RepDetector: Sendable {
         offPaceSinceRep = SetGateTally()
         var previous = previous
         var repLag = lag
-        if isPaired() {
+        if isPaired(endingAt: reps) {
             repLag = lag / 2
             let middle = j - repLag
             if previous.map({ middle > $0 }) ?? true {
@@ -712,10 +738,15 @@ public struct RepDetector: Sendable {
 
     /// Whether the template is a pair of like reps: a period of at least `pairedRepPeriod` whose second half repeats
     /// the first in shape and energy (alternating lunges whose sides differ enough that the pair is the period).
-    private mutating func isPaired() -> Bool {
+    /// `ends`: the cycles it matched, whose height must not reverse half a period later (`pairedRepHeightRepetition`).
+    private mutating func isPaired(endingAt ends: [Int]) -> Bool {
         guard Double(lag) * Self.spacing >= Self.pairedRepPeriod else { return false }
         let half = template.halfRepetition()
-        return half.shape >= Self.pairedRepShapeRepetition && half.energy >= Self.pairedRepEnergyRepetition
+        guard half.shape >= Self.pairedRepShapeRepetition && half.energy >= Self.pairedRepEnergyRepetition else {
+            return false
+        }
+        return grid.heightHalfRepetition(endingAt: ends, length: lag, scratch: &cycleScratch)
+            >= Self.pairedRepHeightRepetition
     }
 
     private mutating func endSet(streamEnded: Bool = false, into events: inout [WorkoutEvent]) {
@@ -826,7 +857,7 @@ public struct RepDetector: Sendable {
             }
             // A slow cycle whose second half repeats its first is two reps: alternating sides (a left and a right
             // lunge) that differ enough for the tracker to take the pair as the period.
-            pairs = isPaired()
+            pairs = isPaired(endingAt: reps)
             final = pairs ? 2 * count : count
         }
         // A live count whose reps came at a steady pace is right within a rep: the recount may add a missed rep or

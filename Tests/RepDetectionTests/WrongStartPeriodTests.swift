@@ -6,7 +6,7 @@ import Testing
 /// A set that starts on a wrong period: generated deadlifts (the pull, a pause at lockout, the lowering, a pause on
 /// the floor) whose first reps the tracker took for a period of about 0.4–0.6 of the rep's. The template of that
 /// length matched twice a cycle (every rep counted twice), or once a cycle with the set-end recount finding two match
-/// peaks a cycle. Once the tracker has held the rep's period clearly for a whole length of it (1.3–2.8 times the
+/// peaks a cycle. Once the tracker has held the rep's period clearly for a whole length of it (1.3–4.5 times the
 /// set's, at about twice it only when the motion did not repeat at the set's period; a tenth of its points may miss),
 /// the motion is no longer periodic at the set's period and the set's last two reps came within about one tracked
 /// period or each as long as it, the set anchors again there (`RepDetector.followTrackedPeriod`) and its end recounts
