@@ -112,8 +112,8 @@ public struct RepDetector: Sendable {
     /// `followTrackedPeriod`: the tracked period must be at least this many times the set's …
     static let wrongPeriodRatio = 1.3
     /// … and at most this many (a rep of four phases, pull, hold at lockout, lowering and rest on the floor, can
-    /// start a set on a quarter of it: 4.1 on generated paused deadlifts; the conditions on the live reps keep a set
-    /// from moving onto a group of reps) …
+    /// start a set on a quarter of it: 4.1 on generated paused deadlifts; a set moves only when its own period is no
+    /// longer periodic, which a group of like reps still is at each rep's period) …
     static let wrongPeriodMaximumRatio = 4.5
     /// … and not within this of twice it (a pair of alternating reps, rightly counted one by one).
     static let pairTolerance = 0.2
@@ -125,7 +125,9 @@ public struct RepDetector: Sendable {
     static let doubledPairShare = 1.25
     /// `followTrackedPeriod`: about twice the set's period (`pairTolerance`) is followed only when the motion did not
     /// repeat at the set's own period over the run, its NSDF there below this on average: the two sides of
-    /// alternating lunges are alike (0.38–0.57 in ../shared), a deadlift's lowering is not its pull.
+    /// alternating lunges are alike (0.38–0.57 in ../shared), a deadlift's lowering is not its pull. Or when the live
+    /// reps already came once a tracked period (a paused bench press, whose halves repeat too, on a template that
+    /// matched once a rep).
     static let pairMaximumRepetition = 0.0
     /// `followTrackedPeriod`: a set whose live reps already come once a tracked period (a template that matches
     /// only the pull of each deadlift) is followed when the tracked period is at least this many times the set's; a
@@ -234,8 +236,8 @@ public struct RepDetector: Sendable {
     /// A pair's two halves also dip alike: the height of the cycles matched so far (`MotionGrid.heightHalfRepetition`)
     /// must not reverse half a period later, as a paused squat's or bench press's does (up for one half, down for the
     /// other: −0.6 to −0.8 on 666 generated cycles with 1–2 s at the bottom), whose shape and energy can repeat there
-    /// (0.41–0.49 and 0.40–0.51 with a 2 s pause: the way down's braking falls on the way up's drive). The real
-    /// lunge sets' cycles: −0.28 (the first alone) to 0.98.
+    /// (0.41–0.49 and 0.25–0.51 with a 2 s pause: the way down's braking falls on the way up's drive). The real
+    /// lunge sets' cycles: −0.28 (the first alone) to 0.98. With no cycle left in the grid it does not veto.
     static let pairedRepHeightRepetition = -0.45
 
     // The set.
@@ -547,9 +549,10 @@ public struct RepDetector: Sendable {
         }
         let twice = abs(ratio - 2) < Self.pairTolerance
         guard trackedRun.note(at: i, lag: k, repetition: tracker.nsdf[lag], nearlyTwice: twice) else { return }
+        // About twice a period at which the motion repeats can be a pair of alternating reps counted one by one:
+        // followed only when the live reps already come once a tracked period (`once`), not two to it.
         let pairLike = trackedRun.nearlyTwice && trackedRun.meanRepetition >= Self.pairMaximumRepetition
         trackedRun.reset()
-        if pairLike { return }
         // A set that slowed down has reps as long as the tracked period: the live template followed it. A set whose
         // reps stopped a while ago is not moved onto other motion.
         let n = reps.count, tracked = Double(k)
@@ -562,7 +565,7 @@ public struct RepDetector: Sendable {
             ratio >= Self.followedMinimumRatio
             && Self.within(TrackedPeriodRun.tolerance, reps[n - 1] - reps[n - 2], k)
             && Self.within(TrackedPeriodRun.tolerance, reps[n - 2] - reps[n - 3], k)
-        guard doubled || once else { return }
+        guard (doubled && !pairLike) || once else { return }
         rebase(at: i, lag: k, reaching: 0)
     }
 
@@ -572,7 +575,7 @@ public struct RepDetector: Sendable {
         guard
             let cycles = anchor(
                 at: i, lag: k, window: max(k, minimumWindow), after: previousSetEnd, starting: true, reaching: reaching,
-                firstRep: reps.first.map { $0 - lag + k })
+                firstRep: reps.first.map { $0 - startLag + k })
         else { return }
         reps.removeAll(keepingCapacity: true)
         reps.append(contentsOf: cycles)
@@ -662,7 +665,9 @@ public struct RepDetector: Sendable {
             if periods >= 1 { end = onset.nearest + periods * candidateLag }
             // The nearest still moment can be a pause inside the first rep (the bottom of a paused squat), the rest
             // before the set less than a period before it: when the rest puts the cycles' ends more than a quarter
-            // period away, its phase wins. A set anchored again later looks for that rest where it began.
+            // period away, its phase wins. A set anchored again later looks for that rest where it began and projects
+            // the phase from there, over several periods (where the tracked period is off the reps' pace, the error
+            // adds up: one of 864 generated standard barbell sets, a deadlift slowing by half, lost a rep so).
             var rest = onset.rest
             if let firstRep, firstRep < i {
                 rest = grid.onset(before: firstRep, lag: candidateLag, lookback: lookback)?.rest
