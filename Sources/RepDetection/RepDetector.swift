@@ -117,11 +117,10 @@ public struct RepDetector: Sendable {
     static let wrongPeriodMaximumRatio = 4.5
     /// … and not within this of twice it (a pair of alternating reps, rightly counted one by one).
     static let pairTolerance = 0.2
-    /// `followTrackedPeriod`: each of the set's last two reps must have lasted less than this share of the tracked
-    /// period (two reps a tracked period; a set that slowed down has reps as long as it), the two together at most
-    /// `doubledPairShare` of it, and the last one must have ended within a tracked period.
-    static let doubledRepShare = 0.75
-    /// See `doubledRepShare`.
+    /// `followTrackedPeriod`: the set's last two reps together must have lasted at most this share of the tracked
+    /// period (two reps a tracked period; a set that slowed down has reps as long as it), and the last one must have
+    /// ended within a tracked period. Either of the two may be the longer: on a template of a quarter of a paused
+    /// deadlift, the pull and, 0.9 s later, the lowering matched, then nothing for the 3.6 s left of a 4.6 s rep.
     static let doubledPairShare = 1.25
     /// `followTrackedPeriod`: about twice the set's period (`pairTolerance`) is followed only when the motion did not
     /// repeat at the set's own period over the run, its NSDF there below this on average: the two sides of
@@ -535,7 +534,7 @@ public struct RepDetector: Sendable {
     /// the tracker has held, for a whole length of it (`TrackedPeriodRun`), a clear period (`wrongPeriodClarity`)
     /// `wrongPeriodRatio`–`wrongPeriodMaximumRatio` times the set's, while the motion is no longer periodic at the
     /// set's own period (`wrongPeriodFraction`), and the set's last two reps came within about that period
-    /// (`doubledRepShare`) or each as long as it (with the tracked period at least `followedMinimumRatio` times the
+    /// (`doubledPairShare`) or each as long as it (with the tracked period at least `followedMinimumRatio` times the
     /// set's), the set anchors again at the tracked period: the cycles found there replace the set's reps, so that
     /// the set-end recount counts them at that period (and is not held to the live count). The live reps already
     /// announced stay announced. About twice the set's period (`pairTolerance`) is followed only when the motion did
@@ -557,10 +556,7 @@ public struct RepDetector: Sendable {
         // reps stopped a while ago is not moved onto other motion.
         let n = reps.count, tracked = Double(k)
         guard n >= 3, i - reps[n - 1] <= k else { return }
-        let doubled =
-            Double(reps[n - 1] - reps[n - 2]) < Self.doubledRepShare * tracked
-            && Double(reps[n - 2] - reps[n - 3]) < Self.doubledRepShare * tracked
-            && Double(reps[n - 1] - reps[n - 3]) <= Self.doubledPairShare * tracked
+        let doubled = Double(reps[n - 1] - reps[n - 3]) <= Self.doubledPairShare * tracked
         let once =
             ratio >= Self.followedMinimumRatio
             && Self.within(TrackedPeriodRun.tolerance, reps[n - 1] - reps[n - 2], k)

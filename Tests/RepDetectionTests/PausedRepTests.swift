@@ -7,9 +7,10 @@ import Testing
 /// twice a rep, and the set's first rep can make the tracker pick a fraction of it (the braking of the way down and
 /// the drive of the way up, a pause apart, look alike). Generated sets (`BarbellGenerator.turnaroundPause`), each
 /// counted exactly since 2026-12-02 (`repctl eval` on 432 such sets of 5 and 8 reps, pauses of 1, 1.5 and 2 s at
-/// 25, 50 and 100 Hz, seeds 1–8: 324 wrong before, 12 after). Each test below fails with its rule disabled; the rules
-/// work together (a set that started on a fraction of the rep anchors again at its period, and then needs the rest
-/// before the set to place its cycles), so disabling one fails some cases of the others too.
+/// 25, 50 and 100 Hz, seeds 1–8: 324 wrong before, 12 after, 4 since the fifteenth session). Each test below fails
+/// with its rule disabled; the rules work together (a set that started on a fraction of the rep anchors again at its
+/// period, and then needs the rest before the set to place its cycles), so disabling one fails some cases of the
+/// others too.
 @Suite("Paused reps")
 struct PausedRepTests {
     static func set(
@@ -83,5 +84,16 @@ struct PausedRepTests {
         arguments: [(5, 50.0), (8, 25)] as [(Int, Double)])
     func liveRepsOnceATrackedPairAreFollowed(reps: Int, rate: Double) throws {
         #expect(try Self.set(.bench, reps: reps, pause: 2, rate: rate, seed: 2).repCount == reps)
+    }
+
+    // Before: 9 of 5, 15 of 8 and 7 of 8. A deadlift paused 2 s at lockout started on about a quarter of the rep, whose
+    // template matched the pull and, 0.9 s later, the lowering, then nothing for the 3.6 s left of a 4.6 s rep. A set
+    // anchors again at the tracked period when its last two reps came within 1.25 of it; it also required each to be
+    // under 0.75 of it, which the 3.6 s gap is not.
+    @Test(
+        "deadlifts paused 2 s whose template matched the pull and the lowering a second apart count right",
+        arguments: [(5, 25.0, 5), (8, 25, 5), (8, 50, 6), (5, 50, 7), (8, 100, 7)] as [(Int, Double, UInt64)])
+    func unevenPairOfMatchesIsFollowed(reps: Int, rate: Double, seed: UInt64) throws {
+        #expect(try Self.set(.deadlift, reps: reps, pause: 2, rate: rate, seed: seed).repCount == reps)
     }
 }
