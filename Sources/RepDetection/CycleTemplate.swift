@@ -2,12 +2,12 @@
 /// matched against (normalized correlation, −1…1). A rep is where the match peaks.
 struct CycleTemplate {
     private(set) var length = 0
-    private var x: [Double] = []
-    private var y: [Double] = []
-    private var z: [Double] = []
+    private(set) var x: [Double] = []
+    private(set) var y: [Double] = []
+    private(set) var z: [Double] = []
     private var scratch: [Double] = []
-    private var sum = (0.0, 0.0, 0.0)
-    private var squares = 0.0
+    private(set) var sum = (0.0, 0.0, 0.0)
+    private(set) var squares = 0.0
     private var firstHalfSquares = 0.0
     private var secondHalfSquares = 0.0
     /// A window matches only when each of its halves carries at least this share of the template's energy in that

@@ -144,4 +144,34 @@ extension MotionGrid {
         }
         return best
     }
+
+    /// Where the motion after a rep that ended at `end`, of period `lag`, comes to rest: the first point from half a
+    /// period after `end` to at most `within` points after it whose energy, smoothed over a sixteenth of the period,
+    /// is below 5 % of the rep's mean (as `onset`'s still points), and stays so for a period or up to the newest
+    /// point (a pause inside a rep, at a paused squat's bottom, is shorter). nil when the motion goes on.
+    func rest(after end: Int, lag: Int, within: Int) -> Int? {
+        guard lag > 1, end - lag + 1 >= oldest, end < next else { return nil }
+        var sum = 0.0
+        for j in (end - lag + 1)...end { sum += energy[slot(j)] }
+        let still = 0.05 * sum / Double(lag)
+        let half = max(1, lag / 16)
+        var j = end + lag / 2
+        guard j + half < next else { return nil }
+        var smoothed = 0.0
+        for n in (j - half)...(j + half) { smoothed += energy[slot(n)] }
+        let width = Double(2 * half + 1)
+        var stillSince: Int?
+        while stillSince != nil || j - end <= within {
+            if smoothed / width < still {
+                if stillSince == nil { stillSince = j }
+                if let since = stillSince, j - since + 1 >= lag { return since }
+            } else {
+                stillSince = nil
+            }
+            guard j + half + 1 < next else { return stillSince }
+            smoothed += energy[slot(j + half + 1)] - energy[slot(j - half)]
+            j += 1
+        }
+        return nil
+    }
 }

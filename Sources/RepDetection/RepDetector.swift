@@ -149,6 +149,19 @@ public struct RepDetector: Sendable {
     static let cutCycleEnergy = 0.5
     /// At the end of the stream, a rep that ended on its last point may be this many periods after the last one.
     static let endedCycleStretch = 1.6
+    /// `isSlowLastRep`: the motion after the last rep, up to where it comes to rest, lasts at least this many times the
+    /// set's last rep interval …
+    static let slowRepShortest = 0.75
+    /// … and at most this many (`endedCycleStretch`) …
+    static let slowRepLongest = 1.6
+    /// … moves at least this share of the template's energy per point (a bar re-racked or set down after the set moves
+    /// a few centimetres; the slow reps of generated deadlifts at 50 % velocity loss 0.46–0.70) …
+    static let slowRepEnergy = 0.2
+    /// … and matches the template under time warping at least this well (those slow reps 0.95–0.98; motion coming to
+    /// rest after the sets of the three manifests, gate off, at most 0.88).
+    static let slowRepMatch = 0.93
+    /// The warping path's greatest drift from the diagonal, as a share of the lengths.
+    static let slowRepBand = 0.25
     /// Seconds after a walking-like moment during which no set starts.
     static let walkingHoldOff = 3.0
     /// With the gate on, a moment it judges exercise with at least this probability is walking only from a walking
@@ -754,6 +767,9 @@ public struct RepDetector: Sendable {
         let c = configuration
         var final = liveCount
         var pairs = false
+        // The last rep counted, and whether the recount counted a piece after it (a cycle cut by the stream's end).
+        var lastCycle = reps.last
+        var endCounted = false
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
         // it is dismissed, and its live reps are taken back.
         // Judged without what the wrist did at another pace after the last rep, when enough judgements are left.
@@ -825,6 +841,7 @@ public struct RepDetector: Sendable {
                 if atEnd >= c.finalMatch, atEnd > template.match(grid, endingAt: last - 1) {
                     count += 1
                     tail = 0
+                    endCounted = true
                 }
             }
             func piece(_ done: Int, _ period: Int, _ measured: (match: Double, energy: Double)) -> (
@@ -855,12 +872,18 @@ public struct RepDetector: Sendable {
                 Double(head + tail) >= Self.cutCycleShare * Double(lag)
             {
                 count += 1
+                endCounted = true
             }
+            if tailPiece.whole { endCounted = true }
+            if let lastStrong = strong.last, let lastRep = lastCycle { lastCycle = max(lastStrong, lastRep) }
             // A slow cycle whose second half repeats its first is two reps: alternating sides (a left and a right
             // lunge) that differ enough for the tracker to take the pair as the period.
             pairs = isPaired(endingAt: reps)
             final = pairs ? 2 * count : count
         }
+        // The set's last rep, slowed towards failure until the template no longer matched it, and the motion then
+        // came to rest (`isSlowLastRep`).
+        if !endCounted, let lastCycle, isSlowLastRep(after: lastCycle) { final += 1 }
         // A live count whose reps came at a steady pace is right within a rep: the recount may add a missed rep or
         // drop an edge piece, not undo half of it (a template averaged over asymmetric reps can match worse than
         // the live one that followed them). Not when the recount or the live count took cycles for pairs of reps.
@@ -886,6 +909,24 @@ public struct RepDetector: Sendable {
         reps.removeAll(keepingCapacity: true)
         liveCount = 0
         runLag = 0
+    }
+
+    /// Whether the motion after the set's last counted rep, which ended at `last`, is one more rep that slowed too much
+    /// for the template to match (a set to failure: a deadlift's last pull 1.6 times as long as its first, its
+    /// lowering and pauses not): the motion comes to rest (`MotionGrid.rest(after:)`) within two periods, after
+    /// `slowRepShortest`–`slowRepLongest` times the set's last rep interval, moves at least `slowRepEnergy` as much
+    /// per point as the template, and matches it at `slowRepMatch` or more when its phases may each take their own
+    /// time (`CycleTemplate.warpedMatch`). Motion after a set that does not come to rest (a wrist after its set) is
+    /// never such a rep.
+    private func isSlowLastRep(after last: Int) -> Bool {
+        guard reps.count >= 2, lag > 2,
+            let rest = grid.rest(after: last, lag: lag, within: 2 * lag)
+        else { return false }
+        let interval = Double(reps[reps.count - 1] - reps[reps.count - 2])
+        let share = Double(rest - last) / interval
+        guard share >= Self.slowRepShortest, share <= Self.slowRepLongest else { return false }
+        let measured = template.warpedMatch(grid, from: last + 1, to: rest, band: Self.slowRepBand)
+        return measured.energy >= Self.slowRepEnergy && measured.match >= Self.slowRepMatch
     }
 
     /// Announces the rep that ended at `j`; `lag` is a rep's period (half the set's for a pair of reps).
