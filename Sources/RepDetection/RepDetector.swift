@@ -575,16 +575,18 @@ public struct RepDetector: Sendable {
             && Self.within(TrackedPeriodRun.tolerance, reps[n - 1] - reps[n - 2], k)
             && Self.within(TrackedPeriodRun.tolerance, reps[n - 2] - reps[n - 3], k)
         guard (doubled && !pairLike) || once else { return }
-        rebase(at: i, lag: k, reaching: 0)
+        // Live reps that came once a tracked period mark where its cycles may end.
+        rebase(at: i, lag: k, reaching: 0, liveEnd: doubled ? nil : reps[n - 1])
     }
 
     /// Anchors the set again at period `k` from `i`, looking back at least `reaching` points: the cycles found there
-    /// replace the set's reps, and the set-end recount counts at that period, not held to the live count.
-    private mutating func rebase(at i: Int, lag k: Int, reaching: Int) {
+    /// replace the set's reps, and the set-end recount counts at that period, not held to the live count. `liveEnd`:
+    /// the last live rep, when the live reps already came once a period (`anchor`'s `liveEnd`).
+    private mutating func rebase(at i: Int, lag k: Int, reaching: Int, liveEnd: Int? = nil) {
         guard
             let cycles = anchor(
                 at: i, lag: k, window: max(k, minimumWindow), after: previousSetEnd, starting: true, reaching: reaching,
-                firstRep: reps.first.map { $0 - startLag + k })
+                firstRep: reps.first.map { $0 - startLag + k }, liveEnd: liveEnd)
         else { return }
         reps.removeAll(keepingCapacity: true)
         reps.append(contentsOf: cycles)
@@ -655,11 +657,12 @@ public struct RepDetector: Sendable {
     /// Takes the last `candidateLag` points before `i` as the cycle template, its period ending where the motion is
     /// quietest (a rep's rest position: the cycles it matches are whole reps, and a set's edges, rest before and
     /// after, make no half cycle), and finds the earlier cycles it matches: peaks of the match before that end,
-    /// walking back while they follow each other within 1.6 periods and come after `after`. Returns those cycles'
+    /// walking back while they follow each other within 1.6 periods and come after `after` (`chain`). `liveEnd`, the
+    /// last of live reps that came once a period, is the other phase the cycles may end at. Returns those cycles'
     /// ends and the template's, in time order; nil when there is not enough history.
     private mutating func anchor(
         at i: Int, lag candidateLag: Int, window: Int, after: Int?, starting: Bool, reaching: Int = 0,
-        firstRep: Int? = nil
+        firstRep: Int? = nil, liveEnd: Int? = nil
     ) -> [Int]? {
         let c = configuration
         guard candidateLag > 1, i - candidateLag + 1 >= grid.oldest else { return nil }
@@ -669,6 +672,7 @@ public struct RepDetector: Sendable {
         let lookback = max(Int((c.lookbackPeriods + 2) * Double(candidateLag)) + window, reaching)
         // A set that starts from stillness starts its first rep where the motion begins: its cycles end a whole
         // number of periods after that (this decides between two equally quiet points, as a sine has).
+        var setRest: Int?
         if starting, let onset = grid.onset(before: i, lag: candidateLag, lookback: lookback) {
             let periods = (i - onset.nearest) / candidateLag
             if periods >= 1 { end = onset.nearest + periods * candidateLag }
@@ -681,6 +685,7 @@ public struct RepDetector: Sendable {
             if let firstRep, firstRep < i {
                 rest = grid.onset(before: firstRep, lag: candidateLag, lookback: lookback)?.rest
             }
+            setRest = rest ?? onset.nearest
             if let rest, rest < onset.nearest {
                 let periods = (i - rest) / candidateLag
                 let fromRest = rest + periods * candidateLag
@@ -692,6 +697,37 @@ public struct RepDetector: Sendable {
         let separation = c.minimumCycleSeparation * Double(candidateLag)
         if let after, Double(end - after) < separation { return nil }
         lag = candidateLag
+        var cycles = chain(endingAt: end, at: i, lookback: lookback, after: after)
+        // Live reps that already came once a period end their cycles at another phase than the still moment's (more
+        // than a quarter period away): the phase whose cycles, walking back, begin nearest where the set's rest ended
+        // wins. Projected from the rest over several periods of a set that slowed down, the still moment's phase
+        // drifts onto the middle of a rep, and its cycles stop matching a few reps back.
+        if let liveEnd, let rest = setRest, liveEnd - candidateLag + 1 >= grid.oldest,
+            after.map({ Double(liveEnd - $0) >= separation }) ?? true
+        {
+            let offset = abs(liveEnd - end) % candidateLag
+            if min(offset, candidateLag - offset) * 4 > candidateLag {
+                let live = chain(endingAt: liveEnd, at: i, lookback: lookback, after: after)
+                if abs(live[0] - candidateLag - rest) < abs(cycles[0] - candidateLag - rest) {
+                    cycles = live
+                    end = liveEnd
+                } else {
+                    _ = chain(endingAt: end, at: i, lookback: lookback, after: after)
+                }
+            }
+        }
+        // The live peak search goes on from the match since `end` (the cycle ending there is counted).
+        previousMatch = i > end + 1 ? scratch[scratch.count - 2] : 0
+        lastMatch = i > end ? scratch[scratch.count - 1] : 0
+        return cycles
+    }
+
+    /// The cycles a template of `lag` points ending at `end` matches before it: peaks of the match, walking back while
+    /// they follow each other within 1.6 periods and come after `after`; and `end`, in time order. Sets the template
+    /// to those points, and `scratch` to its match from `lookback` before `end` up to `i`.
+    private mutating func chain(endingAt end: Int, at i: Int, lookback: Int, after: Int?) -> [Int] {
+        let c = configuration
+        let separation = c.minimumCycleSeparation * Double(lag)
         template.set(from: grid, endingAt: end, length: lag)
         let low = max(grid.oldest + lag - 1, end - lookback, 1)
         scratch.removeAll(keepingCapacity: true)
@@ -713,9 +749,6 @@ public struct RepDetector: Sendable {
         }
         cycles.reverse()
         cycles.append(end)
-        // The live peak search goes on from the match since `end` (the cycle ending there is counted).
-        previousMatch = i > end + 1 ? scratch[scratch.count - 2] : 0
-        lastMatch = i > end ? scratch[scratch.count - 1] : 0
         return cycles
     }
 

@@ -96,4 +96,18 @@ struct PausedRepTests {
     func unevenPairOfMatchesIsFollowed(reps: Int, rate: Double, seed: UInt64) throws {
         #expect(try Self.set(.deadlift, reps: reps, pause: 2, rate: rate, seed: seed).repCount == reps)
     }
+
+    // Before: 5, 5 and 7 of 8. A slowing set with two pauses a rep of about 1.1 s, a standing rest and the bottom,
+    // started on a third of the rep; its live reps came once a rep and it anchored again at the rep's period. The
+    // still moment's phase, projected from the rest before the set over five periods, had drifted onto the middle of
+    // a rep (the first case: reps of 3.3 s growing to 4.1 s, projected at 4 s): its cycles stopped matching a few
+    // reps back. The live reps' phase, whose cycles reach back to the set's first rep, now wins.
+    @Test(
+        "a slowing paused set anchored again on live reps that came once a rep keeps their phase",
+        arguments: [
+            (BarbellGenerator.Lift.squat, 1.0, 50.0), (.squat, 1.5, 25), (.bench, 2.0, 25),
+        ] as [(BarbellGenerator.Lift, Double, Double)])
+    func liveRepsPhaseWins(lift: BarbellGenerator.Lift, pause: Double, rate: Double) throws {
+        #expect(try Self.set(lift, reps: 8, pause: pause, rate: rate, seed: 10).repCount == 8)
+    }
 }
