@@ -2,13 +2,14 @@
 /// time: a rep towards failure slows its drive (a deadlift's pull 1.6 times as long at 50 % velocity loss) but not its
 /// lowering or its pauses, which a uniform stretch cannot follow.
 extension CycleTemplate {
-    /// The match of the points `first...last` with the template under dynamic time warping, −1…1, and their energy
-    /// per point as a share of the template's (means removed, both).
+    /// The match of the points `first...last` with the template under dynamic time warping, at most 1, and their
+    /// energy per point as a share of the template's (means removed, both).
     ///
     /// Both are scaled to unit RMS (the shape only, as `match`), and the warping path's points may drift from the
-    /// diagonal by at most `band` of either length. The match is one minus half the mean squared distance along the
-    /// path: for two unit-RMS stretches aligned point for point, their normalized correlation. Allocates two rows of
-    /// the template's length: for a set's end, not per sample.
+    /// diagonal by at most `band` of either length. The match is one minus half the mean squared distance per step of
+    /// the path of least total distance (every step weighs the same, so a path may take more steps through close
+    /// points): for two unit-RMS stretches aligned point for point, their normalized correlation. Allocates four rows
+    /// of the template's length: for a set's end, not per sample.
     func warpedMatch(_ grid: MotionGrid, from first: Int, to last: Int, band: Double) -> (
         match: Double, energy: Double
     ) {

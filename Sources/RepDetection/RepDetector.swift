@@ -149,11 +149,11 @@ public struct RepDetector: Sendable {
     static let cutCycleEnergy = 0.5
     /// At the end of the stream, a rep that ended on its last point may be this many periods after the last one.
     static let endedCycleStretch = 1.6
-    /// `isSlowLastRep`: the motion after the last rep, up to where it comes to rest, lasts at least this many times the
+    /// `slowLastRep`: the motion after the last rep, up to where it comes to rest, lasts at least this many times the
     /// set's last rep interval …
     static let slowRepShortest = 0.75
-    /// … and at most this many (`endedCycleStretch`) …
-    static let slowRepLongest = 1.6
+    /// … and at most this many (as a rep that ended on the stream's last point) …
+    static let slowRepLongest = endedCycleStretch
     /// … moves at least this share of the template's energy per point (a bar re-racked or set down after the set moves
     /// a few centimetres; the slow reps of generated deadlifts at 50 % velocity loss 0.46–0.70) …
     static let slowRepEnergy = 0.2
@@ -722,9 +722,9 @@ public struct RepDetector: Sendable {
         return cycles
     }
 
-    /// The cycles a template of `lag` points ending at `end` matches before it: peaks of the match, walking back while
-    /// they follow each other within 1.6 periods and come after `after`; and `end`, in time order. Sets the template
-    /// to those points, and `scratch` to its match from `lookback` before `end` up to `i`.
+    /// The cycles a template of the set's `lag` points ending at `end` matches before it: peaks of the match, walking
+    /// back while they follow each other within 1.6 periods and come after `after`; and `end`, in time order. Sets the
+    /// template to those points, and `scratch` to its match from `lookback` before `end` up to `i`.
     private mutating func chain(endingAt end: Int, at i: Int, lookback: Int, after: Int?) -> [Int] {
         let c = configuration
         let separation = c.minimumCycleSeparation * Double(lag)
@@ -800,8 +800,9 @@ public struct RepDetector: Sendable {
         let c = configuration
         var final = liveCount
         var pairs = false
-        // The last rep counted, and whether the recount counted a piece after it (a cycle cut by the stream's end).
-        var lastCycle = reps.last
+        // The last two reps counted, and whether the recount counted a piece after them (a cycle cut by the stream's
+        // end).
+        var lastCycles: (Int, Int)?
         var endCounted = false
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
         // it is dismissed, and its live reps are taken back.
@@ -826,6 +827,7 @@ public struct RepDetector: Sendable {
             let last = min(grid.next - 1, reps[reps.count - 1] + lag)
             rebase(at: last, lag: longer, reaching: last - reps[0] + 2 * longer)
         }
+        if reps.count >= 2 { lastCycles = (reps[reps.count - 2], reps[reps.count - 1]) }
         if reps.count >= 2, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest, steadyPace(),
             lag >= Self.shortestRecountedPeriod
         {
@@ -908,30 +910,39 @@ public struct RepDetector: Sendable {
                 endCounted = true
             }
             if tailPiece.whole { endCounted = true }
-            if let lastStrong = strong.last, let lastRep = lastCycle { lastCycle = max(lastStrong, lastRep) }
+            if strong.count >= 2, let cycles = lastCycles, strong[strong.count - 1] > cycles.1 {
+                lastCycles = (strong[strong.count - 2], strong[strong.count - 1])
+            }
             // A slow cycle whose second half repeats its first is two reps: alternating sides (a left and a right
             // lunge) that differ enough for the tracker to take the pair as the period.
             pairs = isPaired(endingAt: reps)
             final = pairs ? 2 * count : count
-        }
-        // The set's last rep, slowed towards failure until the template no longer matched it, and the motion then
-        // came to rest (`isSlowLastRep`).
-        if !endCounted, let lastCycle, isSlowLastRep(after: lastCycle) { final += 1 }
-        // A live count whose reps came at a steady pace is right within a rep: the recount may add a missed rep or
-        // drop an edge piece, not undo half of it (a template averaged over asymmetric reps can match worse than
-        // the live one that followed them). Not when the recount or the live count took cycles for pairs of reps.
-        if final != liveCount, !rebased, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
-            final = min(max(final, liveCount - 1), liveCount + 1)
         }
         // With the gate on, a set of fewer than `gateMinimumSetReps` is dismissed too: the sets of one or two reps that
         // everyday motion starts (kicking, standing, sitting) are half of the recordings without exercise that count.
         // A slow set must count one more: three cycles of 5 s or more can be standing up, walking there and back and
         // sitting down.
         let minimumReps = Self.gateMinimumSetReps + (Double(lag) * Self.spacing >= Self.gateSlowSetPeriod ? 1 : 0)
+        // The set's last rep, slowed towards failure until the template no longer matched it, and the motion then
+        // came to rest (`slowLastRep`): not for pairs of reps, nor to lift a set over the gate's minimum.
+        var setEnd = reps.last ?? setStart
+        if !endCounted, !pairs, livePairedCycles == 0, let cycles = lastCycles,
+            c.minimumExerciseLikelihood == 0 || final >= minimumReps,
+            let rest = slowLastRep(after: cycles.1, interval: cycles.1 - cycles.0)
+        {
+            final += 1
+            setEnd = max(setEnd, rest)
+        }
+        // A live count whose reps came at a steady pace is right within a rep: the recount may add a missed rep or
+        // drop an edge piece, not undo half of it (a template averaged over asymmetric reps can match worse than
+        // the live one that followed them). Not when the recount or the live count took cycles for pairs of reps.
+        if final != liveCount, !rebased, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
+            final = min(max(final, liveCount - 1), liveCount + 1)
+        }
         if dismissed || (c.minimumExerciseLikelihood > 0 && final < minimumReps) { final = 0 }
         totalReps += final - liveCount
-        previousSetEnd = reps.last ?? setStart
-        let lastTime = time(reps.last ?? setStart)
+        previousSetEnd = setEnd
+        let lastTime = time(setEnd)
         events.append(
             .setEnded(
                 SetEvent(
@@ -944,22 +955,19 @@ public struct RepDetector: Sendable {
         runLag = 0
     }
 
-    /// Whether the motion after the set's last counted rep, which ended at `last`, is one more rep that slowed too much
-    /// for the template to match (a set to failure: a deadlift's last pull 1.6 times as long as its first, its
-    /// lowering and pauses not): the motion comes to rest (`MotionGrid.rest(after:)`) within two periods, after
-    /// `slowRepShortest`–`slowRepLongest` times the set's last rep interval, moves at least `slowRepEnergy` as much
-    /// per point as the template, and matches it at `slowRepMatch` or more when its phases may each take their own
-    /// time (`CycleTemplate.warpedMatch`). Motion after a set that does not come to rest (a wrist after its set) is
-    /// never such a rep.
-    private func isSlowLastRep(after last: Int) -> Bool {
-        guard reps.count >= 2, lag > 2,
-            let rest = grid.rest(after: last, lag: lag, within: 2 * lag)
-        else { return false }
-        let interval = Double(reps[reps.count - 1] - reps[reps.count - 2])
-        let share = Double(rest - last) / interval
-        guard share >= Self.slowRepShortest, share <= Self.slowRepLongest else { return false }
+    /// Where the motion after the set's last counted rep, which ended at `last` `interval` points after the one
+    /// before, came to rest when it is one more rep that slowed too much for the template to match (a set to failure:
+    /// a deadlift's last pull 1.6 times as long as its first, its lowering and pauses not); else nil. The motion comes
+    /// to rest (`MotionGrid.rest(after:)`) within two periods, after `slowRepShortest`–`slowRepLongest` times that
+    /// interval, moves at least `slowRepEnergy` as much per point as the template, and matches it at `slowRepMatch`
+    /// or more when its phases may each take their own time (`CycleTemplate.warpedMatch`). Motion after a set that
+    /// does not come to rest (a wrist after its set) is never such a rep.
+    private func slowLastRep(after last: Int, interval: Int) -> Int? {
+        guard interval > 0, lag > 2, let rest = grid.rest(after: last, lag: lag, within: 2 * lag) else { return nil }
+        let share = Double(rest - last) / Double(interval)
+        guard share >= Self.slowRepShortest, share <= Self.slowRepLongest else { return nil }
         let measured = template.warpedMatch(grid, from: last + 1, to: rest, band: Self.slowRepBand)
-        return measured.energy >= Self.slowRepEnergy && measured.match >= Self.slowRepMatch
+        return measured.energy >= Self.slowRepEnergy && measured.match >= Self.slowRepMatch ? rest : nil
     }
 
     /// Announces the rep that ended at `j`; `lag` is a rep's period (half the set's for a pair of reps).

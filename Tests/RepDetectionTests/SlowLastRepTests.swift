@@ -43,6 +43,32 @@ struct SlowLastRepTests {
         #expect(set.liveRepCount == 4)
     }
 
+    /// The set's samples up to `after` seconds past its last rep's end, then the bar still where it was for
+    /// `seconds` more at the set's rate.
+    static func followed(_ generator: BarbellGenerator, after: Double, seconds: Double) throws -> [MotionSample] {
+        let set = generator.generate()
+        let stop = try #require(set.reps.last).movementEnd + after
+        var samples = set.samples.filter { $0.timestamp <= stop }
+        let end = try #require(samples.last)
+        let step = 1 / generator.sampleRate
+        for n in 1...Int(seconds * generator.sampleRate) {
+            let t = end.timestamp + Double(n) * step
+            samples.append(MotionSample(timestamp: t, ax: end.ax, ay: end.ay, az: end.az))
+        }
+        return samples
+    }
+
+    // The generated sets stop a few seconds after their last rep, so the set ends with the stream. Followed by 20 s
+    // of rest, the set ends by its rest (`rest_to_end_set_s`) instead, and still counts its last rep.
+    @Test("a deadlift set to failure that ends by its rest, not the stream's end, counts its last rep too")
+    func lastSlowRepCountsWhenTheSetEndsByItsRest() throws {
+        let samples = try Self.followed(Self.deadlift(velocity: 0.5, rate: 50, seed: 3), after: 0.5, seconds: 20)
+        let ends = detect(samples).compactMap { if case .setEnded(let set) = $0 { set } else { nil } }
+        let set = try #require(ends.count == 1 ? ends.first : nil, "\(ends.count) sets")
+        #expect(set.repCount == 5)
+        #expect(set.liveRepCount == 4)
+    }
+
     // A squat paused 1.5 s at the bottom whose set split in two (4 and 4 of 8): the first piece's motion after its
     // last rep stops at the next rep's pause, which is not a rest (still for less than a period). Counting it made
     // the first piece 5, the workout 9.
