@@ -15,14 +15,7 @@ extension CycleTemplate {
     ) {
         let count = last - first + 1
         guard count > 2, length > 2, first >= grid.oldest, last < grid.next else { return (0, 0) }
-        var mean = (0.0, 0.0, 0.0)
-        for j in first...last {
-            let s = grid.slot(j)
-            mean.0 += grid.x[s]
-            mean.1 += grid.y[s]
-            mean.2 += grid.z[s]
-        }
-        mean = (mean.0 / Double(count), mean.1 / Double(count), mean.2 / Double(count))
+        let mean = Self.mean(grid, endingAt: last, length: count)
         var energy = 0.0
         for j in first...last {
             let s = grid.slot(j)

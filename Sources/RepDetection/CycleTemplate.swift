@@ -243,7 +243,8 @@ struct CycleTemplate {
         length > 0 ? 2 * (2 * squares / Double(length)).squareRoot() : 0
     }
 
-    private static func mean(_ grid: MotionGrid, endingAt end: Int, length: Int) -> (Double, Double, Double) {
+    /// The mean of the `length` points of motion ending at `end`.
+    static func mean(_ grid: MotionGrid, endingAt end: Int, length: Int) -> (Double, Double, Double) {
         var sx = 0.0, sy = 0.0, sz = 0.0
         for j in (end - length + 1)...end {
             let s = grid.slot(j)

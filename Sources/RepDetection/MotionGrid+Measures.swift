@@ -18,11 +18,7 @@ extension MotionGrid {
     /// the last period on average (the first rep's way down); else nil. nil when the motion does not start from
     /// stillness there.
     func onset(before i: Int, lag: Int, lookback: Int) -> (nearest: Int, rest: Int?)? {
-        var sum = 0.0
-        for j in (i - lag + 1)...i { sum += energy[slot(j)] }
-        let mean = sum / Double(lag)
-        let still = 0.05 * mean
-        let half = max(1, lag / 16)
+        let (mean, still, half) = stillness(endingAt: i, lag: lag)
         let low = max(oldest + half, i - lookback)
         var j = i - lag
         guard j - half >= low, j + half < next else { return nil }
@@ -151,10 +147,7 @@ extension MotionGrid {
     /// point (a pause inside a rep, at a paused squat's bottom, is shorter). nil when the motion goes on.
     func rest(after end: Int, lag: Int, within: Int) -> Int? {
         guard lag > 1, end - lag + 1 >= oldest, end < next else { return nil }
-        var sum = 0.0
-        for j in (end - lag + 1)...end { sum += energy[slot(j)] }
-        let still = 0.05 * sum / Double(lag)
-        let half = max(1, lag / 16)
+        let (_, still, half) = stillness(endingAt: end, lag: lag)
         var j = end + lag / 2
         guard j + half < next else { return nil }
         var smoothed = 0.0
@@ -173,5 +166,14 @@ extension MotionGrid {
             j += 1
         }
         return nil
+    }
+
+    /// What `onset` and `rest(after:)` call still: the mean energy per point of the period of `lag` points ending at
+    /// `i`, 5 % of it (the still level), and the half-width of the smoothing, a sixteenth of the period.
+    private func stillness(endingAt i: Int, lag: Int) -> (mean: Double, still: Double, half: Int) {
+        var sum = 0.0
+        for j in (i - lag + 1)...i { sum += energy[slot(j)] }
+        let mean = sum / Double(lag)
+        return (mean, 0.05 * mean, max(1, lag / 16))
     }
 }
