@@ -138,6 +138,11 @@ public struct RepDetector: Sendable {
     static let setMaximumRepetition = 0.0
     /// See `setMaximumRepetition`.
     static let setLongerShare = 0.5
+    /// `liveFollowedPeriod`: live reps at least this many times the set's period apart, over at least
+    /// `liveFollowedMinimumReps` reps, make the set-end recount count at their median interval.
+    static let liveFollowedRatio = 2.0
+    /// See `liveFollowedRatio`.
+    static let liveFollowedMinimumReps = 4
     /// At the end of the stream, a cycle at least this much done (and matching the template so far) is a rep.
     static let cutCycleShare = 0.7
     /// A cycle cut shorter than `cutCycleShare`, but at least this much done, is a rep when it matches the template
@@ -594,6 +599,19 @@ public struct RepDetector: Sendable {
         rebased = true
     }
 
+    /// The median interval between the set's live reps, when it is at least `liveFollowedRatio` times the set's period
+    /// over `liveFollowedMinimumReps` reps or more: the template is part of a rep (one of a paused squat's two like
+    /// halves) that matched once a rep live, and counted again at its own period it would match every part.
+    private func liveFollowedPeriod() -> Int? {
+        guard reps.count >= Self.liveFollowedMinimumReps else { return nil }
+        var intervals: [Int] = []
+        intervals.reserveCapacity(reps.count - 1)
+        for (a, b) in zip(reps, reps.dropFirst()) { intervals.append(b - a) }
+        intervals.sort()
+        let median = intervals[intervals.count / 2]
+        return Double(median) >= Self.liveFollowedRatio * Double(lag) ? median : nil
+    }
+
     /// Whether the set kept its pace: its period at the end within `steadyPaceRatio` of its period at the start (a
     /// set that slowed towards failure, or changed pace, did not; a missed rep does not change the period).
     private func steadyPace() -> Bool {
@@ -819,10 +837,11 @@ public struct RepDetector: Sendable {
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         // A set whose motion never repeated at its period, while the tracker held a longer one at half of its points
         // or more, is counted at that period (its template matched the pull and the lowering of each deadlift, but
-        // the tracker's clear period came and went with every rep's rest on the floor).
+        // the tracker's clear period came and went with every rep's rest on the floor). So is a set whose live reps came
+        // twice its period apart or more (`liveFollowedPeriod`).
         if !rebased, reps.count >= 3, setRuns == 0, setOrigin == grid.origin, reps[0] - lag + 1 >= grid.oldest,
             let longer = periodTally.longerPeriod(
-                maximumRepetition: Self.setMaximumRepetition, minimumShare: Self.setLongerShare)
+                maximumRepetition: Self.setMaximumRepetition, minimumShare: Self.setLongerShare) ?? liveFollowedPeriod()
         {
             let last = min(grid.next - 1, reps[reps.count - 1] + lag)
             rebase(at: last, lag: longer, reaching: last - reps[0] + 2 * longer)

@@ -110,4 +110,17 @@ struct PausedRepTests {
     func liveRepsPhaseWins(lift: BarbellGenerator.Lift, pause: Double, rate: Double) throws {
         #expect(try Self.set(lift, reps: 8, pause: pause, rate: rate, seed: 10).repCount == 8)
     }
+
+    // Before: 10 of 5 each as `repctl generate barbell` makes them (not run with the rule off here). A paused set started on a third of its rep (the pause at the bottom and the rest at the
+    // top look alike); live, that template matched once a rep, 3.7 s apart, but the set-end recount at its own period
+    // matched both halves of every rep. Live reps twice the set's period apart or more now make the recount count at
+    // their interval (`RepDetector.liveFollowedPeriod`).
+    @Test(
+        "a set whose live reps came twice its period apart is counted again at their interval, not doubled",
+        arguments: [
+            (BarbellGenerator.Lift.squat, 1.0, 25.0, 12), (.bench, 1, 50, 12), (.squat, 1, 100, 5),
+        ] as [(BarbellGenerator.Lift, Double, Double, UInt64)])
+    func liveIntervalRecount(lift: BarbellGenerator.Lift, pause: Double, rate: Double, seed: UInt64) throws {
+        #expect(try Self.set(lift, reps: 5, pause: pause, rate: rate, seed: seed).repCount == 5)
+    }
 }
