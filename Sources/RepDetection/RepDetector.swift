@@ -604,10 +604,7 @@ public struct RepDetector: Sendable {
     /// halves) that matched once a rep live, and counted again at its own period it would match every part.
     private func liveFollowedPeriod() -> Int? {
         guard reps.count >= Self.liveFollowedMinimumReps else { return nil }
-        var intervals: [Int] = []
-        intervals.reserveCapacity(reps.count - 1)
-        for (a, b) in zip(reps, reps.dropFirst()) { intervals.append(b - a) }
-        intervals.sort()
+        let intervals = Self.sortedIntervals(reps)
         let median = intervals[intervals.count / 2]
         return Double(median) >= Self.liveFollowedRatio * Double(lag) ? median : nil
     }
@@ -1117,12 +1114,18 @@ public struct RepDetector: Sendable {
     /// Whether every interval between consecutive reps is within 0.75–1.33 times their median.
     static func steadyIntervals(_ reps: [Int]) -> Bool {
         guard reps.count >= 3 else { return false }
-        var intervals: [Int] = []
-        intervals.reserveCapacity(reps.count - 1)
-        for (a, b) in zip(reps, reps.dropFirst()) { intervals.append(b - a) }
-        intervals.sort()
+        let intervals = sortedIntervals(reps)
         let median = Double(intervals[intervals.count / 2])
         return Double(intervals[0]) >= 0.75 * median && Double(intervals[intervals.count - 1]) <= 1.33 * median
+    }
+
+    /// The intervals between consecutive reps (grid points), shortest first; the median is at `count / 2`.
+    private static func sortedIntervals(_ reps: [Int]) -> [Int] {
+        var intervals: [Int] = []
+        intervals.reserveCapacity(max(reps.count - 1, 0))
+        for (a, b) in zip(reps, reps.dropFirst()) { intervals.append(b - a) }
+        intervals.sort()
+        return intervals
     }
 
     private static func larger(_ a: Double?, _ b: Double?) -> Double? {
