@@ -113,19 +113,20 @@ extension ExerciseGateFeatures {
     static let smallestRepLogAcceleration = -5.861635463423023
 
     /// A walk whose wrist swings like a pendulum once per stride, jolted by the steps but without a step rhythm, which
-    /// the gate refuses whatever the tree says (a moment of `isSteadyRepetition` passes first): a stride's period
-    /// (0.9–1.25 s; 0.92–1.24 s on the detector's 40 ms grid), no step rhythm in the 3-D motion (`stepRhythm` 0; a
-    /// faint one along gravity may show), the motion across gravity reversing half a period later (`acrossHalf` at
-    /// most −0.6: the swing back) while the motion along gravity does not repeat there (`verticalHalf` at most 0: the
-    /// steps do not bounce the wrist), a periodicity of at least 0.75, sharper than a sine (`logSharpness` at least
-    /// 0.1: the steps' jolts), 15–60 % of the energy along gravity and 0.15–0.6 g RMS (the bounds of `isArmSwing`).
-    /// `isArmSwing` takes the smooth swings of the tree's leaf; this one a sharper swing at a stride's period that
-    /// reverses so, wherever the tree put it. Of the judged moments of ../shared's recordings without exercise, 2830
-    /// of 23 people hold this, at 0.92–1.16 s (1st–99th percentile) and a `logSharpness` of at least 0.111; of the
-    /// exercise recordings (`manifest.csv`), none, and with the period widened to 0.5–2 s only pull-ups and lunges at
-    /// 1.9–2 s; of the everyday repetition of `manifest-more.csv`, 82 (bouncing a ball, brushing hair, badminton…).
-    /// One person's walk that the tree trained without them accepted (27 reps held out) counts 0; the bounds were
-    /// drawn looking at it, and the other 22 people's 2511 moments alone lie within them alike (docs/DETECTOR.md, "A
+    /// the gate refuses whatever the tree says (a moment of `isSteadyRepetition` passes first): a stride's period at
+    /// any walker's pace (0.8–1.35 s, cadences of 1.5–2.5 steps a second; 0.80–1.32 s on the detector's 40 ms grid), no
+    /// step rhythm in the 3-D motion (`stepRhythm` 0; a faint one along gravity may show), the motion across gravity
+    /// reversing half a period later (`acrossHalf` at most −0.4: the swing back) while the motion along gravity does
+    /// not repeat there (`verticalHalf` at most 0: the steps do not bounce the wrist), a periodicity of at least 0.75,
+    /// sharper than a sine (`logSharpness` at least 0.1: the steps' jolts), 15–60 % of the energy along gravity and
+    /// 0.15–0.6 g RMS (the bounds of `isArmSwing`). `isArmSwing` takes the smooth swings of the tree's leaf; this one a
+    /// sharper swing at a stride's period that reverses so, wherever the tree put it. Until 2026-12-03 the period was
+    /// 0.9–1.25 s and the swing back −0.6, drawn on ../shared's people at their own paces; their recordings played
+    /// 1.18 times faster (every timestamp times 0.85, `scripts/train-gate --stretch`) then counted on a quarter of
+    /// WISDM's walks (docs/DETECTOR.md, "Other paces"). Of the judged moments of ../shared's recordings without
+    /// exercise, 3035 of 24 people hold this (2755 of 23 before); of the exercise recordings (`manifest.csv`), 4
+    /// moments of one push-up set (none before); of the everyday repetition of `manifest-more.csv`, 136 (82).
+    /// One person's walk that the tree trained without them accepted (27 reps held out) counts 0 (docs/DETECTOR.md, "A
     /// jolted pendulum swing at a stride's period is refused").
     public var isStrideSwing: Bool {
         Self.strideSwingLogPeriods.contains(logPeriod) && stepRhythm == 0
@@ -158,10 +159,10 @@ extension ExerciseGateFeatures {
     /// The slow stride's bounce holds at least this share of the energy.
     static let strideBounceMinimumVerticalShare = 0.5
 
-    /// ln 0.9 ... ln 1.25: the stride swing's period (s).
-    static let strideSwingLogPeriods = -0.10536051565782628...0.22314355131420976
-    /// The stride swing reverses across gravity: at most this correlation half a period back.
-    static let strideSwingMaximumAcrossHalf = -0.6
+    /// ln 0.8 ... ln 1.35: the stride swing's period (s), a walker's stride at 1.5–2.5 steps a second.
+    static let strideSwingLogPeriods = -0.2231435513142097...0.30010459245033816
+    /// The stride swing reverses across gravity: at most this correlation half a period back (−0.6 until 2026-12-03).
+    static let strideSwingMaximumAcrossHalf = -0.4
     /// The stride swing's motion along gravity does not repeat half a period back: at most this correlation.
     static let strideSwingMaximumVerticalHalf = 0.0
     /// The stride swing is at least this periodic.
