@@ -143,37 +143,37 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         var vFullL = Lanes(), vFullOldL = Lanes(), hFullL = Lanes(), hFullOldL = Lanes()
         var changeL = Lanes(), verticalChangeL = Lanes()
         var recentL = Lanes(), beforeL = Lanes()
-        let mask = grid.capacity - 1
+        // The window's first point, in the grid's arrays along and across gravity: every point the loop reads (from
+        // one period before the window to its end) is contiguous from the slot of the earliest.
+        guard window + lag <= MotionGrid.tail else { return nil }
+        let firstSlot = grid.slot(first - lag) + lag
+        let recentFrom = i - lag - first, beforeFrom = i - 2 * lag - first
         grid.vertical.withUnsafeBufferPointer { gv in
             grid.hx.withUnsafeBufferPointer { gx in
                 grid.hy.withUnsafeBufferPointer { gy in
                     grid.hz.withUnsafeBufferPointer { gz in
-                        let gv = gv.baseAddress!, gx = gx.baseAddress!, gy = gy.baseAddress!, gz = gz.baseAddress!
-                        // Points j and j + 1 (j twice for the window's last point, whose second lane is then
-                        // zeroed: the point after the newest is not read).
-                        var step = 1
-                        @inline(__always) func load(_ base: UnsafePointer<Double>, _ j: Int) -> Lanes {
-                            Lanes(base[j & mask], base[(j &+ step) & mask])
-                        }
-                        let recentFrom = i - lag, beforeFrom = i - 2 * lag
-                        var j = first
-                        while j <= i {
-                            if j == i { step = 0 }
-                            var v = load(gv, j), x = load(gx, j), y = load(gy, j), z = load(gz, j)
-                            var vb = load(gv, j &- half), xb = load(gx, j &- half), yb = load(gy, j &- half)
-                            var zb = load(gz, j &- half)
-                            var vc = load(gv, j &- lag), xc = load(gx, j &- lag), yc = load(gy, j &- lag)
-                            var zc = load(gz, j &- lag)
-                            var vp = load(gv, j &- 1), xp = load(gx, j &- 1), yp = load(gy, j &- 1)
-                            var zp = load(gz, j &- 1)
-                            if j == i {
-                                // The last point alone: the second lane adds nothing.
-                                let keep = Lanes(1, 0)
-                                v *= keep; x *= keep; y *= keep; z *= keep
-                                vb *= keep; xb *= keep; yb *= keep; zb *= keep
-                                vc *= keep; xc *= keep; yc *= keep; zc *= keep
-                                vp *= keep; xp *= keep; yp *= keep; zp *= keep
+                        let gv = gv.baseAddress! + firstSlot, gx = gx.baseAddress! + firstSlot
+                        let gy = gy.baseAddress! + firstSlot, gz = gz.baseAddress! + firstSlot
+                        // Points n and n + 1 of the window; its last point alone (an odd window) with a second
+                        // lane of 0 (the point after the newest is not read). Three passes over the window (half a
+                        // period back, a period back, one point back), each few enough sums to stay in registers.
+                        @inline(__always) func pass(_ add: (Int, Bool) -> Void) {
+                            var n = 0
+                            while n &+ 1 < window {
+                                add(n, true)
+                                n &+= 2
                             }
+                            if n < window { add(n, false) }
+                        }
+                        @inline(__always) func load(_ base: UnsafePointer<Double>, _ n: Int, _ pair: Bool) -> Lanes {
+                            pair ? Lanes(base[n], base[n &+ 1]) : Lanes(base[n], 0)
+                        }
+                        pass { n, pair in
+                            let v = load(gv, n, pair), x = load(gx, n, pair), y = load(gy, n, pair)
+                            let z = load(gz, n, pair)
+                            let b = n &- half
+                            let vb = load(gv, b, pair), xb = load(gx, b, pair), yb = load(gy, b, pair)
+                            let zb = load(gz, b, pair)
                             let h2 = x * x + y * y + z * z
                             vvL += v * v
                             hhL += h2
@@ -181,19 +181,32 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
                             vHalfOldL += vb * vb
                             hHalfL += x * xb + y * yb + z * zb
                             hHalfOldL += xb * xb + yb * yb + zb * zb
+                            let e = v * v + h2
+                            let index = SIMD2<Int64>(Int64(n), Int64(n &+ 1))
+                            recentL += e.replacing(with: 0, where: index .<= Int64(recentFrom))
+                            beforeL += e.replacing(
+                                with: 0, where: (index .> Int64(recentFrom)) .| (index .<= Int64(beforeFrom)))
+                        }
+                        pass { n, pair in
+                            let v = load(gv, n, pair), x = load(gx, n, pair), y = load(gy, n, pair)
+                            let z = load(gz, n, pair)
+                            let c = n &- lag
+                            let vc = load(gv, c, pair), xc = load(gx, c, pair), yc = load(gy, c, pair)
+                            let zc = load(gz, c, pair)
                             vFullL += v * vc
                             vFullOldL += vc * vc
                             hFullL += x * xc + y * yc + z * zc
                             hFullOldL += xc * xc + yc * yc + zc * zc
+                        }
+                        pass { n, pair in
+                            let v = load(gv, n, pair), x = load(gx, n, pair), y = load(gy, n, pair)
+                            let z = load(gz, n, pair)
+                            let p = n &- 1
+                            let vp = load(gv, p, pair), xp = load(gx, p, pair), yp = load(gy, p, pair)
+                            let zp = load(gz, p, pair)
                             let dv = v - vp, dx = x - xp, dy = y - yp, dz = z - zp
                             verticalChangeL += dv * dv
                             changeL += dv * dv + dx * dx + dy * dy + dz * dz
-                            let e = v * v + h2
-                            let index = SIMD2<Int64>(Int64(j), Int64(j &+ 1))
-                            recentL += e.replacing(with: 0, where: index .<= Int64(recentFrom))
-                            beforeL += e.replacing(
-                                with: 0, where: (index .> Int64(recentFrom)) .| (index .<= Int64(beforeFrom)))
-                            j &+= 2
                         }
                     }
                 }

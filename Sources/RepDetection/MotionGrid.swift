@@ -19,6 +19,10 @@ struct MotionGrid {
     private(set) var vertical: [Double]
     /// Motion across gravity, g.
     private(set) var hx: [Double], hy: [Double], hz: [Double]
+    /// How many of the first slots of `vertical`, `hx`, `hy` and `hz` are stored again after the last (at slot +
+    /// capacity): any `tail` points from any slot on are contiguous from that slot (`ExerciseGateFeatures.measure`
+    /// reads up to three of the longest periods, 900 points, in order).
+    static let tail = 1024
 
     init(capacityPowerOfTwo: Int = 13) {
         capacity = 1 << capacityPowerOfTwo
@@ -30,7 +34,7 @@ struct MotionGrid {
         y = x
         z = x
         energy = x
-        vertical = Array(repeating: 0, count: capacity)
+        vertical = Array(repeating: 0, count: capacity + min(Self.tail, capacity))
         hx = vertical
         hy = vertical
         hz = vertical
@@ -60,10 +64,17 @@ struct MotionGrid {
         z[s + capacity] = motion.2
         energy[s + capacity] = e
         let v = motion.0 * down.0 + motion.1 * down.1 + motion.2 * down.2
+        let h = (motion.0 - v * down.0, motion.1 - v * down.1, motion.2 - v * down.2)
         vertical[s] = v
-        hx[s] = motion.0 - v * down.0
-        hy[s] = motion.1 - v * down.1
-        hz[s] = motion.2 - v * down.2
+        hx[s] = h.0
+        hy[s] = h.1
+        hz[s] = h.2
+        if s < Self.tail {
+            vertical[s + capacity] = v
+            hx[s + capacity] = h.0
+            hy[s + capacity] = h.1
+            hz[s + capacity] = h.2
+        }
         next += 1
     }
 
