@@ -154,57 +154,47 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
                     grid.hz.withUnsafeBufferPointer { gz in
                         let gv = gv.baseAddress! + firstSlot, gx = gx.baseAddress! + firstSlot
                         let gy = gy.baseAddress! + firstSlot, gz = gz.baseAddress! + firstSlot
-                        // Points n and n + 1 of the window; its last point alone (an odd window) with a second
-                        // lane of 0 (the point after the newest is not read). Three passes over the window (half a
-                        // period back, a period back, one point back), each few enough sums to stay in registers.
-                        @inline(__always) func pass(_ add: (Int, Bool) -> Void) {
+                        // Points n and n + 1 of the window (v, x, y, z) with the points `back` before them; the
+                        // window's last point alone (an odd window) with a second lane of 0 (the point after the
+                        // newest is not read). Three passes over the window (half a period back, a period back, one
+                        // point back), each few enough sums to stay in registers.
+                        typealias Point = (v: Lanes, x: Lanes, y: Lanes, z: Lanes)
+                        @inline(__always) func pass(back: Int, _ add: (Int, Point, Point) -> Void) {
+                            @inline(__always) func load(_ n: Int, _ pair: Bool) -> Point {
+                                @inline(__always) func lanes(_ base: UnsafePointer<Double>) -> Lanes {
+                                    pair ? Lanes(base[n], base[n &+ 1]) : Lanes(base[n], 0)
+                                }
+                                return (lanes(gv), lanes(gx), lanes(gy), lanes(gz))
+                            }
                             var n = 0
                             while n &+ 1 < window {
-                                add(n, true)
+                                add(n, load(n, true), load(n &- back, true))
                                 n &+= 2
                             }
-                            if n < window { add(n, false) }
+                            if n < window { add(n, load(n, false), load(n &- back, false)) }
                         }
-                        @inline(__always) func load(_ base: UnsafePointer<Double>, _ n: Int, _ pair: Bool) -> Lanes {
-                            pair ? Lanes(base[n], base[n &+ 1]) : Lanes(base[n], 0)
-                        }
-                        pass { n, pair in
-                            let v = load(gv, n, pair), x = load(gx, n, pair), y = load(gy, n, pair)
-                            let z = load(gz, n, pair)
-                            let b = n &- half
-                            let vb = load(gv, b, pair), xb = load(gx, b, pair), yb = load(gy, b, pair)
-                            let zb = load(gz, b, pair)
-                            let h2 = x * x + y * y + z * z
-                            vvL += v * v
+                        pass(back: half) { n, a, b in
+                            let h2 = a.x * a.x + a.y * a.y + a.z * a.z
+                            vvL += a.v * a.v
                             hhL += h2
-                            vHalfL += v * vb
-                            vHalfOldL += vb * vb
-                            hHalfL += x * xb + y * yb + z * zb
-                            hHalfOldL += xb * xb + yb * yb + zb * zb
-                            let e = v * v + h2
+                            vHalfL += a.v * b.v
+                            vHalfOldL += b.v * b.v
+                            hHalfL += a.x * b.x + a.y * b.y + a.z * b.z
+                            hHalfOldL += b.x * b.x + b.y * b.y + b.z * b.z
+                            let e = a.v * a.v + h2
                             let index = SIMD2<Int64>(Int64(n), Int64(n &+ 1))
                             recentL += e.replacing(with: 0, where: index .<= Int64(recentFrom))
                             beforeL += e.replacing(
                                 with: 0, where: (index .> Int64(recentFrom)) .| (index .<= Int64(beforeFrom)))
                         }
-                        pass { n, pair in
-                            let v = load(gv, n, pair), x = load(gx, n, pair), y = load(gy, n, pair)
-                            let z = load(gz, n, pair)
-                            let c = n &- lag
-                            let vc = load(gv, c, pair), xc = load(gx, c, pair), yc = load(gy, c, pair)
-                            let zc = load(gz, c, pair)
-                            vFullL += v * vc
-                            vFullOldL += vc * vc
-                            hFullL += x * xc + y * yc + z * zc
-                            hFullOldL += xc * xc + yc * yc + zc * zc
+                        pass(back: lag) { _, a, c in
+                            vFullL += a.v * c.v
+                            vFullOldL += c.v * c.v
+                            hFullL += a.x * c.x + a.y * c.y + a.z * c.z
+                            hFullOldL += c.x * c.x + c.y * c.y + c.z * c.z
                         }
-                        pass { n, pair in
-                            let v = load(gv, n, pair), x = load(gx, n, pair), y = load(gy, n, pair)
-                            let z = load(gz, n, pair)
-                            let p = n &- 1
-                            let vp = load(gv, p, pair), xp = load(gx, p, pair), yp = load(gy, p, pair)
-                            let zp = load(gz, p, pair)
-                            let dv = v - vp, dx = x - xp, dy = y - yp, dz = z - zp
+                        pass(back: 1) { _, a, p in
+                            let dv = a.v - p.v, dx = a.x - p.x, dy = a.y - p.y, dz = a.z - p.z
                             verticalChangeL += dv * dv
                             changeL += dv * dv + dx * dx + dy * dy + dz * dz
                         }
