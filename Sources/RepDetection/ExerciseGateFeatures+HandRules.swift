@@ -118,24 +118,35 @@ extension ExerciseGateFeatures {
     /// step rhythm in the 3-D motion (`stepRhythm` 0; a faint one along gravity may show), the motion across gravity
     /// reversing half a period later (`acrossHalf` at most −0.4: the swing back) while the motion along gravity does
     /// not repeat there (`verticalHalf` at most 0: the steps do not bounce the wrist), a periodicity of at least 0.75,
-    /// sharper than a sine (`logSharpness` at least 0.1: the steps' jolts), 15–60 % of the energy along gravity and
-    /// 0.15–0.6 g RMS (the bounds of `isArmSwing`). `isArmSwing` takes the smooth swings of the tree's leaf; this one a
-    /// sharper swing at a stride's period that reverses so, wherever the tree put it. Until 2026-12-03 the period was
-    /// 0.9–1.25 s and the swing back −0.6, drawn on ../shared's people at their own paces; with their recordings played
-    /// 1.18 times faster (every timestamp times 0.85, `scripts/train-gate --stretch`) a quarter of WISDM's walks then
-    /// counted (docs/DETECTOR.md, "Other paces"). Of the judged moments of the three manifests' recordings without
-    /// exercise (sit-walk-sit's pieces not counted), 3035 of 24 people hold this (2755 of 23 before); of the exercise
-    /// recordings (`manifest.csv`), 4 moments of one push-up set (none before); of the everyday repetition of
-    /// `manifest-more.csv`, 136 (82). From 1.3 s (1.32 s on the grid) a moment may be a slow stride's bounce
-    /// (`isStrideBounce`) as well; both refuse.
+    /// sharper than a sine (`logSharpness` at least 0.1: the steps' jolts), 15–60 % of the energy along gravity (the
+    /// bounds of `isArmSwing`) and 0.15–0.5 g RMS (`strideSwingLogRMS`). `isArmSwing` takes the smooth swings of the
+    /// tree's leaf; this one a sharper swing at a stride's period that reverses so, wherever the tree put it. Until
+    /// 2026-12-03 the period was 0.9–1.25 s and the swing back −0.6, drawn on ../shared's people at their own paces;
+    /// with their recordings played 1.18 times faster (every timestamp times 0.85, `scripts/train-gate --stretch`) a
+    /// quarter of WISDM's walks then counted (docs/DETECTOR.md, "Other paces"). Until 2026-12-04 the RMS reached 0.6 g
+    /// (that of `isArmSwing`), just under rope skipping's 0.63 g: skipping 0.7 times as hard was refused as a stride
+    /// swing (docs/DETECTOR.md, "Other strengths"). Of the judged moments of the three manifests' recordings without
+    /// exercise (sit-walk-sit's pieces not counted), 3032 of 24 people hold this (3035 up to 0.6 g); of the exercise
+    /// recordings (`manifest.csv`), 4 moments of one push-up set; of the everyday repetition of `manifest-more.csv`, 76
+    /// (136). From 1.3 s (1.32 s on the grid) a moment may be a slow stride's bounce (`isStrideBounce`) as well; both
+    /// refuse.
     /// One person's walk that the tree trained without them accepted (27 reps held out) counts 0 (docs/DETECTOR.md, "A
     /// jolted pendulum swing at a stride's period is refused").
     public var isStrideSwing: Bool {
         Self.strideSwingLogPeriods.contains(logPeriod) && stepRhythm == 0
             && acrossHalf <= Self.strideSwingMaximumAcrossHalf && verticalHalf <= Self.strideSwingMaximumVerticalHalf
             && periodicity >= Self.strideSwingMinimumPeriodicity && logSharpness >= Self.strideSwingMinimumLogSharpness
-            && Self.armSwingVerticalShares.contains(verticalShare) && Self.armSwingLogRMS.contains(logRMS)
+            && Self.armSwingVerticalShares.contains(verticalShare) && Self.strideSwingLogRMS.contains(logRMS)
     }
+
+    /// ln 0.15 ... ln 0.5: the stride swing's RMS (g). The walks that hold the rule's other conditions swing 0.24–0.45 g
+    /// (10th to 90th percentile of their judged moments in ../shared; 3 of 2778 above 0.5 g, none above 0.55 g); rope
+    /// skipping measures 0.63 g and more at its own size and 0.44 g and more played 0.7 times as hard
+    /// (`scripts/train-gate --strength 0.7`). Held out, 0.5 instead of 0.6 took the mixed recordings at 0.7 from 5.93 to
+    /// 5.49 and moved no count of a recording without exercise at 0.7, at its own size or at 1.4 (walks swinging up to
+    /// 0.77 g there); 0.45 would let the tree judge moments of three gait recordings it accepts (docs/DETECTOR.md,
+    /// "Other strengths").
+    static let strideSwingLogRMS = -1.8971199848858813...(-0.6931471805599453)
 
     /// A slow stride whose two steps bounce the wrist alike, which the gate refuses whatever the tree says (a moment of
     /// `isSteadyRepetition` passes first): a slow stride's period (1.3–1.9 s; 1.32–1.88 s on the detector's 40 ms
@@ -194,7 +205,7 @@ extension ExerciseGateFeatures {
     /// The arm swing's share of its energy along gravity: neither level (push-ups) nor vertical (squats).
     static let armSwingVerticalShares = 0.15...0.6
     /// ln 0.15 ... ln 0.6: the arm swing's RMS (g), below rope skipping's (0.63 g and more in that leaf). The leaf
-    /// itself ends at the tree's split of 0.92 g.
+    /// itself ends at the tree's split of 0.92 g. (`isStrideSwing` ends at 0.5 g: `strideSwingLogRMS`.)
     static let armSwingLogRMS = -1.8971199848858813...(-0.5108256237659907)
 
     /// Vertical repetition holds at least this share of its energy along gravity. Of the judged moments of ../shared's
