@@ -124,8 +124,8 @@ extension ExerciseGateFeatures {
     /// 2026-12-03 the period was 0.9–1.25 s and the swing back −0.6, drawn on ../shared's people at their own paces;
     /// with their recordings played 1.18 times faster (every timestamp times 0.85, `scripts/train-gate --stretch`) a
     /// quarter of WISDM's walks then counted (docs/DETECTOR.md, "Other paces"). Until 2026-12-04 the RMS reached 0.6 g
-    /// (that of `isArmSwing`), just under rope skipping's 0.63 g: skipping 0.7 times as hard was refused as a stride
-    /// swing (docs/DETECTOR.md, "Other strengths"). Of the judged moments of the three manifests' recordings without
+    /// (that of `isArmSwing`), just under rope skipping's 0.63 g: much of a rope skip 0.7 times as hard was refused as
+    /// a stride swing (docs/DETECTOR.md, "Other strengths"). Of the judged moments of the three manifests' recordings without
     /// exercise (sit-walk-sit's pieces not counted), 3032 of 24 people hold this (3035 up to 0.6 g); of the exercise
     /// recordings (`manifest.csv`), 4 moments of one push-up set; of the everyday repetition of `manifest-more.csv`, 76
     /// (136). From 1.3 s (1.32 s on the grid) a moment may be a slow stride's bounce (`isStrideBounce`) as well; both
@@ -139,13 +139,13 @@ extension ExerciseGateFeatures {
             && Self.armSwingVerticalShares.contains(verticalShare) && Self.strideSwingLogRMS.contains(logRMS)
     }
 
-    /// ln 0.15 ... ln 0.5: the stride swing's RMS (g). The walks that hold the rule's other conditions swing 0.24–0.45 g
-    /// (10th to 90th percentile of their judged moments in ../shared; 3 of 2778 above 0.5 g, none above 0.55 g); rope
-    /// skipping measures 0.63 g and more at its own size and 0.44 g and more played 0.7 times as hard
-    /// (`scripts/train-gate --strength 0.7`). Held out, 0.5 instead of 0.6 took the mixed recordings at 0.7 from 5.93 to
-    /// 5.49 and moved no count of a recording without exercise at 0.7, at its own size or at 1.4 (walks swinging up to
-    /// 0.77 g there); 0.45 would let the tree judge moments of three gait recordings it accepts (docs/DETECTOR.md,
-    /// "Other strengths").
+    /// ln 0.15 ... ln 0.5: the stride swing's RMS (g). The gait moments that the rule took up to 0.6 g (judged moments of
+    /// ../shared's WISDM recordings, real walks and sit-walk-sit) swing 0.18–0.34 g from the 10th to the 90th
+    /// percentile, 3 of 2778 above 0.5 g and none above 0.55 g; rope skipping measures 0.63 g and more at its own size
+    /// and 0.44 g and more played 0.7 times as hard (`scripts/train-gate --strength 0.7`). Held out, 0.5 instead of 0.6
+    /// took the mixed recordings at 0.7 from 5.19 to 4.65 and moved no count of a recording of the three manifests at
+    /// its own size, at 0.7 or 1.4, or at other paces, but for two of cara_more's everyday activities; down to 0.45 the
+    /// tree would judge 13 gait moments (3 recordings) that it accepts (docs/DETECTOR.md, "Other strengths").
     static let strideSwingLogRMS = -1.8971199848858813...(-0.6931471805599453)
 
     /// A slow stride whose two steps bounce the wrist alike, which the gate refuses whatever the tree says (a moment of

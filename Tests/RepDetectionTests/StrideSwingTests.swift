@@ -85,14 +85,14 @@ struct StrideSwingTests {
     }
 
     /// A moment of a mixed rope-skipping set (cara P3, 31 reps) with its motion around gravity 0.7 times as large
-    /// (`scripts/train-gate --strength 0.7`; 7.0 s in, `repctl eval --features`): a swing every 0.92 s that reverses
-    /// across gravity, without a step rhythm, at 0.54 g. Until 2026-12-04 the stride swing reached 0.6 g and refused it
+    /// (`scripts/train-gate --strength 0.7`; 6.1 s in, `repctl eval --features`): a swing every 0.92 s that reverses
+    /// across gravity, without a step rhythm, at 0.56 g. Until 2026-12-04 the stride swing reached 0.6 g and refused it
     /// (docs/DETECTOR.md, "Other strengths").
     static let gentleRopeSkip = ExerciseGateFeatures(
-        logPeriod: -0.08338, logRMS: -0.62493, periodicity: 0.92752, verticalShare: 0.37176, verticalHalf: -0.03895,
-        acrossHalf: -0.58365, verticalFull: 0.90070, acrossFull: 0.83012, logSharpness: 0.38611,
-        logVerticalSharpness: 0.38222, steadiness: 0.76539, pauseShare: 0.02667, stepRhythm: 0,
-        verticalStepRhythm: 0.11012, stepPeriod: 0)
+        logPeriod: -0.08338, logRMS: -0.58386, periodicity: 0.91023, verticalShare: 0.32175, verticalHalf: -0.01461,
+        acrossHalf: -0.58494, verticalFull: 0.86138, acrossFull: 0.33127, logSharpness: 0.33132,
+        logVerticalSharpness: 0.25115, steadiness: 0.79710, pauseShare: 0.04, stepRhythm: 0,
+        verticalStepRhythm: 0.07028, stepPeriod: 0)
 
     @Test(
         "a swing at a stride's period stronger than 0.5 g (rope skipping done gently) is left to the tree, which accepts it"
