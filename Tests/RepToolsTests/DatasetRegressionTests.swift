@@ -54,6 +54,9 @@ struct DatasetRegressionTests {
         #expect(cleanStatistics.withinOnePercent >= 85)
         #expect(cleanStatistics.meanAbsoluteError <= 1.1)
         #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
+        // tbe_main MAE 0.42 since a rep cut by the recording's start or end is matched wherever it lies in the piece
+        // (2026-12-04, docs/DETECTOR.md "Edges of recordings"; 0.54 before).
+        #expect((folders["tbe_main"]?.meanAbsoluteError ?? .infinity) <= 0.47)
         #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 80)
         #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 3.75)
         let sitting = report.results.first {
