@@ -212,14 +212,16 @@ struct CycleTemplate {
 
     /// The best match of a rep cut short by the stream's start (`atStart`) or end, wherever in the piece it lies: for
     /// every window that ends at `lo...hi` (at the start) or begins there (at the end) and is cut by the stream, the
-    /// template's last (first) points that the stream still holds are matched against it, when they carry at least
-    /// `coverage` of the template's energy. A rep's rest before or after its movement may be cut, or last longer or
-    /// shorter than the template's (a heavy set's first rep came after a shorter rest than its later ones), and the
-    /// rep is still whole; a piece aligned where the template's period begins would not match it. Returns the best
-    /// match (−1…1; −1 when no window qualifies) and the ratio of the motion's energy to the template's there.
-    func cutRepMatch(_ grid: MotionGrid, atStart: Bool, from lo: Int, to hi: Int, coverage: Double) -> (
-        match: Double, energy: Double
-    ) {
+    /// template's last (first) points that the stream still holds are matched against it, when those of them that lie
+    /// in the piece (up to `boundary` at the start, from it at the end: a window may reach past it into the counted
+    /// cycle next to the piece, but not borrow that cycle's motion) carry at least `coverage` of the template's energy.
+    /// A rep's rest before or after its movement may be cut, or last longer or shorter than the template's (a heavy
+    /// set's first rep came after a shorter rest than its later ones), and the rep is still whole; a piece aligned
+    /// where the template's period begins would not match it. Returns the best match (−1…1; −1 when no window
+    /// qualifies) and the ratio of the motion's energy to the template's there.
+    func cutRepMatch(
+        _ grid: MotionGrid, atStart: Bool, from lo: Int, to hi: Int, boundary: Int, coverage: Double
+    ) -> (match: Double, energy: Double) {
         var best = (match: -1.0, energy: 0.0)
         guard length > 2, squares > 0, lo <= hi else { return best }
         for edge in lo...hi where edge >= grid.oldest && edge < grid.next {
@@ -227,11 +229,16 @@ struct CycleTemplate {
             let count = atStart ? min(edge - grid.oldest + 1, length) : min(grid.next - edge, length)
             guard count > 2, count < length else { continue }
             let offset = atStart ? length - count : 0
+            let first = atStart ? edge - count + 1 : edge
+            // The template's points that fall in the piece.
+            let inPiece =
+                atStart
+                ? offset..<(offset + max(0, min(count, boundary - first + 1)))
+                : (offset + min(count, max(0, boundary - first)))..<(offset + count)
             var covered = 0.0
-            for n in offset..<(offset + count) { covered += x[n] * x[n] + y[n] * y[n] + z[n] * z[n] }
+            for n in inPiece { covered += x[n] * x[n] + y[n] * y[n] + z[n] * z[n] }
             guard covered >= coverage * squares else { continue }
-            let measured = partialMatch(
-                grid, from: atStart ? edge - count + 1 : edge, templateFrom: offset, count: count)
+            let measured = partialMatch(grid, from: first, templateFrom: offset, count: count)
             if measured.match > best.match { best = measured }
         }
         return best

@@ -153,14 +153,16 @@ public struct RepDetector: Sendable {
     /// adds up with one at the other end.
     static let cutCycleEnergy = 0.5
     /// A piece cut by the stream's start or end that is not a rep by its share of a period is one when a window cut by
-    /// the stream there holds at least this share of the template's energy and matches it (`finalMatch`) with at
-    /// least `cutCycleEnergy` of its motion (`CycleTemplate.cutRepMatch`): the rep's movement is whole, only its
-    /// rest is cut or shorter than the template's (tbe's heavy sets, whose recordings start and stop at a rep).
+    /// the stream there, wherever it lies, holds at least this share of the template's energy in the piece and matches
+    /// it (`finalMatch`) with at least `cutCycleEnergy` of its motion (`CycleTemplate.cutRepMatch`): the rep's
+    /// movement is whole, only its rest is cut or shorter than the template's (tbe's heavy sets, whose recordings
+    /// start and stop at a rep).
     static let cutRepCoverage = 0.7
-    /// `cutRepCoverage`: only for a piece shorter than this many periods (longer, the motion there is not the set's
-    /// edge), and the window may reach this share of a period into the first (last) counted cycle.
+    /// `cutRepCoverage` is tried only on a piece shorter than this many periods: a longer one is not the set's edge.
     static let cutRepLongestPiece = 1.25
-    /// See `cutRepLongestPiece`.
+    /// `cutRepCoverage`'s window may reach this share of a period past the piece into the first (last) counted
+    /// cycle, where the recount's match peak placed that cycle's boundary late (early); only its points in the piece
+    /// count towards the coverage.
     static let cutRepOverlap = 0.25
     /// At the end of the stream, a rep that ended on its last point may be this many periods after the last one.
     static let endedCycleStretch = 1.6
@@ -828,7 +830,8 @@ public struct RepDetector: Sendable {
         // The last two reps counted, and whether the recount counted a piece after them (a cycle cut by the stream's
         // end).
         var lastCycles: (Int, Int)?
-        // The recount counted a cut piece at both ends: it may then exceed the live count by two (below).
+        // The recount counted a piece cut by the stream at both ends as a whole rep (by any of its rules): it may then
+        // exceed a steady live count by two (below).
         var bothEdges = false
         var endCounted = false
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
@@ -931,19 +934,20 @@ public struct RepDetector: Sendable {
             var tailPiece = piece(tail, lag, template.prefixMatch(grid, after: grid.next - 1 - tail, count: tail))
             // A piece that does not make a rep where the set's period puts it may hold a whole rep's movement whose
             // rest is cut or shorter: matched wherever it lies in the piece (`cutRepCoverage`).
-            func cutRep(atStart: Bool, from lo: Int, to hi: Int) -> Bool {
+            func cutRep(atStart: Bool, from lo: Int, to hi: Int, boundary: Int) -> Bool {
                 let measured = template.cutRepMatch(
-                    grid, atStart: atStart, from: lo, to: hi, coverage: Self.cutRepCoverage)
+                    grid, atStart: atStart, from: lo, to: hi, boundary: boundary, coverage: Self.cutRepCoverage)
                 return measured.match >= c.finalMatch && measured.energy >= Self.cutCycleEnergy
             }
             let overlap = Int(Self.cutRepOverlap * Double(lag))
             let longest = Self.cutRepLongestPiece * Double(lag)
             if starts, !headPiece.whole, head > 1, Double(head) < longest {
-                headPiece.whole = cutRep(atStart: true, from: grid.oldest + 2, to: head + overlap)
+                headPiece.whole = cutRep(atStart: true, from: grid.oldest + 2, to: head + overlap, boundary: head)
             }
             if streamEnded, !tailPiece.whole, tail > 1, Double(tail) < longest {
                 let lastRep = strong.last ?? reps[reps.count - 1]
-                tailPiece.whole = cutRep(atStart: false, from: lastRep + 1 - overlap, to: grid.next - 3)
+                tailPiece.whole = cutRep(
+                    atStart: false, from: lastRep + 1 - overlap, to: grid.next - 3, boundary: lastRep + 1)
             }
             bothEdges = headPiece.whole && tailPiece.whole
             if headPiece.whole { count += 1 }
@@ -981,7 +985,8 @@ public struct RepDetector: Sendable {
         // A live count whose reps came at a steady pace is right within a rep: the recount may add a missed rep or
         // drop an edge piece, not undo half of it (a template averaged over asymmetric reps can match worse than
         // the live one that followed them). Not when the recount or the live count took cycles for pairs of reps.
-        // It may add one at each end when it counted a rep cut by the stream at both (a recording of the set alone).
+        // It may add two when it counted a piece cut by the stream at each end as a whole rep (a recording of the set
+        // alone, stopped and started within a rep).
         if final != liveCount, !rebased, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
             final = min(max(final, liveCount - 1), liveCount + (bothEdges ? 2 : 1))
         }
