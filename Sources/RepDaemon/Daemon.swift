@@ -106,6 +106,11 @@ public enum Daemon {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         logger.info("repd \(repdVersion) starting: \(sensor.kind) \(sensor.name)")
+        let detector = configuration.detector
+        let gate =
+            detector.minimumExerciseLikelihood > 0
+            ? "on (minimum_exercise_likelihood \(detector.minimumExerciseLikelihood))" : "off"
+        logger.info("detector: placement \(detector.placement.rawValue), exercise gate \(gate)")
         try await group.run()
         logger.info("repd stopped")
     }

@@ -69,16 +69,25 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// jolted and swinging back like a pendulum), or with a slow stride's two steps bouncing the wrist alike, is
     /// refused with confidence (`isTooSmallForItsPace`, `isGait`, `isArmSwing`, `isStrideSwing`, `isStrideBounce`;
     /// judged 0).
-    /// Default 0.2, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The exercise gate").
+    /// Default 0.2 with the sensor on a wrist or arm, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The
+    /// exercise gate"); 0 with `placement` `bar`, until set: the gate was trained on wrists, a bar never walks, and
+    /// the gate dismisses every set of one or two reps (a lifter's heavy doubles).
     /// Configuration key `minimum_exercise_likelihood`; `repctl eval --minimum-exercise-likelihood` measures others.
-    public var minimumExerciseLikelihood: Double = 0.2
+    public var minimumExerciseLikelihood: Double {
+        get { exerciseLikelihoodSetting ?? (placement == .bar ? 0 : Self.wristMinimumExerciseLikelihood) }
+        set { exerciseLikelihoodSetting = newValue }
+    }
+    /// `minimumExerciseLikelihood`'s default on a wrist or arm.
+    private static let wristMinimumExerciseLikelihood = 0.2
+    /// `minimumExerciseLikelihood` as set; nil takes the placement's default.
+    private var exerciseLikelihoodSetting: Double?
     /// A set ends after this much time without a rep (default 8 s).
     public var restToEndSet: Double = 8
     /// A gap in the samples up to this long is bridged (default 4 s); a longer one restarts the tracker (the set
     /// stays open until `restToEndSet`).
     public var gapToReset: Double = 4
     /// Where the sensor sits (default `wrist`): `bar` claims range of motion and velocities, `wrist` and `arm` the
-    /// tempo only.
+    /// tempo only. On a `bar` the exercise gate is off unless `minimumExerciseLikelihood` is set.
     public var placement: SensorPlacement = .wrist
     /// How the vertical acceleration is taken for quality (default `magnitude`; `projection` for comparisons, not
     /// a configuration key).

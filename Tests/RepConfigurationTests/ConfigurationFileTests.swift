@@ -232,6 +232,16 @@ struct ConfigurationFileTests {
         }
     }
 
+    @Test("placement = \"bar\" turns the exercise gate off unless minimum_exercise_likelihood is set")
+    func barPlacementGateDefault() throws {
+        #expect(try DaemonConfiguration.parse("[detector]\n", file: "x.toml").detector.minimumExerciseLikelihood == 0.2)
+        let bar = try DaemonConfiguration.parse("[detector]\nplacement = \"bar\"\n", file: "x.toml")
+        #expect(bar.detector.minimumExerciseLikelihood == 0)
+        let set = try DaemonConfiguration.parse(
+            "[detector]\nminimum_exercise_likelihood = 0.2\nplacement = \"bar\"\n", file: "x.toml")
+        #expect(set.detector.minimumExerciseLikelihood == 0.2)
+    }
+
     @Test("the sensor's trigger, the uplink's client id and user: an empty string in the file is none")
     func emptyStringsAreNone() throws {
         let c = try DaemonConfiguration.parse(
