@@ -106,13 +106,31 @@ public enum Daemon {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         logger.info("repd \(repdVersion) starting: \(sensor.kind) \(sensor.name)")
-        let detector = configuration.detector
+        logger.info("detector: \(Self.detectorSummary(configuration.detector))")
+        if let warning = Self.barGateWarning(configuration.detector) { logger.warning("detector: \(warning)") }
+        try await group.run()
+        logger.info("repd stopped")
+    }
+
+    /// The sensor's placement and the exercise gate's state, as repd logs them at its start and `--check-config`
+    /// prints them: "placement bar, exercise gate off".
+    public static func detectorSummary(_ detector: RepDetectorConfiguration) -> String {
         let gate =
             detector.minimumExerciseLikelihood > 0
             ? "on (minimum_exercise_likelihood \(detector.minimumExerciseLikelihood))" : "off"
-        logger.info("detector: placement \(detector.placement.rawValue), exercise gate \(gate)")
-        try await group.run()
-        logger.info("repd stopped")
+        return "placement \(detector.placement.rawValue), exercise gate \(gate)"
+    }
+
+    /// What to tell someone whose configuration keeps the exercise gate on with the sensor on a bar, where it is off by
+    /// default: a repd.toml written before that default (which set minimum_exercise_likelihood = 0.2) and then given
+    /// placement = "bar". nil otherwise.
+    public static func barGateWarning(_ detector: RepDetectorConfiguration) -> String? {
+        guard detector.placement == .bar, detector.isMinimumExerciseLikelihoodSet,
+            detector.minimumExerciseLikelihood > 0
+        else { return nil }
+        return "placement = \"bar\" with minimum_exercise_likelihood = \(detector.minimumExerciseLikelihood) set: "
+            + "the exercise gate, trained on wrists, stays on and dismisses every set of one or two reps; "
+            + "remove the line (repd.toml of before 2026-12-04 set 0.2) to turn it off"
     }
 
     /// The event journal the configuration asks for: nil when `journal.path` is empty, or (logged, and with what

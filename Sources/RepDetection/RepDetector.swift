@@ -242,7 +242,7 @@ public struct RepDetector: Sendable {
     /// With the gate on, a set whose final count is below this is dismissed at its end (its live reps taken back).
     /// Held out by `scripts/train-gate`: true-0 recordings 92 → 94 % at 0, 20 → 18 false reps an hour, clean sets the
     /// same, mixed MAE 4.45 → 4.43 (docs/DETECTOR.md). A real set of one or two reps (a heavy single or double) needs
-    /// the gate off (`minimum_exercise_likelihood = 0`), as a sensor on a barbell does anyway.
+    /// the gate off (`minimum_exercise_likelihood = 0`), the default with the sensor on a bar.
     static let gateMinimumSetReps = 3
     /// With the gate on, a set whose period is at least this long (s) must count one rep more than
     /// `gateMinimumSetReps`: three "reps" of 5 s or more are what standing up, walking a few metres, turning, walking

@@ -77,6 +77,9 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
         get { exerciseLikelihoodSetting ?? (placement == .bar ? 0 : Self.wristMinimumExerciseLikelihood) }
         set { exerciseLikelihoodSetting = newValue }
     }
+    /// Whether `minimumExerciseLikelihood` was set (in code or a configuration file), rather than taken from the
+    /// placement's default: a file written for a wrist that sets it keeps the gate on when its placement becomes `bar`.
+    public var isMinimumExerciseLikelihoodSet: Bool { exerciseLikelihoodSetting != nil }
     /// `minimumExerciseLikelihood`'s default on a wrist or arm.
     private static let wristMinimumExerciseLikelihood = 0.2
     /// `minimumExerciseLikelihood` as set; nil takes the placement's default.

@@ -52,7 +52,7 @@ struct Evaluate: ParsableCommand {
             features, as CSV; --gate FILE uses another gate model (trees of log-odds: lines feature, threshold, \
             left, right, score, roots and offset, each its name and numbers, as scripts/train-gate writes them); \
             --minimum-exercise-likelihood sets the gate's threshold (0 turns the gate off; default: the \
-            configuration's, 0.2 built in).
+            configuration's, 0.2 built in, 0 with placement = "bar").
 
             Examples:
               repctl eval ../shared/datasets/reps/manifest.csv --json

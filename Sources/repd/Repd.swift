@@ -104,7 +104,8 @@ struct Repd: AsyncParsableCommand {
         configuration.logLevel = LogLevel.effective(flag: logLevel, configured: configuration.logLevel)
 
         if checkConfig {
-            print("repd: configuration OK (\(config ?? "defaults"))")
+            print("repd: configuration OK (\(config ?? "defaults")): \(Daemon.detectorSummary(configuration.detector))")
+            if let warning = Daemon.barGateWarning(configuration.detector) { print("repd: warning: \(warning)") }
             return
         }
 

@@ -150,10 +150,22 @@ struct ConfigurationFileTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("config/repd.toml").path
 
+    // minimum_exercise_likelihood stays commented out in the file: set there, it would hold on a bar too (where the
+    // default is 0), and the parsed configuration would differ from the built-in one, which leaves it to the placement.
     @Test("config/repd.toml, which documents every key, holds exactly the built-in defaults")
     func shippedFileIsTheDefaults() throws {
         let text = try String(contentsOfFile: Self.shippedConfiguration, encoding: .utf8)
         #expect(try DaemonConfiguration.parse(text, file: "repd.toml") == DaemonConfiguration())
+    }
+
+    @Test("config/repd.toml with only its placement changed to \"bar\" turns the exercise gate off")
+    func shippedFileOnBarHasNoGate() throws {
+        let text = try String(contentsOfFile: Self.shippedConfiguration, encoding: .utf8)
+        let bar = text.replacingOccurrences(of: "placement = \"wrist\"", with: "placement = \"bar\"")
+        #expect(bar != text)
+        let c = try DaemonConfiguration.parse(bar, file: "repd.toml")
+        #expect(c.detector.placement == .bar)
+        #expect(c.detector.minimumExerciseLikelihood == 0)
     }
 
     @Test("bytes that are not UTF-8 are refused with their line")

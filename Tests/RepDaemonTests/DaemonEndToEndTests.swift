@@ -213,4 +213,37 @@ struct DaemonEndToEndTests {
         ])
         #expect(good.waitForExit() == 0, "\(String(good.standardError.suffix(12000)))")
     }
+
+    @Test(
+        "--check-config names the placement and the exercise gate's state, and warns when a file keeps the gate on a bar"
+    )
+    func checkConfigNamesTheGate() throws {
+        let dir = scratchDirectory()
+        let bar = dir + "/bar.toml"
+        try "[detector]\nplacement = \"bar\"\n".write(toFile: bar, atomically: true, encoding: .utf8)
+        let off = try DaemonProcess(arguments: ["--config", bar, "--check-config"])
+        #expect(off.waitForExit() == 0, "\(off.standardError)")
+        #expect(off.standardOutput.contains("placement bar, exercise gate off"), "\(off.standardOutput)")
+        #expect(!off.standardOutput.contains("warning"), "\(off.standardOutput)")
+
+        // A repd.toml of before the bar's default changed sets the gate's threshold; given placement = "bar" it keeps
+        // the gate on, and repd says so.
+        let old = dir + "/old.toml"
+        try "[detector]\nplacement = \"bar\"\nminimum_exercise_likelihood = 0.2\n".write(
+            toFile: old, atomically: true, encoding: .utf8)
+        let on = try DaemonProcess(arguments: ["--config", old, "--check-config"])
+        #expect(on.waitForExit() == 0, "\(on.standardError)")
+        #expect(
+            on.standardOutput.contains("placement bar, exercise gate on (minimum_exercise_likelihood 0.2)"),
+            "\(on.standardOutput)")
+        #expect(on.standardOutput.contains("repd: warning: placement = \"bar\" with minimum_exercise_likelihood"))
+
+        let wrist = try DaemonProcess(arguments: [
+            "--config", productsDirectory + "/../../../config/repd.toml", "--check-config",
+        ])
+        #expect(wrist.waitForExit() == 0, "\(wrist.standardError)")
+        #expect(
+            wrist.standardOutput.contains("placement wrist, exercise gate on (minimum_exercise_likelihood 0.2)"),
+            "\(wrist.standardOutput)")
+    }
 }

@@ -113,7 +113,7 @@ func setCounts(_ events: [WorkoutEvent]) -> [(final: Int, live: Int)] {
 
 /// The gate is on by default (`minimumExerciseLikelihood` 0.2, docs/DETECTOR.md); these tests show what it does
 /// with the defaults, and what the detector does without it.
-@Suite("The exercise gate (on by default)")
+@Suite("The exercise gate (on by default on a wrist or arm)")
 struct ExerciseGateTests {
     static let ups: [Vector3] = [.z, Vector3(0.3, -1, 0.5), Vector3(1, 0.2, -0.4)]
     static let gated = RepDetectorConfiguration()

@@ -36,6 +36,9 @@ def evaluate(repctl, config, jobs, cases, prefix):
             for name, (arguments, truth, rate, exercise) in zip(names, cases):
                 out.write(f"{name},{exercise},generated,{truth},{rate},0,repctl generate {arguments[0]}\n")
         command = [repctl, "eval", manifest, "--json"] + (["--config", config] if config else [])
-        result = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        finished = subprocess.run(command, capture_output=True, text=True)
+        if finished.returncode != 0:
+            sys.exit(f"{repctl} eval failed (exit {finished.returncode}): {finished.stderr.strip()}")
+        result = json.loads(finished.stdout)
     counted = {entry["file"]: entry["counted"] for entry in result["sets"]}
     return {index: counted[name] for index, name in enumerate(names)}
