@@ -27,7 +27,8 @@ struct Repd: AsyncParsableCommand {
             With --demo or --fixture, each set and rep is also printed here (--quiet turns that off).
 
             Configuration: --config FILE (default /etc/repd/repd.toml if it exists; every key is documented in \
-            config/repd.toml). Flags override the file. --check-config validates and exits.
+            config/repd.toml). Flags override the file. --check-config validates, prints the placement and the \
+            exercise gate's state, and exits.
             Socket: --socket PATH, else socket.path, else $RUNTIME_DIRECTORY/events.sock (systemd), \
             $XDG_RUNTIME_DIR/repd/events.sock, or ${TMPDIR:-/tmp}/repd-UID/events.sock (private: mode 0700).
             Journal: every set, rep and sensor event is stored (journal.path) with an id; clients that were away \
@@ -42,7 +43,7 @@ struct Repd: AsyncParsableCommand {
     @Option(help: "The configuration file (TOML).")
     var config: String?
 
-    @Flag(help: "Validate the configuration and exit.")
+    @Flag(help: "Validate the configuration, print the placement and the exercise gate's state, and exit.")
     var checkConfig = false
 
     @Flag(help: "Replay the built-in demo workout in real time (no sensor needed).")
