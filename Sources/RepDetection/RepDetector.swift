@@ -54,7 +54,7 @@ public struct RepDetector: Sendable {
     /// `gateTrustedWalkingLikeness`. Walking starts no set and counts no rep.
     public var isWalking: Bool {
         guard let likeness = walkingLikeness, likeness >= configuration.maximumWalkingLikeness else { return false }
-        if configuration.minimumExerciseLikelihood > 0, (exerciseLikelihood ?? 1) >= Self.gateTrustedExercise {
+        if gateThreshold > 0, (exerciseLikelihood ?? 1) >= Self.gateTrustedExercise {
             return likeness >= Self.gateTrustedWalkingLikeness
         }
         return true
@@ -92,6 +92,8 @@ public struct RepDetector: Sendable {
     private var tracker: PeriodTracker
     private var steps = StepRhythmTracker()
     private let minimumWindow: Int
+    /// `configuration.minimumExerciseLikelihood`, read once: the configuration works it out from the placement.
+    private let gateThreshold: Double
     private var runLag = 0.0  // 0: no run of steady periodicity
     private var picked = (lag: 0, periodicity: 0.0)
     private var lastWalking = Int.min / 2
@@ -301,6 +303,7 @@ public struct RepDetector: Sendable {
     public init(configuration: RepDetectorConfiguration = .init()) {
         precondition((try? configuration.validate()) != nil, "invalid RepDetectorConfiguration")
         self.configuration = configuration
+        gateThreshold = configuration.minimumExerciseLikelihood
         let minimumLag = max(2, Int((configuration.minimumRepPeriod / Self.spacing).rounded()))
         let maximumLag = Int((configuration.maximumRepPeriod / Self.spacing).rounded())
         minimumWindow = Int((configuration.minimumWindow / Self.spacing).rounded())
@@ -416,7 +419,7 @@ public struct RepDetector: Sendable {
     ) {
         grid.append(motion: motion, down: down)
         tracker.update(grid)
-        if configuration.minimumExerciseLikelihood > 0 { steps.update(grid) }
+        if gateThreshold > 0 { steps.update(grid) }
         step(into: &events)
     }
 
@@ -438,7 +441,7 @@ public struct RepDetector: Sendable {
                     at: i, lag: 2 * k, window: max(2 * k, minimumWindow), halfStride: true, configuration: c))
             : nil
         // The exercise gate, every fourth point (160 ms) while the motion is periodic.
-        if c.minimumExerciseLikelihood == 0 || k == 0 || clarity < c.minimumPeriodicity {
+        if gateThreshold == 0 || k == 0 || clarity < c.minimumPeriodicity {
             // The gate is off (it costs nothing then), or the motion is not periodic.
             exerciseLikelihood = nil
             gateFeatures = nil
@@ -447,14 +450,14 @@ public struct RepDetector: Sendable {
             exerciseLikelihood = gateFeatures.map { c.exerciseGate.judgement(of: $0) }
             if let p = exerciseLikelihood {
                 gateAverage += 0.2 * (p - gateAverage)
-                if p < Self.gateUnsureShare * c.minimumExerciseLikelihood {
+                if p < Self.gateUnsureShare * gateThreshold {
                     lastRefusal = i
                     if !open { pausedGait.noteRefusal(at: i, lag: k) }
-                } else if p < c.minimumExerciseLikelihood {
+                } else if p < gateThreshold {
                     lastUnsureRefusal = i
                 }
                 if open {
-                    let refused = p < c.minimumExerciseLikelihood
+                    let refused = p < gateThreshold
                     if Self.within(Self.gateSetPaceRatio, k, lag) {
                         setPaceGate.add(p, refused: refused)
                     } else {
@@ -497,7 +500,7 @@ public struct RepDetector: Sendable {
         // The gate: no set starts within a few seconds of a moment it refused (walking or fidgeting comes and goes),
         // or within a shorter while of one it refused unsure.
         let exercise =
-            c.minimumExerciseLikelihood == 0
+            gateThreshold == 0
             || (Double(i - lastRefusal) * Self.spacing > Self.gateHoldOff
                 && Double(i - lastUnsureRefusal) * Self.spacing > Self.gateUnsureHoldOff)
         // … nor from gait that paused and goes on at its pace (a walk of a few metres, a turn, the walk back).
@@ -515,8 +518,8 @@ public struct RepDetector: Sendable {
         var current = template.match(grid, endingAt: i)
         if walking { current = 0 }
         // Gait (or other motion the gate refuses) took over: no live reps while it lasts.
-        if c.minimumExerciseLikelihood > 0, exerciseLikelihood != nil,
-            gateAverage < Self.gateVetoShare * c.minimumExerciseLikelihood
+        if gateThreshold > 0, exerciseLikelihood != nil,
+            gateAverage < Self.gateVetoShare * gateThreshold
         {
             current = 0
         }
@@ -840,9 +843,9 @@ public struct RepDetector: Sendable {
         var judged = setPaceGate
         if judged.count < Self.gateDismissalMinimumJudgements { judged.add(offPaceSinceRep) }
         let dismissed =
-            c.minimumExerciseLikelihood > 0
+            gateThreshold > 0
             && judged.dismisses(
-                threshold: c.minimumExerciseLikelihood, minimumCount: Self.gateDismissalMinimumJudgements,
+                threshold: gateThreshold, minimumCount: Self.gateDismissalMinimumJudgements,
                 multiple: Self.gateDismissalMultiple, refusedMultiple: Self.gateRefusedDismissalMultiple,
                 refusedShare: Self.gateDismissalRefusedShare)
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
@@ -976,7 +979,7 @@ public struct RepDetector: Sendable {
         // came to rest (`slowLastRep`): not for pairs of reps, nor to lift a set over the gate's minimum.
         var setEnd = reps.last ?? setStart
         if !endCounted, !pairs, livePairedCycles == 0, let cycles = lastCycles,
-            c.minimumExerciseLikelihood == 0 || final >= minimumReps,
+            gateThreshold == 0 || final >= minimumReps,
             let rest = slowLastRep(after: cycles.1, interval: cycles.1 - cycles.0)
         {
             final += 1
@@ -990,7 +993,7 @@ public struct RepDetector: Sendable {
         if final != liveCount, !rebased, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
             final = min(max(final, liveCount - 1), liveCount + (bothEdges ? 2 : 1))
         }
-        if dismissed || (c.minimumExerciseLikelihood > 0 && final < minimumReps) { final = 0 }
+        if dismissed || (gateThreshold > 0 && final < minimumReps) { final = 0 }
         totalReps += final - liveCount
         previousSetEnd = setEnd
         let lastTime = time(setEnd)
