@@ -34,8 +34,9 @@ public struct RepDetector: Sendable {
 
     /// Samples ignored because their time did not advance.
     public private(set) var ignoredSamples = 0
-    /// Reps counted since the start or the last reset (corrected by each set's final count).
-    public private(set) var totalReps = 0
+    /// Reps counted since the start or the last reset (corrected by each set's final count): the `rep` events sent
+    /// so far, not those the open set holds (`HeldSetEvents`).
+    public var totalReps: Int { repsCounted - held.heldReps }
     /// The number of the current or last set (0 before the first).
     public private(set) var setNumber = 0
     /// Whether a set is in progress.
@@ -273,6 +274,10 @@ public struct RepDetector: Sendable {
 
     // The set.
     private var open = false
+    /// Reps counted, including those the open set holds.
+    private var repsCounted = 0
+    /// The open set's events not sent yet.
+    private var held = HeldSetEvents()
     private var setStart = 0
     private var setRuns = 0  // grid restarts during the set: its final count is then the live one
     private var setOrigin = 0
@@ -662,6 +667,7 @@ public struct RepDetector: Sendable {
         rebased = false
         setRuns = 0
         setNumber += 1
+        held.startSet()
         reps.removeAll(keepingCapacity: true)
         liveCount = 0
         lastRest = nil
@@ -671,8 +677,9 @@ public struct RepDetector: Sendable {
         setPaceGate = SetGateTally()
         offPaceSinceRep = SetGateTally()
         let first = cycles.first ?? i
-        events.append(
-            .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)))
+        held.emit(
+            .setStarted(SetEvent(setNumber: setNumber, timestamp: time(first - lag), repCount: cycles.count)),
+            into: &events)
         count(cycles, at: i, into: &events)
     }
 
@@ -811,6 +818,33 @@ public struct RepDetector: Sendable {
         }
         liveCount += 1
         countRep(at: j, previous: previous, lag: repLag, into: &events)
+        if gateThreshold > 0 {
+            if keepsSetNow { held.release(into: &events) } else { held.hold() }
+        }
+    }
+
+    /// With the gate on, whether the open set's events go out as they come: its judgements so far do not dismiss it
+    /// (`gateDismissesSet`). While they do, its events are held (`HeldSetEvents`). Holding a set until it also had
+    /// `minimumSetReps` reps was tried: its first reps then came 0.8 s later on average in tbe's clean sets, for 40 → 35
+    /// live false reps an hour in WISDM (docs/DETECTOR.md, "Live reps the set's end would take back").
+    private var keepsSetNow: Bool { !gateDismissesSet }
+
+    /// With the gate on, the fewest reps a set may count: a slow set must count one more (three cycles of 5 s or
+    /// more can be standing up, walking there and back and sitting down).
+    private var minimumSetReps: Int {
+        Self.gateMinimumSetReps + (Double(lag) * Self.spacing >= Self.gateSlowSetPeriod ? 1 : 0)
+    }
+
+    /// Whether the gate's judgements of the open set dismiss it: judged without what the wrist did at another pace
+    /// after the last rep, when enough judgements are left.
+    private var gateDismissesSet: Bool {
+        var judged = setPaceGate
+        if judged.count < Self.gateDismissalMinimumJudgements { judged.add(offPaceSinceRep) }
+        return gateThreshold > 0
+            && judged.dismisses(
+                threshold: gateThreshold, minimumCount: Self.gateDismissalMinimumJudgements,
+                multiple: Self.gateDismissalMultiple, refusedMultiple: Self.gateRefusedDismissalMultiple,
+                refusedShare: Self.gateDismissalRefusedShare)
     }
 
     /// Whether the template is a pair of like reps: a period of at least `pairedRepPeriod` whose second half repeats
@@ -839,15 +873,7 @@ public struct RepDetector: Sendable {
         var endCounted = false
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
         // it is dismissed, and its live reps are taken back.
-        // Judged without what the wrist did at another pace after the last rep, when enough judgements are left.
-        var judged = setPaceGate
-        if judged.count < Self.gateDismissalMinimumJudgements { judged.add(offPaceSinceRep) }
-        let dismissed =
-            gateThreshold > 0
-            && judged.dismisses(
-                threshold: gateThreshold, minimumCount: Self.gateDismissalMinimumJudgements,
-                multiple: Self.gateDismissalMultiple, refusedMultiple: Self.gateRefusedDismissalMultiple,
-                refusedShare: Self.gateDismissalRefusedShare)
+        let dismissed = gateDismissesSet
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         // A set whose motion never repeated at its period, while the tracker held a longer one at half of its points
@@ -972,9 +998,7 @@ public struct RepDetector: Sendable {
         }
         // With the gate on, a set of fewer than `gateMinimumSetReps` is dismissed too: the sets of one or two reps that
         // everyday motion starts (kicking, standing, sitting) are half of the recordings without exercise that count.
-        // A slow set must count one more: three cycles of 5 s or more can be standing up, walking there and back and
-        // sitting down.
-        let minimumReps = Self.gateMinimumSetReps + (Double(lag) * Self.spacing >= Self.gateSlowSetPeriod ? 1 : 0)
+        let minimumReps = minimumSetReps
         // The set's last rep, slowed towards failure until the template no longer matched it, and the motion then
         // came to rest (`slowLastRep`): not for pairs of reps, nor to lift a set over the gate's minimum.
         var setEnd = reps.last ?? setStart
@@ -994,14 +1018,17 @@ public struct RepDetector: Sendable {
             final = min(max(final, liveCount - 1), liveCount + (bothEdges ? 2 : 1))
         }
         if dismissed || (gateThreshold > 0 && final < minimumReps) { final = 0 }
-        totalReps += final - liveCount
+        repsCounted += final - liveCount
         previousSetEnd = setEnd
         let lastTime = time(setEnd)
+        // A kept set sends the reps it held before its end; a dismissed one drops them, and its end takes back only
+        // the reps it sent.
+        if final > 0 { held.release(into: &events) } else { held.drop() }
         events.append(
             .setEnded(
                 SetEvent(
                     setNumber: setNumber, timestamp: lastTime, repCount: final,
-                    liveRepCount: final == liveCount ? nil : liveCount, quality: setQuality())))
+                    liveRepCount: final == held.sentReps ? nil : held.sentReps, quality: setQuality())))
         open = false
         match = nil
         reps.removeAll(keepingCapacity: true)
@@ -1026,13 +1053,14 @@ public struct RepDetector: Sendable {
 
     /// Announces the rep that ended at `j`; `lag` is a rep's period (half the set's for a pair of reps).
     private mutating func countRep(at j: Int, previous: Int?, lag: Int, into events: inout [WorkoutEvent]) {
-        totalReps += 1
+        repsCounted += 1
         let duration = previous.map { Double(j - $0) * Self.spacing } ?? Double(lag) * Self.spacing
-        events.append(
+        held.emit(
             .rep(
                 RepEvent(
-                    setNumber: setNumber, repInSet: liveCount, totalReps: totalReps, timestamp: time(j),
-                    duration: duration, amplitude: template.amplitude, quality: liveQuality(at: j, lag: lag))))
+                    setNumber: setNumber, repInSet: liveCount, totalReps: repsCounted, timestamp: time(j),
+                    duration: duration, amplitude: template.amplitude, quality: liveQuality(at: j, lag: lag))),
+            into: &events)
     }
 
     // MARK: - Quality

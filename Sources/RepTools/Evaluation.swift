@@ -44,6 +44,55 @@ public struct SetResult: Sendable, Equatable {
     public var failure: String?
     /// The recording's length, seconds (first to last sample; 0 when it could not be read).
     public var duration: Double = 0
+    /// What a subscriber saw live: the `rep` events sent, and how late they came.
+    public var live = LiveReps()
+}
+
+/// The `rep` events a replay sent as they happened (what an app subscribed to `rep` shows before each `set_end`
+/// corrects it), and how late each came: the time of the last sample of the batch that produced it minus the rep's
+/// own time (its completion).
+public struct LiveReps: Sendable, Equatable {
+    /// `rep` events sent.
+    public var events = 0
+    /// The sum of their delays, seconds.
+    public var delaySum = 0.0
+    /// The longest delay, seconds.
+    public var maximumDelay = 0.0
+
+    /// Creates an empty tally.
+    public init() {}
+
+    /// Adds one `rep` event sent `delay` seconds after the rep's completion.
+    public mutating func add(delay: Double) {
+        events += 1
+        delaySum += delay
+        maximumDelay = max(maximumDelay, delay)
+    }
+
+    /// Adds another tally's events.
+    public mutating func add(_ other: LiveReps) {
+        events += other.events
+        delaySum += other.delaySum
+        maximumDelay = max(maximumDelay, other.maximumDelay)
+    }
+
+    /// The mean delay, seconds (0 without events).
+    public var meanDelay: Double { events > 0 ? delaySum / Double(events) : 0 }
+
+    var json: JSONWriter.Value {
+        .object([
+            ("rep_events", .integer(events)), ("mean_delay_s", .number(meanDelay)),
+            ("max_delay_s", .number(maximumDelay)),
+        ])
+    }
+}
+
+/// The final and live counts of one replay.
+public struct ReplayCounts: Sendable, Equatable {
+    /// Reps counted: the sum of the sets' final counts (`set_end.reps`).
+    public var counted: Int
+    /// The `rep` events sent live.
+    public var live: LiveReps
 }
 
 /// How often recordings without exercise (true count 0) count something.
@@ -54,19 +103,27 @@ public struct FalseCountStatistics: Sendable, Equatable {
     public var zeroPercent: Double
     /// Reps counted in them per hour of recording.
     public var falseRepsPerHour: Double
+    /// Percent of them that sent no `rep` event live.
+    public var liveZeroPercent: Double
+    /// `rep` events sent live per hour of recording (each later taken back by its `set_end`, or counted).
+    public var liveFalseRepsPerHour: Double
 
-    /// Statistics over (counted, seconds) pairs of recordings whose true count is 0.
-    public init(_ results: [(counted: Int, seconds: Double)]) {
+    /// Statistics over (counted, live rep events, seconds) of recordings whose true count is 0.
+    public init(_ results: [(counted: Int, live: Int, seconds: Double)]) {
         count = results.count
-        zeroPercent = 100 * Double(results.filter { $0.counted == 0 }.count) / Double(max(1, results.count))
+        let n = Double(max(1, results.count))
+        zeroPercent = 100 * Double(results.filter { $0.counted == 0 }.count) / n
+        liveZeroPercent = 100 * Double(results.filter { $0.live == 0 }.count) / n
         let hours = results.reduce(0) { $0 + $1.seconds } / 3600
         falseRepsPerHour = hours > 0 ? Double(results.reduce(0) { $0 + $1.counted }) / hours : 0
+        liveFalseRepsPerHour = hours > 0 ? Double(results.reduce(0) { $0 + $1.live }) / hours : 0
     }
 
     var json: JSONWriter.Value {
         .object([
             ("n", .integer(count)), ("zero_pct", .number(zeroPercent)),
-            ("false_reps_per_hour", .number(falseRepsPerHour)),
+            ("false_reps_per_hour", .number(falseRepsPerHour)), ("live_zero_pct", .number(liveZeroPercent)),
+            ("live_false_reps_per_hour", .number(liveFalseRepsPerHour)),
         ])
     }
 }
@@ -82,6 +139,13 @@ public struct EvaluationReport: Sendable {
     /// Statistics over every evaluated set.
     public var overall: ErrorStatistics { statistics(results) }
 
+    /// The `rep` events sent live for the sets with exercise (true count above 0), and how late they came.
+    public var liveExercise: LiveReps {
+        var live = LiveReps()
+        for result in results where result.entry.trueReps > 0 && result.counted != nil { live.add(result.live) }
+        return live
+    }
+
     /// Statistics per exercise, by name.
     public var byExercise: [(String, ErrorStatistics)] { grouped { $0.exercise } }
 
@@ -95,13 +159,13 @@ public struct EvaluationReport: Sendable {
     /// For the exercises whose every recording has a true count of 0 (walking, sitting…): per exercise, the share
     /// counting 0 and the false reps per hour; the last entry, "all", pools them.
     public var falseCounts: [(String, FalseCountStatistics)] {
-        var groups: [String: [(counted: Int, seconds: Double)]] = [:]
+        var groups: [String: [(counted: Int, live: Int, seconds: Double)]] = [:]
         var exercises: Set<String> = []
         for result in results { exercises.insert(result.entry.exercise) }
         for result in results where result.entry.trueReps > 0 { exercises.remove(result.entry.exercise) }
         for result in results where exercises.contains(result.entry.exercise) {
             guard let counted = result.counted else { continue }
-            groups[result.entry.exercise, default: []].append((counted, result.duration))
+            groups[result.entry.exercise, default: []].append((counted, result.live.events, result.duration))
         }
         guard !groups.isEmpty else { return [] }
         var out = groups.keys.sorted().map { ($0, FalseCountStatistics(groups[$0]!)) }
@@ -127,11 +191,13 @@ public struct EvaluationReport: Sendable {
                 ("true_reps", .integer(result.entry.trueReps)),
                 ("counted", result.counted.map { .integer($0) } ?? .null),
             ]
+            if result.counted != nil { members.append(("live_reps", .integer(result.live.events))) }
             if let failure = result.failure { members.append(("error", .string(failure))) }
             return .object(members)
         }
         return JSONWriter.Value.object([
             ("overall", overall.json),
+            ("live", liveExercise.json),
             ("by_exercise", .object(byExercise.map { ($0.0, $0.1.json) })),
             ("by_folder", .object(byFolder.map { ($0.0, $0.1.json) })),
             ("no_exercise", .object(falseCounts.map { ($0.0, $0.1.json) })),
@@ -161,12 +227,19 @@ public struct EvaluationReport: Sendable {
         lines.append("")
         for (name, stats) in byFolder { lines.append(row(name + "/", stats)) }
         lines.append(row("overall", overall))
+        let live = liveExercise
+        if live.events > 0 {
+            lines.append(
+                "live: \(live.events) rep events in the sets with exercise, \(format(live.meanDelay, decimals: 2)) s "
+                    + "after each rep's end on average (at most \(format(live.maximumDelay, decimals: 2)) s)")
+        }
         if !falseCounts.isEmpty {
             lines.append("")
             lines.append(
                 [
                     pad("no exercise (true 0)", 20), pad("n", 4, right: true), pad("count 0", 8, right: true),
-                    pad("false reps/h", 13, right: true),
+                    pad("false reps/h", 13, right: true), pad("live 0", 7, right: true),
+                    pad("live reps/h", 12, right: true),
                 ].joined(separator: "  "))
             for (name, stats) in falseCounts {
                 lines.append(
@@ -174,6 +247,8 @@ public struct EvaluationReport: Sendable {
                         pad(name, 20), pad(String(stats.count), 4, right: true),
                         pad(format(stats.zeroPercent, decimals: 0) + " %", 8, right: true),
                         pad(format(stats.falseRepsPerHour, decimals: 0), 13, right: true),
+                        pad(format(stats.liveZeroPercent, decimals: 0) + " %", 7, right: true),
+                        pad(format(stats.liveFalseRepsPerHour, decimals: 0), 12, right: true),
                     ].joined(separator: "  "))
             }
         }
@@ -196,13 +271,28 @@ public enum Evaluator {
     public static func countReps(
         in samples: [MotionSample], batchSize: Int = 10, configuration: RepDetectorConfiguration = .init()
     ) -> Int {
+        replay(samples, batchSize: batchSize, configuration: configuration).counted
+    }
+
+    /// Replays `samples` as `countReps(in:batchSize:configuration:)` does, and also tallies the `rep` events sent
+    /// live, each late by the time of its batch's last sample minus the rep's time (the stream's end for the events
+    /// `finish()` sends).
+    public static func replay(
+        _ samples: [MotionSample], batchSize: Int = 10, configuration: RepDetectorConfiguration = .init()
+    ) -> ReplayCounts {
         let provider = FixtureMotionProvider(samples: samples, batchSize: batchSize)
         let service = RepDetectionService(configuration: configuration)
-        let subscription = provider.samplePublisher.sink { service.processBatch($0) }
+        var live = LiveReps()
+        func tally(_ events: [WorkoutEvent], at now: Double) {
+            for case .rep(let rep) in events { live.add(delay: now - rep.timestamp) }
+        }
+        let subscription = provider.samplePublisher.sink { batch in
+            tally(service.processBatch(batch), at: batch.last?.timestamp ?? 0)
+        }
         provider.replayAll()
-        service.finish()
+        tally(service.finish(), at: samples.last?.timestamp ?? 0)
         subscription.cancel()
-        return service.totalReps
+        return ReplayCounts(counted: service.totalReps, live: live)
     }
 
     /// Evaluates every entry; files are relative to `root`. A set whose file is missing or malformed is listed as
@@ -216,9 +306,11 @@ public enum Evaluator {
             let path = entry.file.hasPrefix("/") ? entry.file : root + "/" + entry.file
             do {
                 let samples = try FixtureFileReader.read(path: path)
-                let counted = countReps(in: samples, batchSize: batchSize, configuration: configuration)
+                let replayed = replay(samples, batchSize: batchSize, configuration: configuration)
                 let seconds = (samples.last?.timestamp ?? 0) - (samples.first?.timestamp ?? 0)
-                results.append(SetResult(entry: entry, counted: counted, failure: nil, duration: seconds))
+                results.append(
+                    SetResult(
+                        entry: entry, counted: replayed.counted, failure: nil, duration: seconds, live: replayed.live))
             } catch {
                 results.append(SetResult(entry: entry, counted: nil, failure: error.description))
             }

@@ -42,9 +42,13 @@ struct Evaluate: ParsableCommand {
             (counted − true), % counted exactly, % within ±1. --json prints one object:
               {"overall":{"n":..,"mae":..,"bias":..,"exact_pct":..,"within1_pct":..},
                "by_exercise":{NAME:{same keys}}, "by_folder":{FOLDER:{same keys}},
-               "sets":[{"file":..,"exercise":..,"true_reps":..,"counted":..}]}
+               "live":{"rep_events":..,"mean_delay_s":..,"max_delay_s":..},
+               "sets":[{"file":..,"exercise":..,"true_reps":..,"counted":..,"live_reps":..}]}
             Exercises whose every recording has a true count of 0 (walking, sitting…) are also reported as the \
-            share of recordings counting 0 and the false reps per hour ("no_exercise" in --json).
+            share of recordings counting 0 and the false reps per hour ("no_exercise" in --json), and as what a \
+            subscriber saw live: the share that sent no rep event and the rep events per hour (each later taken \
+            back by its set_end). "live" counts the rep events of the sets with exercise and how late each came \
+            after its rep's end (the last sample of the batch that sent it minus the rep's time).
             A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, \
             and makes the exit code 1; the other sets are still evaluated.
 

@@ -83,6 +83,22 @@ struct EvaluationTests {
         let counted = Evaluator.countReps(in: workout.samples, batchSize: batch)
         #expect(counted == workout.totalReps)
     }
+
+    @Test(
+        "the replay tallies the rep events sent live: a generated workout sends one per rep, each after its rep's end, later with larger batches",
+        arguments: [1, 64])
+    func liveRepsOfAReplay(batch: Int) {
+        let workout = WorkoutGenerator.demo.generate()
+        let replayed = Evaluator.replay(workout.samples, batchSize: batch)
+        #expect(replayed.counted == workout.totalReps)
+        #expect(replayed.live.events == workout.totalReps)
+        #expect(replayed.live.meanDelay > 0 && replayed.live.maximumDelay >= replayed.live.meanDelay)
+        #expect(replayed.live.maximumDelay < 30, "the first reps of a set come when it is established")
+        if batch == 64 {
+            let single = Evaluator.replay(workout.samples, batchSize: 1)
+            #expect(replayed.live.meanDelay > single.live.meanDelay)
+        }
+    }
 }
 
 @Suite("JSON and number formatting")

@@ -1,0 +1,163 @@
+import MotionCore
+import MotionSimulation
+import Testing
+
+@testable import RepDetection
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What a subscriber receives of a set the gate's judgements would dismiss (docs/DETECTOR.md, "Live reps the set's end
+/// would take back"): with the gate on, a set's events wait while its judgements so far would dismiss it.
+@Suite("Live reps the set's end would take back are held")
+struct HeldSetEventsTests {
+    /// The default detector with a gate whose tree judges every moment `probability` (the hand rules still decide
+    /// what they decide).
+    static func gated(_ probability: Double) -> RepDetectorConfiguration {
+        var c = RepDetectorConfiguration()
+        c.exerciseGate = .constant(probability: probability)
+        return c
+    }
+
+    /// 12 slow asymmetric reps (3 s, tilted 25° from gravity, 0.02 g of noise) whose sizes vary from rep to rep
+    /// (0.06–0.3 g, seeded), between 10 s of stillness: no hand rule of the gate passes them unjudged (they are not
+    /// steady, level or vertical repetition), so the gate's tree decides.
+    static let set: [MotionSample] = {
+        let up = Vector3(0, 0, 1), rate = 50.0, period = 3.0
+        var random = SeededGenerator(seed: 4)
+        let sizes = (0..<12).map { _ in Double.random(in: 0.06...0.3, using: &random) }
+        let direction = (up * cos(25 * .pi / 180) + GeneratedMotion.across(up) * sin(25 * .pi / 180)).normalized
+        var samples = GeneratedMotion.still(seconds: 10, start: 0, up: up, rate: rate, seed: 1)
+        let reps = SignalGenerator.samples(duration: 12 * period, sampleRate: rate, start: 0) { t in
+            let k = min(11, Int(t / period)), p = (t / period).truncatingRemainder(dividingBy: 1)
+            let a = up + direction * (sizes[k] * GeneratedMotion.asymmetricRep(p, eccentric: 0.6, ratio: 1.6))
+            return MotionSample(
+                timestamp: t, ax: a.x + random.nextGaussian(standardDeviation: 0.02),
+                ay: a.y + random.nextGaussian(standardDeviation: 0.02),
+                az: a.z + random.nextGaussian(standardDeviation: 0.02))
+        }
+        samples += GeneratedMotion.shifted(reps, after: samples, rate: rate)
+        let after = GeneratedMotion.still(seconds: 12, start: 0, up: up, rate: rate, seed: 2)
+        samples += GeneratedMotion.shifted(after, after: samples, rate: rate)
+        return samples
+    }()
+
+    /// Checks what a client can rely on: sets numbered 1, 2, … without gaps; each set's start before its reps, its
+    /// reps numbered 1, 2, … in order, and its end saying how many `rep` events it sent when that differs from its
+    /// count; every rep's total one more than the last total sent (after a set's end, corrected to its count).
+    static func expectConsistent(_ events: [WorkoutEvent], _ comment: Comment? = nil) {
+        var set = 0, inSet = false, repsSent = 0, total = 0
+        for event in events {
+            switch event {
+            case .setStarted(let s):
+                #expect(!inSet && s.setNumber == set + 1, comment)
+                set = s.setNumber
+                inSet = true
+                repsSent = 0
+            case .rep(let r):
+                #expect(inSet && r.setNumber == set && r.repInSet == repsSent + 1 && r.totalReps == total + 1, comment)
+                repsSent += 1
+                total = r.totalReps
+            case .setEnded(let s):
+                #expect(inSet && s.setNumber == set, comment)
+                #expect((s.liveRepCount ?? s.repCount) == repsSent, comment)
+                total += s.repCount - repsSent
+                inSet = false
+            }
+        }
+        #expect(!inSet, comment)
+    }
+
+    @Test("a set the gate judges 0.5 on average sends every rep as it comes, its final count equal to them")
+    func keptSetSendsEveryRep() {
+        let events = detect(Self.set, configuration: Self.gated(0.5))
+        Self.expectConsistent(events)
+        #expect(reps(events).count == 12)
+        #expect(setCounts(events).map(\.final) == [12])
+        #expect(setCounts(events).map(\.live) == [12])
+    }
+
+    @Test(
+        "a set the gate judges 0.21 (above the 0.2 threshold; with its steady moments, which pass unjudged, below the 0.4 a kept set must average) holds its reps once its judgements would dismiss it and drops them at its end, which takes back only the reps it sent"
+    )
+    func dismissedSetHoldsItsLaterReps() {
+        let events = detect(Self.set, configuration: Self.gated(0.21))
+        Self.expectConsistent(events)
+        let sent = reps(events).count
+        #expect(sent >= 1 && sent < 12, "sent \(sent)")
+        #expect(setCounts(events).map(\.final) == [0])
+        #expect(setCounts(events).map(\.live) == [sent])
+        // While reps are held, the detector's total counts only those sent.
+        var detector = RepDetector(configuration: Self.gated(0.21))
+        var streamed: [WorkoutEvent] = []
+        for sample in Self.set {
+            detector.process(sample, into: &streamed)
+            let sentSoFar = reps(streamed).count
+            if detector.inSet {
+                #expect(detector.totalReps == sentSoFar)
+            }
+        }
+        detector.finish(into: &streamed)
+        #expect(streamed == events)
+        #expect(detector.totalReps == 0 && detector.setNumber == 1)
+    }
+
+    @Test("with the gate off nothing is held: a set of two reps sends both and keeps them")
+    func gateOffHoldsNothing() {
+        var c = RepDetectorConfiguration()
+        c.minimumExerciseLikelihood = 0
+        let events = detect(sineSet(repCount: 2, frequency: 0.5, amplitude: 0.3), configuration: c)
+        Self.expectConsistent(events)
+        #expect(reps(events).count == 2)
+        #expect(setCounts(events).map(\.final) == [2])
+    }
+
+    @Test("slow sets between fidgeting rests, and an hour-long generated day, send consistent events with the gate on")
+    func eventsStayConsistent() {
+        let up = Vector3(0, 0, 1), rate = 50.0
+        var samples: [MotionSample] = []
+        for n in 0..<3 {
+            let reps = GeneratedMotion.asymmetricSet(
+                count: 12, period: 3, amplitude: 0.18, start: 0, up: up, rate: rate, noise: 0.02, seed: UInt64(n))
+            samples += GeneratedMotion.shifted(reps, after: samples, rate: rate)
+            let rest = GeneratedMotion.fidget(
+                amplitude: 0.04, seconds: 20, start: 0, up: up, rate: rate, seed: UInt64(n + 7))
+            samples += GeneratedMotion.shifted(rest, after: samples, rate: rate)
+        }
+        Self.expectConsistent(detect(samples))
+        for probability in [0.25, 0.35, 0.45] {
+            Self.expectConsistent(detect(samples, configuration: Self.gated(probability)), "gate \(probability)")
+        }
+    }
+
+    @Test("held events wait in order, go out together on release, and a drop forgets them")
+    func heldEventsKeepTheirOrder() {
+        var held = HeldSetEvents()
+        var out: [WorkoutEvent] = []
+        held.startSet()
+        held.hold()
+        let start = WorkoutEvent.setStarted(SetEvent(setNumber: 1, timestamp: 0, repCount: 1))
+        func rep(_ n: Int) -> WorkoutEvent {
+            .rep(
+                RepEvent(
+                    setNumber: 1, repInSet: n, totalReps: n, timestamp: Double(n), duration: 1, amplitude: 0.2))
+        }
+        held.emit(start, into: &out)
+        held.emit(rep(1), into: &out)
+        #expect(out.isEmpty && held.heldReps == 1 && held.sentReps == 0)
+        held.release(into: &out)
+        #expect(out == [start, rep(1)] && held.sentReps == 1 && held.heldReps == 0 && !held.holding)
+        held.emit(rep(2), into: &out)
+        #expect(out.count == 3 && held.sentReps == 2)
+        held.hold()
+        held.emit(rep(3), into: &out)
+        #expect(out.count == 3 && held.heldReps == 1)
+        held.drop()
+        #expect(held.heldReps == 0 && held.sentReps == 2)
+        held.release(into: &out)
+        #expect(out.count == 3)
+    }
+}
