@@ -804,6 +804,11 @@ public struct RepDetector: Sendable {
         reps.append(j)
         setPaceGate.add(offPaceSinceRep)
         offPaceSinceRep = SetGateTally()
+        // With the gate on, the judgements up to this rep decide whether it goes out (after any held before it) or
+        // waits.
+        if gateThreshold > 0 {
+            if keepsSetNow { held.release(into: &events) } else { held.hold() }
+        }
         var previous = previous
         var repLag = lag
         if isPaired(endingAt: reps) {
@@ -818,14 +823,11 @@ public struct RepDetector: Sendable {
         }
         liveCount += 1
         countRep(at: j, previous: previous, lag: repLag, into: &events)
-        if gateThreshold > 0 {
-            if keepsSetNow { held.release(into: &events) } else { held.hold() }
-        }
     }
 
-    /// With the gate on, whether the open set's events go out as they come: its judgements so far do not dismiss it
-    /// (`gateDismissesSet`). While they do, its events are held (`HeldSetEvents`). Holding a set until it also had
-    /// `minimumSetReps` reps was tried: its first reps then came 0.8 s later on average in tbe's clean sets, for 40 → 35
+    /// With the gate on, whether the open set's reps go out as they come: its judgements so far do not dismiss it
+    /// (`gateDismissesSet`). While they do, its reps are held (`HeldSetEvents`). Holding a set until it also had
+    /// `minimumSetReps` reps was tried: its first reps then came 0.8 s later on average in tbe's clean sets, for 36 → 32
     /// live false reps an hour in WISDM (docs/DETECTOR.md, "Live reps the set's end would take back").
     private var keepsSetNow: Bool { !gateDismissesSet }
 

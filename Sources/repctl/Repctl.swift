@@ -47,7 +47,7 @@ struct Evaluate: ParsableCommand {
             Exercises whose every recording has a true count of 0 (walking, sitting…) are also reported as the \
             share of recordings counting 0 and the false reps per hour ("no_exercise" in --json), and as what a \
             subscriber saw live: the share that sent no rep event and the rep events per hour (each later taken \
-            back by its set_end). "live" counts the rep events of the sets with exercise and how late each came \
+            back by its set_end, or counted). "live" counts the rep events of the sets with exercise and how late each came \
             after its rep's end (the last sample of the batch that sent it minus the rep's time).
             A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, \
             and makes the exit code 1; the other sets are still evaluated.

@@ -84,6 +84,17 @@ struct EvaluationTests {
         #expect(counted == workout.totalReps)
     }
 
+    @Test("recordings without exercise report the share counting 0 and sending no rep live, and both per hour")
+    func falseCountsFinalAndLive() {
+        // Three recordings of 30 min: counted 0 and sent 0; counted 0 but sent 4 (taken back); counted 2, sent 3.
+        let stats = FalseCountStatistics([(0, 0, 1800), (0, 4, 1800), (2, 3, 1800)])
+        #expect(stats.count == 3)
+        #expect(abs(stats.zeroPercent - 200.0 / 3) < 1e-9)
+        #expect(abs(stats.liveZeroPercent - 100.0 / 3) < 1e-9)
+        #expect(abs(stats.falseRepsPerHour - 2.0 / 1.5) < 1e-9)
+        #expect(abs(stats.liveFalseRepsPerHour - 7.0 / 1.5) < 1e-9)
+    }
+
     @Test(
         "the replay tallies the rep events sent live: a generated workout sends one per rep, each after its rep's end, later with larger batches",
         arguments: [1, 64])
