@@ -805,9 +805,11 @@ public struct RepDetector: Sendable {
         setPaceGate.add(offPaceSinceRep)
         offPaceSinceRep = SetGateTally()
         // With the gate on, the judgements up to this rep decide whether it goes out (after any held before it) or
-        // waits.
+        // waits (`HeldSetEvents`). Holding a set until it also had `minimumSetReps` reps was tried: its first reps
+        // then came 0.8 s later on average in tbe's clean sets, for 36 → 32 live false reps an hour in WISDM
+        // (docs/DETECTOR.md, "Live reps the set's end would take back").
         if gateThreshold > 0 {
-            if keepsSetNow { held.release(into: &events) } else { held.hold() }
+            if gateDismissesSet { held.hold() } else { held.release(into: &events) }
         }
         var previous = previous
         var repLag = lag
@@ -824,12 +826,6 @@ public struct RepDetector: Sendable {
         liveCount += 1
         countRep(at: j, previous: previous, lag: repLag, into: &events)
     }
-
-    /// With the gate on, whether the open set's reps go out as they come: its judgements so far do not dismiss it
-    /// (`gateDismissesSet`). While they do, its reps are held (`HeldSetEvents`). Holding a set until it also had
-    /// `minimumSetReps` reps was tried: its first reps then came 0.8 s later on average in tbe's clean sets, for 36 → 32
-    /// live false reps an hour in WISDM (docs/DETECTOR.md, "Live reps the set's end would take back").
-    private var keepsSetNow: Bool { !gateDismissesSet }
 
     /// With the gate on, the fewest reps a set may count: a slow set must count one more (three cycles of 5 s or
     /// more can be standing up, walking there and back and sitting down).
@@ -1000,12 +996,11 @@ public struct RepDetector: Sendable {
         }
         // With the gate on, a set of fewer than `gateMinimumSetReps` is dismissed too: the sets of one or two reps that
         // everyday motion starts (kicking, standing, sitting) are half of the recordings without exercise that count.
-        let minimumReps = minimumSetReps
         // The set's last rep, slowed towards failure until the template no longer matched it, and the motion then
         // came to rest (`slowLastRep`): not for pairs of reps, nor to lift a set over the gate's minimum.
         var setEnd = reps.last ?? setStart
         if !endCounted, !pairs, livePairedCycles == 0, let cycles = lastCycles,
-            gateThreshold == 0 || final >= minimumReps,
+            gateThreshold == 0 || final >= minimumSetReps,
             let rest = slowLastRep(after: cycles.1, interval: cycles.1 - cycles.0)
         {
             final += 1
@@ -1019,7 +1014,7 @@ public struct RepDetector: Sendable {
         if final != liveCount, !rebased, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
             final = min(max(final, liveCount - 1), liveCount + (bothEdges ? 2 : 1))
         }
-        if dismissed || (gateThreshold > 0 && final < minimumReps) { final = 0 }
+        if dismissed || (gateThreshold > 0 && final < minimumSetReps) { final = 0 }
         repsCounted += final - liveCount
         previousSetEnd = setEnd
         let lastTime = time(setEnd)
