@@ -185,3 +185,87 @@ struct HeldSetEventsTests {
         #expect(out.count == 3)
     }
 }
+
+extension HeldSetEventsTests {
+    /// A gate of two leaves on the motion's size (`log_rms`): motion above e^`logRMS` g RMS is judged 0.21 (below what
+    /// a kept set must average), smaller motion 0.99.
+    static func judgedBySize(below logRMS: Double) -> RepDetectorConfiguration {
+        var c = RepDetectorConfiguration()
+        c.exerciseGate = ExerciseGateModel(
+            feature: [2, -1, -1], threshold: [logRMS, 0, 0], left: [1, 0, 0], right: [2, 0, 0],
+            score: [0, log(0.99 / 0.01), log(0.21 / 0.79)])
+        return c
+    }
+
+    /// 5 asymmetric reps of 2 s (0.15–0.3 g, seeded, tilted 25° from gravity, 0.02 g of noise) between 10 s and 12 s
+    /// of stillness.
+    static let shortSet: [MotionSample] = {
+        let up = Vector3(0, 0, 1), rate = 50.0, period = 2.0, count = 5
+        var random = SeededGenerator(seed: 4)
+        let sizes = (0..<count).map { _ in Double.random(in: 0.15...0.3, using: &random) }
+        let direction = (up * cos(25 * .pi / 180) + GeneratedMotion.across(up) * sin(25 * .pi / 180)).normalized
+        var samples = GeneratedMotion.still(seconds: 10, start: 0, up: up, rate: rate, seed: 1)
+        let reps = SignalGenerator.samples(duration: Double(count) * period, sampleRate: rate, start: 0) { t in
+            let k = min(count - 1, Int(t / period)), p = (t / period).truncatingRemainder(dividingBy: 1)
+            let a = up + direction * (sizes[k] * GeneratedMotion.asymmetricRep(p, eccentric: 0.6, ratio: 1.6))
+            return MotionSample(
+                timestamp: t, ax: a.x + random.nextGaussian(standardDeviation: 0.02),
+                ay: a.y + random.nextGaussian(standardDeviation: 0.02),
+                az: a.z + random.nextGaussian(standardDeviation: 0.02))
+        }
+        samples += GeneratedMotion.shifted(reps, after: samples, rate: rate)
+        let after = GeneratedMotion.still(seconds: 12, start: 0, up: up, rate: rate, seed: 2)
+        samples += GeneratedMotion.shifted(after, after: samples, rate: rate)
+        return samples
+    }()
+
+    /// The events of each `process` call that sent any, in order, with the time of the sample it processed.
+    static func batches(
+        _ samples: [MotionSample], configuration: RepDetectorConfiguration
+    ) -> [(time: Double, events: [WorkoutEvent])] {
+        var detector = RepDetector(configuration: configuration)
+        var batches: [(time: Double, events: [WorkoutEvent])] = []
+        for sample in samples {
+            var events: [WorkoutEvent] = []
+            detector.process(sample, into: &events)
+            if !events.isEmpty { batches.append((sample.timestamp, events)) }
+        }
+        var last: [WorkoutEvent] = []
+        detector.finish(into: &last)
+        if !last.isEmpty { batches.append((samples.last?.timestamp ?? 0, last)) }
+        return batches
+    }
+
+    @Test(
+        "a set whose judgements would dismiss it at its last rep, and whose judgements after that rep (the motion fading at the set's pace, judged 0.99) keep it at its end, sends the held rep just before its end and counts it"
+    )
+    func repHeldAtTheLastRepGoesOutWhenTheEndKeepsTheSet() {
+        let batches = Self.batches(Self.shortSet, configuration: Self.judgedBySize(below: -1.875))
+        let events = batches.flatMap(\.events)
+        Self.expectConsistent(events)
+        #expect(setCounts(events).map(\.final) == [5])
+        #expect(setCounts(events).map(\.live) == [5])
+        // Four reps went out as they came; the fifth waited and went out with the set's end, just before it, seconds
+        // after its own time (the set ends 8 s after its last rep).
+        let isEnd: (WorkoutEvent) -> Bool = { if case .setEnded = $0 { true } else { false } }
+        guard let ending = batches.first(where: { $0.events.contains(where: isEnd) }) else {
+            Issue.record("the set never ended: \(events)")
+            return
+        }
+        #expect(reps(ending.events).map(\.repInSet) == [5])
+        #expect(ending.events.count == 2)
+        if let rep = reps(ending.events).first { #expect(ending.time - rep.timestamp > 5, "sent at \(ending.time)") }
+        #expect(reps(events).count - reps(ending.events).count == 4)
+    }
+
+    @Test(
+        "the same set, with the motion fading judged 0.21 as well (a lower size threshold), is dismissed at its end and its held rep is never sent"
+    )
+    func repHeldAtTheLastRepIsDroppedWhenTheEndDismissesTheSet() {
+        let events = Self.batches(Self.shortSet, configuration: Self.judgedBySize(below: -2.0)).flatMap(\.events)
+        Self.expectConsistent(events)
+        #expect(setCounts(events).map(\.final) == [0])
+        #expect(setCounts(events).map(\.live) == [4])
+        #expect(reps(events).count == 4)
+    }
+}
