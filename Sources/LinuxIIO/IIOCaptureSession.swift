@@ -150,13 +150,13 @@ public final class IIOCaptureSession: @unchecked Sendable {
         var errors: [IIOError] = []
         let enablePath = device.bufferDirectory.map { device.path($0 + "/enable") }
         if let enablePath, savedEnable != nil {
-            do { try Sysfs.write("0", to: enablePath) } catch { errors.append(error) }
+            do { try Self.put("0", to: enablePath) } catch { errors.append(error) }
         }
         for (path, value) in saved.reversed() {
-            do { try Sysfs.write(value, to: path) } catch { errors.append(error) }
+            do { try Self.put(value, to: path) } catch { errors.append(error) }
         }
         if let enablePath, let savedEnable, savedEnable != "0" {
-            do { try Sysfs.write(savedEnable, to: enablePath) } catch { errors.append(error) }
+            do { try Self.put(savedEnable, to: enablePath) } catch { errors.append(error) }
         }
         savedEnable = nil
         saved.removeAll()
@@ -165,6 +165,13 @@ public final class IIOCaptureSession: @unchecked Sendable {
             self.createdTrigger = nil
         }
         return errors
+    }
+
+    /// Writes `value` to the attribute unless it already reads so: a setup that failed before changing an attribute
+    /// (one repd may not write) leaves nothing to put back, and no error about it.
+    private static func put(_ value: String, to path: String) throws(IIOError) {
+        if let current = try? Sysfs.read(path), current.trimmingWhitespace() == value.trimmingWhitespace() { return }
+        try Sysfs.write(value, to: path)
     }
 
     /// Makes an hrtimer trigger in configfs, sets its rate, and returns its name.

@@ -6,7 +6,7 @@
 public enum Sysfs {
     /// What a user can do about EACCES on IIO files.
     static let permissionHint =
-        "permission denied; run repd as a member of group 'repd' with systemd/60-repd.rules installed (udev gives the group the device node and its buffer, scan element and trigger attributes), or as root"
+        "permission denied; run repd as a member of group 'repd' with systemd/60-repd.rules installed (udev gives the group the device node and its buffer, scan element, trigger, sampling frequency and timestamp clock attributes), or as root"
 
     /// Whether `path` exists.
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }

@@ -115,8 +115,15 @@ public enum StationPage {
         let online = false, lastMessage = Date.now(), source = null;
         let shownSet = null, shownCount = null, target = 0, ticker = null;
 
-        const labels = { duration: ["rep time", "s", 1], mean_velocity: ["mean velocity", "m/s", 2],
-          peak_velocity: ["peak velocity", "m/s", 2], rom: ["range of motion", "m", 2], amplitude: ["amplitude", "g", 2] };
+        const labels = { duration: ["rep time", "s", 1], mean_velocity_m_s: ["mean velocity", "m/s", 2],
+          peak_velocity_m_s: ["peak velocity", "m/s", 2], rom_m: ["range of motion", "m", 2],
+          eccentric_s: ["down", "s", 1], concentric_s: ["up", "s", 1], pause_bottom_s: ["pause at the bottom", "s", 1],
+          pause_top_s: ["pause at the top", "s", 1], velocity_loss_pct: ["velocity loss", "%", 0],
+          amplitude: ["amplitude", "g", 2] };
+        // The bars: the bar's velocity and range of motion when the reps carry them (placement "bar"), else the rep
+        // time and its tempo (down, up); measures of later versions fill the rest, up to three.
+        const barMeasures = ["mean_velocity_m_s", "rom_m", "peak_velocity_m_s"];
+        const tempoMeasures = ["duration", "eccentric_s", "concentric_s"];
         function label(name) { return labels[name] || [name.replace(/_/g, " "), "", 2]; }
 
         function connect() {
@@ -228,8 +235,9 @@ public enum StationPage {
           const bars = $("bars");
           const names = [];
           for (const rep of s.reps) for (const name of Object.keys(rep.metrics)) if (!names.includes(name)) names.push(name);
-          const extra = names.filter((n) => n !== "duration" && n !== "amplitude");
-          const show = (extra.length ? extra : names.filter((n) => n === "duration")).slice(0, 3);
+          const preferred = barMeasures.some((n) => names.includes(n)) ? barMeasures : tempoMeasures;
+          const unknown = names.filter((n) => !(n in labels));
+          const show = preferred.filter((n) => names.includes(n)).concat(unknown).slice(0, 3);
           bars.replaceChildren();
           if (s.reps.length === 0) return;
           for (const name of show) {

@@ -49,8 +49,17 @@ public struct StationState: Sendable, Equatable {
     public static let maximumSets = 30
     /// Per-rep measures kept (the first ones repd sends).
     public static let maximumMetrics = 8
-    /// Fields of a `rep` that are not per-rep measures.
-    static let nonMetricFields: Set<String> = ["type", "set", "rep", "total", "t", "wall", "id", "station"]
+    /// Fields of a `rep` that are not per-rep measures (`start_t` and `end_t` are the sample times of its window).
+    static let nonMetricFields: Set<String> = [
+        "type", "set", "rep", "total", "t", "wall", "id", "station", "start_t", "end_t",
+    ]
+    /// repd's per-rep measures after `duration` and `amplitude`, in the order they are kept (docs/PROTOCOL.md,
+    /// "Per-rep quality"): the bar's velocity and range of motion, then the tempo. Others (from later versions) follow
+    /// by name.
+    static let knownMetrics = [
+        "mean_velocity_m_s", "peak_velocity_m_s", "rom_m", "eccentric_s", "concentric_s", "pause_bottom_s",
+        "pause_top_s", "velocity_loss_pct",
+    ]
 
     /// The station's name: its label, else the `station` repd puts in its events.
     public var name: String
@@ -187,12 +196,15 @@ public struct StationState: Sendable, Equatable {
         return Array(found.prefix(maximumMetrics))
     }
 
-    /// `duration` first, `amplitude` second, then the rest by name (a parsed object has no order).
+    /// `duration` first, `amplitude` second, then `knownMetrics` in their order, then the rest by name (a parsed
+    /// object has no order).
     private static func order(_ key: String) -> String {
         switch key {
-        case "duration": "0"
-        case "amplitude": "1"
-        default: "2" + key
+        case "duration": return "0"
+        case "amplitude": return "1"
+        default:
+            if let known = knownMetrics.firstIndex(of: key) { return "2" + String(known + 10) }
+            return "3" + key
         }
     }
 

@@ -233,4 +233,72 @@ struct RealDriverTests {
         #expect(outcome.line("REPD-EXIT") == "0", "nothing hangs")
         #expect(outcome.line("HRTIMER-LEFT") == "0", "the trigger repd made for the device that came back is removed")
     }
+
+    /// The udev rule the package installs (`systemd/60-repd.rules`): the group and mode it gives the device node, and
+    /// the shell command it runs on the device's sysfs folder (`/sys%p` is the folder).
+    static func udevRule() throws -> (group: String, mode: String, command: String) {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("systemd/60-repd.rules"), encoding: .utf8)
+            .replacingOccurrences(of: "\\\n", with: " ")
+        func value(_ key: String) -> String? {
+            guard let start = text.range(of: key + "=\""), let end = text[start.upperBound...].firstIndex(of: "\"")
+            else { return nil }
+            return String(text[start.upperBound..<end])
+        }
+        let run = try #require(value("RUN+"), "the rule has a RUN+=")
+        let command = try #require(
+            run.range(of: "/bin/sh -c '").map { String(run[$0.upperBound...].dropLast()) }, "RUN+= is /bin/sh -c '…'")
+        return (try #require(value("GROUP")), try #require(value("MODE")), command)
+    }
+
+    @Test(
+        "with only what systemd/60-repd.rules gives group repd, a member of the group sets up a real driver, reads it and puts it back as found; with the node alone it is refused, the file named, nothing changed",
+        arguments: [("lis3dh", 1024), ("mma8452", 1024)])
+    func udevRulePermissions(chip: String, countsPerG: Int) throws {
+        let rule = try Self.udevRule()
+        #expect(rule.command.contains("cd /sys%p"), "the rule works in the device's sysfs folder: \(rule.command)")
+        let harness = try #require(kernelHarness)
+        let read = "repctl sensors --read 20 --device iio:device0"
+        let script = """
+            echo 'repd:x:990:990::/tmp:/bin/sh' >> /etc/passwd; echo '\(rule.group):x:990:repd' >> /etc/group
+            D=$(readlink -f /sys/bus/iio/devices/iio:device0); N=/dev/iio:device0
+            state() { echo "$1 enable=$(cat $D/buffer/enable) clock=$(cat $D/current_timestamp_clock) trigger=[$(cat $D/trigger/current_trigger)] en=$(cat $D/scan_elements/*_en | tr -d '\\n') freq=$(cat $D/in_accel_sampling_frequency $D/sampling_frequency 2>/dev/null)"; }
+            state BEFORE
+            chgrp \(rule.group) $N; chmod \(rule.mode) $N
+            su repd -s /bin/sh -c '\(read)' > /tmp/node 2>&1; echo "NODE-EXIT $?"; sed 's/^/NODE /' /tmp/node
+            state REFUSED
+            (\(rule.command.replacingOccurrences(of: "/sys%p", with: "$D")))
+            su repd -s /bin/sh -c '\(read)' > /tmp/rule 2>&1; echo "RULE-EXIT $?"; sed 's/^/RULE /' /tmp/rule
+            state AFTER
+            """
+        let result = try runProgram(
+            harness,
+            [
+                "--i2c-accel", chip, "--accel-init", "0 0 \(countsPerG)", "--no-enable", "--quiet", "-t", "100", "-b",
+                productsDirectory + "/repctl", "-r", script,
+            ], timeout: 130)
+        let outcome = RealDriverWorkout.Outcome(
+            status: result.status, console: String(decoding: result.output, as: UTF8.self) + result.errors)
+        let tail = String(outcome.console.suffix(4000))
+        #expect(outcome.status == 0, "\(tail)")
+        // The node alone: refused, naming the attribute and the rule, and nothing is left changed or logged as such.
+        #expect(outcome.line("NODE-EXIT") == "1", "\(tail)")
+        let refusal = outcome.lines("NODE").joined(separator: "\n")
+        #expect(refusal.contains("permission denied") && refusal.contains("60-repd.rules"), "\(refusal)")
+        #expect(!refusal.contains("not restored"), "\(refusal)")
+        #expect(outcome.line("REFUSED") == outcome.line("BEFORE"))
+        // With the rule's attributes: set up (the clock too), 20 samples of the chip at rest (1 g on z), put back.
+        #expect(outcome.line("RULE-EXIT") == "0", "\(tail)")
+        let rows = outcome.lines("RULE").filter { !$0.hasPrefix("#") }
+            .map { $0.split(separator: " ").compactMap { Double($0) } }
+        #expect(
+            rows.count == 20 && rows.allSatisfy { $0.count == 4 && abs($0[3] - 1) < 0.05 },
+            "\(outcome.lines("RULE"))")
+        #expect(
+            outcome.lines("RULE").contains { $0.contains("current_timestamp_clock monotonic") },
+            "the samples are timed on CLOCK_MONOTONIC: \(outcome.lines("RULE"))")
+        #expect(outcome.line("AFTER") == outcome.line("BEFORE"), "put back as found")
+        #expect(outcome.line("BEFORE")?.contains("clock=realtime") == true, "the kernel's default clock to begin with")
+    }
 }

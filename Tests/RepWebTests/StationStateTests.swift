@@ -100,6 +100,20 @@ struct StationStateTests {
                 #"{"type":"rep","set":1,"rep":1,"total":1,"t":1,"wall":1,"duration":2,"amplitude":0.5,"mean_velocity":0.61,"rom":0.42,"note":"x","id":9,"station":"s"}"#,
                 ["duration", "amplitude", "mean_velocity", "rom"]
             ),
+            // What repd sends on a bar (docs/PROTOCOL.md): the window's times are not measures, and the bar's velocity
+            // and range of motion come before the tempo, whose fields sort before them by name.
+            (
+                #"{"type":"rep","set":1,"rep":3,"total":3,"t":12.44,"wall":1764000012.5,"duration":3.4,"amplitude":0.31,"start_t":8.4,"end_t":12.39,"starts_at":"top","eccentric_s":1.02,"concentric_s":0.71,"pause_bottom_s":0.1,"pause_top_s":0.86,"rom_m":0.503,"mean_velocity_m_s":0.652,"peak_velocity_m_s":1.04,"velocity_loss_pct":8.3}"#,
+                [
+                    "duration", "amplitude", "mean_velocity_m_s", "peak_velocity_m_s", "rom_m", "eccentric_s",
+                    "concentric_s", "pause_bottom_s",
+                ]
+            ),
+            // On a wrist: the tempo only.
+            (
+                #"{"type":"rep","set":1,"rep":1,"total":1,"t":5.1,"wall":1,"duration":2.2,"amplitude":0.2,"start_t":2.8,"end_t":5.0,"starts_at":"bottom","eccentric_s":1.1,"concentric_s":0.9}"#,
+                ["duration", "amplitude", "eccentric_s", "concentric_s"]
+            ),
             (
                 #"{"type":"rep","set":1,"rep":1,"total":1,"t":1,"wall":1,"duration":2,"amplitude":0.5,"quality":{"peak_velocity":1.1,"tempo":"2-0-1"}}"#,
                 ["duration", "amplitude", "peak_velocity"]
@@ -114,7 +128,7 @@ struct StationStateTests {
     func json() throws {
         let s = state(
             after: workout + [
-                #"{"type":"rep","set":1,"rep":3,"total":3,"t":9,"wall":3,"duration":2.0,"amplitude":0.5,"mean_velocity":0.55,"id":5}"#
+                #"{"type":"rep","set":1,"rep":3,"total":3,"t":9,"wall":3,"duration":2.0,"amplitude":0.5,"mean_velocity_m_s":0.55,"id":5}"#
             ])
         let parsed = try JSONParser.parse(s.json.text)
         #expect(parsed["station"]?.stringValue == "rack-1")
@@ -128,8 +142,8 @@ struct StationStateTests {
             return
         }
         #expect(reps.count == 3)
-        #expect(reps.last?["metrics"]?["mean_velocity"]?.double == 0.55)
-        #expect(reps.first?["metrics"]?["mean_velocity"] == nil)
+        #expect(reps.last?["metrics"]?["mean_velocity_m_s"]?.double == 0.55)
+        #expect(reps.first?["metrics"]?["mean_velocity_m_s"] == nil)
     }
 
     @Test("the bars keep the newest reps and the history the newest sets, whatever the length of a session")

@@ -326,6 +326,14 @@ def main():
         check(len(missed) >= 2, "fewer than 2 reps came while repd-web was down: %s" % missed)
         lat = [l for l in lat if not l["display_offline"]]
         check(len(lat) + len(missed) == sum(SETS), "not every rep was seen in the DOM (%d of %d)" % (len(lat) + len(missed), sum(SETS)))
+        # The bars of the last set: a wrist's reps carry their time and tempo (and the times of their window, which
+        # are not measures): rep time first, then down and up.
+        bars = driver.execute_script(
+            "return [...document.querySelectorAll('#bars .metric')].map(b => [b.dataset.metric, b.querySelector('h2 span').textContent])")
+        summary["bars"] = bars
+        check(len(bars) >= 1 and bars[0] == ["duration", "rep time"]
+              and all(b in (["duration", "rep time"], ["eccentric_s", "down"], ["concentric_s", "up"]) for b in bars),
+              "the bars show %s, not the rep time and its tempo" % bars)
         chips = driver.execute_script(
             "return [...document.querySelectorAll('footer .chip')].map(c => [+c.dataset.set, +c.dataset.reps])")
         summary["history"] = chips
