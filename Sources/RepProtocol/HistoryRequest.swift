@@ -106,9 +106,9 @@ public struct HistoryRequest: Sendable, Equatable {
         }
         if let after = try wholeID("after") { request.after = after }
         request.before = try wholeID("before")
-        if let value = members["from"] { request.from = try time(value.double, "from", text: "\(value)") }
-        if let value = members["to"] { request.to = try time(value.double, "to", text: "\(value)") }
-        if let value = members["limit"] { request.limit = try limit(value.int, text: "\(value)") }
+        if let value = members["from"] { request.from = try time(value.double, "from", text: shown(value)) }
+        if let value = members["to"] { request.to = try time(value.double, "to", text: shown(value)) }
+        if let value = members["limit"] { request.limit = try limit(value.int, text: shown(value)) }
         switch members["latest"] {
         case nil: break
         case .bool(let latest)?: request.latest = latest
@@ -141,6 +141,18 @@ public struct HistoryRequest: Sendable, Equatable {
             throw ProtocolError("history: \(name) needs a Unix time in seconds, not \"\(String(text.prefix(32)))\"")
         }
         return value
+    }
+
+    /// A client's JSON value as an error quotes it: a number as written (300, 2.5), a string as it is, else its kind.
+    static func shown(_ value: JSONValue) -> String {
+        switch value {
+        case .number(let d): return d.isFinite && d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
+        case .string(let s): return s
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
     }
 
     private static func limit(_ value: Int?, text: String) throws(ProtocolError) -> Int {

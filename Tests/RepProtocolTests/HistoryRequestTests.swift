@@ -55,6 +55,21 @@ struct HistoryRequestTests {
         }
     }
 
+    @Test(
+        "a refused JSON value is quoted as the client wrote it, not as the parser holds it",
+        arguments: [
+            (#"{"cmd":"history","limit":300}"#, #"not "300""#), (#"{"cmd":"history","limit":2.5}"#, #"not "2.5""#),
+            (#"{"cmd":"history","from":"noon"}"#, #"not "noon""#), (#"{"cmd":"history","to":[1]}"#, #"not "an array""#),
+        ])
+    func refusedValueQuoted(line: String, quoted: String) {
+        do {
+            _ = try ClientCommand.parse(line: Array(line.utf8))
+            Issue.record("\(line) was accepted")
+        } catch {
+            #expect(error.reason.contains(quoted), "\(error.reason)")
+        }
+    }
+
     @Test("the reply carries every event with its id and station, the count and whether more are left")
     func reply() throws {
         let line = ServerMessage.history(
