@@ -142,8 +142,8 @@ public final class EventStreamHub: Service, Sendable {
         for entry in entries { entry.continuation.finish() }
     }
 
-    private func dropStalled() {
-        let now = ContinuousClock.now
+    /// Drops the browsers whose write has waited longer than `stallTimeout` at `now` (`run` asks every second).
+    func dropStalled(now: ContinuousClock.Instant = .now) {
         let stalled: [(Int, Entry)] = state.withLockedValue { state in
             let stalled = state.clients.filter { _, entry in entry.writingSince.map { now - $0 > stallTimeout } ?? false
             }

@@ -3,19 +3,6 @@ import MotionSimulation
 import RepDetection
 import Testing
 
-/// Why the barbell test cannot run here, or nil when it can.
-let barbellKernelPrerequisite: String? = {
-    guard let harness = kernelHarness else { return "../shared/kernel-iio is not beside this checkout" }
-    let folder = (harness as NSString).deletingLastPathComponent
-    guard FileManager.default.fileExists(atPath: folder + "/bzImage-accel-xyz") else {
-        return "\(folder)/bzImage-accel-xyz is missing (scripts/build-kernel.sh --accel-xyz builds it)"
-    }
-    guard tool("qemu-system-x86_64") != nil else {
-        return "qemu-system-x86_64 is missing: apt-get install qemu-system-x86"
-    }
-    return nil
-}()
-
 /// A generated squat set written into the real kernel's iio_simple_dummy (its writable in_accel_z_raw) by a busybox
 /// loop while repd, configured with `placement = "bar"`, reads the device through the IIO buffer at 100 Hz. The
 /// loop picks the table entry for the current centisecond of /proc/uptime, so the motion keeps its timing even when
@@ -23,7 +10,7 @@ let barbellKernelPrerequisite: String? = {
 /// entries were written.
 @Suite(
     "per-rep quality through a real kernel (qemu)", .serialized,
-    .enabled(if: barbellKernelPrerequisite == nil, Comment(rawValue: barbellKernelPrerequisite ?? "")))
+    .enabled(if: dummyKernelPrerequisite == nil, Comment(rawValue: dummyKernelPrerequisite ?? "")))
 struct BarbellKernelTests {
     @Test(
         "a squat set written at 100 Hz into the dummy accelerometer: repd's mean velocities, ranges of motion and velocity loss match the generator's"

@@ -32,6 +32,37 @@ func tool(_ name: String) -> String? {
     ["/usr/bin", "/bin", "/usr/local/bin"].map { $0 + "/" + name }.first { access($0, X_OK) == 0 }
 }
 
+/// Why the umockdev tests cannot run here, or nil when they can.
+let umockdevPrerequisite: String? =
+    tool("umockdev-run") == nil ? "umockdev-run is missing: scripts/install-deps test installs umockdev" : nil
+
+/// Why the tests driving umockdev's Python API (the testbed scenarios) cannot run here, or nil when they can.
+let umockdevTestbedPrerequisite: String? = {
+    guard tool("umockdev-wrapper") != nil else {
+        return "umockdev-wrapper is missing: scripts/install-deps test installs umockdev"
+    }
+    let load = "import gi; gi.require_version('UMockdev', '1.0'); from gi.repository import UMockdev"
+    guard (try? runProgram("/usr/bin/python3", ["-c", load], timeout: 30))?.status == 0 else {
+        return
+            "umockdev's Python API does not load: scripts/install-deps test installs gir1.2-umockdev-1.0 and python3-gi"
+    }
+    return nil
+}()
+
+/// Why the tests on the real kernel's iio_simple_dummy (both of its kernels) cannot run here, or nil when they can.
+let dummyKernelPrerequisite: String? = {
+    guard let harness = kernelHarness else { return "../shared/kernel-iio is not beside this checkout" }
+    let folder = (harness as NSString).deletingLastPathComponent
+    for kernel in ["bzImage", "bzImage-accel-xyz"]
+    where !FileManager.default.fileExists(atPath: folder + "/" + kernel) {
+        return "\(folder)/\(kernel) is missing (scripts/build-kernel.sh --both builds them)"
+    }
+    guard tool("qemu-system-x86_64") != nil else {
+        return "qemu-system-x86_64 is missing: apt-get install qemu-system-x86"
+    }
+    return nil
+}()
+
 /// Runs a program to completion and returns (status, stdout bytes, stderr text).
 func runProgram(_ path: String, _ arguments: [String], timeout: Double = 60) throws -> (
     status: Int32, output: Data, errors: String

@@ -11,7 +11,9 @@ import Testing
 #endif
 
 /// Real libudev against an emulated sysfs (umockdev), with repd's own binaries.
-@Suite("IIO under umockdev", .serialized)
+@Suite(
+    "IIO under umockdev", .serialized,
+    .enabled(if: umockdevPrerequisite == nil, Comment(rawValue: umockdevPrerequisite ?? "")))
 struct UmockdevTests {
     let umockdevRun = tool("umockdev-run")
     let repctl = productsDirectory + "/repctl"
@@ -117,7 +119,10 @@ struct UmockdevTests {
         #expect((times.last ?? 0) - (times.first ?? 0) < 2, "host times span the delivery: \(times)")
     }
 
-    @Test("libiio's iio_readdev and repd agree on the same bytes, value for value and record size")
+    @Test(
+        "libiio's iio_readdev and repd agree on the same bytes, value for value and record size",
+        .enabled(
+            if: tool("iio_readdev") != nil, "iio_readdev is missing: scripts/install-deps test installs libiio-utils"))
     func differentialWithLibiio() throws {
         let run = try requireUmockdev()
         let readdev = try #require(
@@ -193,10 +198,15 @@ struct UmockdevTests {
         let times = lines.compactMap { Double($0.split(separator: " ").first ?? "") }
         #expect(times.count == 5)
         let spacing = zip(times, times.dropFirst()).map { $1 - $0 }
-        #expect(spacing.allSatisfy { $0 > 0.01 && $0 < 0.05 }, "about 20 ms apart at 50 Hz: \(spacing)")
+        // Never faster than the rate; about 20 ms apart at 50 Hz (the median: a busy machine may delay one poll).
+        #expect(
+            spacing.allSatisfy { $0 > 0.01 } && spacing.sorted()[spacing.count / 2] < 0.05,
+            "about 20 ms apart at 50 Hz: \(spacing)")
     }
 
-    @Test("a buffer that delivers nothing within the deadline falls back to polling, and both captures restore")
+    @Test(
+        "a buffer that delivers nothing within the deadline falls back to polling, and both captures restore",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
     func silentBufferFallback() throws {
         let observed = try testbed("silent", program: repctl)
         #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
@@ -284,7 +294,9 @@ struct UmockdevTests {
         #expect(read.errors.contains("warning") && read.errors.contains(why), "\(read.errors)")
     }
 
-    @Test("an attribute that cannot be put back at stop is logged with its file")
+    @Test(
+        "an attribute that cannot be put back at stop is logged with its file",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
     func failedRestore() throws {
         let observed = try testbed("restore", program: repctl)
         #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
@@ -311,7 +323,9 @@ struct UmockdevTests {
         return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    @Test("setup leaves the expected values in sysfs and stop restores exactly what was there")
+    @Test(
+        "setup leaves the expected values in sysfs and stop restores exactly what was there",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
     func setupAndRestore() throws {
         let observed = try testbed("setup", program: repctl)
         let before = try #require(observed["before"] as? [String: String])
@@ -335,7 +349,8 @@ struct UmockdevTests {
 
     @Test(
         "an attribute repd may not write is named with the fix, nothing is left changed, and what was never changed is not written back",
-        .enabled(if: tool("setpriv") != nil, "needs setpriv (util-linux) to run repctl as another user"))
+        .enabled(if: tool("setpriv") != nil, "needs setpriv (util-linux) to run repctl as another user"),
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
     func permissionDenied() throws {
         let observed = try testbed("permission", program: repctl)
         #expect(observed["exit"] as? Int == 1)
@@ -352,7 +367,9 @@ struct UmockdevTests {
         #expect(after == before)
     }
 
-    @Test("a device removed and re-added mid-stream is reported lost, then back, and samples resume")
+    @Test(
+        "a device removed and re-added mid-stream is reported lost, then back, and samples resume",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
     func hotplug() throws {
         let observed = try testbed("hotplug", program: productsDirectory + "/repd")
         #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
@@ -383,9 +400,7 @@ struct UmockdevTests {
 /// skipped, with the reason, when that folder is not beside the checkout.
 @Suite(
     "IIO on a real kernel (qemu)", .serialized,
-    .enabled(
-        if: kernelHarness != nil,
-        "../shared/kernel-iio is not beside this checkout, so the real-kernel tests cannot run"))
+    .enabled(if: dummyKernelPrerequisite == nil, Comment(rawValue: dummyKernelPrerequisite ?? "")))
 struct KernelHarnessTests {
     @Test(
         "repctl finds the device with libudev (no udevd), configures it itself and decodes values written to in_accel_*_raw"
@@ -422,7 +437,8 @@ struct KernelHarnessTests {
         let times = samples.map { $0["t"]! }
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         #expect(
-            gaps.allSatisfy { $0 > 0 && $0 < 0.1 }, "kernel timestamps advance at about the 100 Hz trigger: \(gaps)")
+            gaps.allSatisfy { $0 > 0 } && gaps.sorted()[gaps.count / 2] < 0.05,
+            "kernel timestamps advance, at about the 100 Hz trigger (the median gap; under TCG one may lag): \(gaps)")
         #expect(console.contains("ENABLE=0 TRIGGER=trig0"), "the buffer is left disabled and the trigger as found")
     }
 

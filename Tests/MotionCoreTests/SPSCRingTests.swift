@@ -59,7 +59,9 @@ struct SPSCRingTests {
         }
     }
 
-    @Test("two threads: every element arrives once, in order, when the producer waits for space")
+    @Test(
+        "two threads: every element arrives once, in order, when the producer waits for space",
+        .timeLimit(.minutes(5)))
     func twoThreadStress() async {
         let total = 2_000_000
         let handles = Handles(capacity: 1024)

@@ -17,6 +17,27 @@ let productsDirectory: String = {
 }()
 
 /// A fresh folder for one test.
+/// The repository's `config/repd.toml` (found from this file, so wherever the build folder is).
+let documentedConfiguration = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("config/repd.toml").path
+
+/// Why a test that needs a private mount namespace cannot run here, or nil when it can: root, and an `unshare
+/// --mount` that works (a chroot or container may refuse it).
+let privateMountPrerequisite: String? = {
+    guard getuid() == 0 else { return "needs root for a private mount namespace" }
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
+        return "needs /usr/bin/unshare (util-linux) for a private mount namespace"
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    process.arguments = ["--mount", "--propagation", "private", "/bin/true"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return "unshare --mount could not be started" }
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? nil : "unshare --mount is refused here (a chroot or a container without it)"
+}()
+
 func scratchDirectory() -> String {
     Scratch.directory("t")
 }

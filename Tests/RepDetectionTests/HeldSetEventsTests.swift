@@ -151,9 +151,13 @@ struct HeldSetEventsTests {
                 amplitude: 0.04, seconds: 20, start: 0, up: up, rate: rate, seed: UInt64(n + 7))
             samples += GeneratedMotion.shifted(rest, after: samples, rate: rate)
         }
-        Self.expectConsistent(detect(samples))
+        let events = detect(samples)
+        Self.expectConsistent(events)
+        #expect(setCounts(events).map(\.final) == [12, 12, 12], "the default gate counts the three sets")
         for probability in [0.25, 0.35, 0.45] {
-            Self.expectConsistent(detect(samples, configuration: Self.gated(probability)), "gate \(probability)")
+            let gated = detect(samples, configuration: Self.gated(probability))
+            Self.expectConsistent(gated, "gate \(probability)")
+            #expect(setCounts(gated).count >= 3, "gate \(probability): the three sets (and fidgets) start and end")
         }
     }
 

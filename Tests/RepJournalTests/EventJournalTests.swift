@@ -143,10 +143,12 @@ struct EventJournalTests {
         #expect(try second.events(after: 0, limit: 100).map(\.id) == [4, 5, 101, 102, 103, 104, 105])
     }
 
-    @Test("the boot id is the kernel's")
+    @Test("the boot id is the kernel's (/proc/sys/kernel/random/boot_id), the same at every call")
     func bootID() throws {
         let id = EventJournal.currentBootID()
         #expect(id.count == 36, "\(id)")
+        let kernel = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
+        #expect(id == kernel.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(id == EventJournal.currentBootID())
     }
 

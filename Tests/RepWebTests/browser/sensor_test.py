@@ -108,7 +108,7 @@ def main():
     driver = None
     try:
         if not check(station.expect("ready", 20), "repd on the emulated accelerometer did not start (see repd.log)"):
-            return
+            return 1
         events = SensorEvents(sock)
         events.start()
         options = webdriver.ChromeOptions()
