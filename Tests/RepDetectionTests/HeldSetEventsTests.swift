@@ -22,17 +22,17 @@ struct HeldSetEventsTests {
         return c
     }
 
-    /// 12 slow asymmetric reps (3 s, tilted 25° from gravity, 0.02 g of noise) whose sizes vary from rep to rep
-    /// (0.06–0.3 g, seeded), between 10 s of stillness: no hand rule of the gate passes them unjudged (they are not
-    /// steady, level or vertical repetition), so the gate's tree decides.
-    static let set: [MotionSample] = {
-        let up = Vector3(0, 0, 1), rate = 50.0, period = 3.0
+    /// `count` asymmetric reps of `period` (tilted 25° from gravity, 0.02 g of noise) whose sizes vary from rep to rep
+    /// (drawn from `sizes`, seeded), between 10 s and 12 s of stillness: no hand rule of the gate passes them unjudged
+    /// (they are not steady, level or vertical repetition), so the gate's tree decides.
+    static func unsteadySet(count: Int, period: Double, sizes: ClosedRange<Double>) -> [MotionSample] {
+        let up = Vector3(0, 0, 1), rate = 50.0
         var random = SeededGenerator(seed: 4)
-        let sizes = (0..<12).map { _ in Double.random(in: 0.06...0.3, using: &random) }
+        let sizes = (0..<count).map { _ in Double.random(in: sizes, using: &random) }
         let direction = (up * cos(25 * .pi / 180) + GeneratedMotion.across(up) * sin(25 * .pi / 180)).normalized
         var samples = GeneratedMotion.still(seconds: 10, start: 0, up: up, rate: rate, seed: 1)
-        let reps = SignalGenerator.samples(duration: 12 * period, sampleRate: rate, start: 0) { t in
-            let k = min(11, Int(t / period)), p = (t / period).truncatingRemainder(dividingBy: 1)
+        let reps = SignalGenerator.samples(duration: Double(count) * period, sampleRate: rate, start: 0) { t in
+            let k = min(count - 1, Int(t / period)), p = (t / period).truncatingRemainder(dividingBy: 1)
             let a = up + direction * (sizes[k] * GeneratedMotion.asymmetricRep(p, eccentric: 0.6, ratio: 1.6))
             return MotionSample(
                 timestamp: t, ax: a.x + random.nextGaussian(standardDeviation: 0.02),
@@ -43,7 +43,10 @@ struct HeldSetEventsTests {
         let after = GeneratedMotion.still(seconds: 12, start: 0, up: up, rate: rate, seed: 2)
         samples += GeneratedMotion.shifted(after, after: samples, rate: rate)
         return samples
-    }()
+    }
+
+    /// 12 slow reps of 3 s, 0.06–0.3 g.
+    static let set = unsteadySet(count: 12, period: 3, sizes: 0.06...0.3)
 
     /// Checks what a client can rely on: sets numbered 1, 2, … without gaps; each set's start before its reps, its
     /// reps numbered 1, 2, … in order, and its end saying how many `rep` events it sent when that differs from its
@@ -201,27 +204,8 @@ extension HeldSetEventsTests {
         return c
     }
 
-    /// 5 asymmetric reps of 2 s (0.15–0.3 g, seeded, tilted 25° from gravity, 0.02 g of noise) between 10 s and 12 s
-    /// of stillness.
-    static let shortSet: [MotionSample] = {
-        let up = Vector3(0, 0, 1), rate = 50.0, period = 2.0, count = 5
-        var random = SeededGenerator(seed: 4)
-        let sizes = (0..<count).map { _ in Double.random(in: 0.15...0.3, using: &random) }
-        let direction = (up * cos(25 * .pi / 180) + GeneratedMotion.across(up) * sin(25 * .pi / 180)).normalized
-        var samples = GeneratedMotion.still(seconds: 10, start: 0, up: up, rate: rate, seed: 1)
-        let reps = SignalGenerator.samples(duration: Double(count) * period, sampleRate: rate, start: 0) { t in
-            let k = min(count - 1, Int(t / period)), p = (t / period).truncatingRemainder(dividingBy: 1)
-            let a = up + direction * (sizes[k] * GeneratedMotion.asymmetricRep(p, eccentric: 0.6, ratio: 1.6))
-            return MotionSample(
-                timestamp: t, ax: a.x + random.nextGaussian(standardDeviation: 0.02),
-                ay: a.y + random.nextGaussian(standardDeviation: 0.02),
-                az: a.z + random.nextGaussian(standardDeviation: 0.02))
-        }
-        samples += GeneratedMotion.shifted(reps, after: samples, rate: rate)
-        let after = GeneratedMotion.still(seconds: 12, start: 0, up: up, rate: rate, seed: 2)
-        samples += GeneratedMotion.shifted(after, after: samples, rate: rate)
-        return samples
-    }()
+    /// 5 reps of 2 s, 0.15–0.3 g.
+    static let shortSet = unsteadySet(count: 5, period: 2, sizes: 0.15...0.3)
 
     /// The events of each `process` call that sent any, in order, with the time of the sample it processed.
     static func batches(
