@@ -38,6 +38,9 @@ public final class MotionSampleOutlet: MotionSampleSink {
         if finished { sink.finish() }
     }
 
+    /// How many sinks batches go to now.
+    var attachedSinkCount: Int { state.withLock { $0.sinks.count } }
+
     /// Stops sending batches to `sink`.
     public func detach(_ sink: any MotionSampleSink) {
         state.withLock { $0.sinks.removeAll { $0 === sink } }

@@ -1,6 +1,7 @@
-import MotionCore
 import Synchronization
 import Testing
+
+@testable import MotionCore
 
 /// Keeps what reaches it, from whichever thread.
 final class CollectingSink: MotionSampleSink {
@@ -98,21 +99,30 @@ struct MotionSampleOutletTests {
         #expect(streamed == sink.batches)
     }
 
-    @Test("an AsyncSequence whose consumer stops ends cleanly, and later batches are no trouble")
+    @Test("an AsyncSequence whose consumer stops ends cleanly, is detached, and later batches are no trouble")
     func streamTerminationDetaches() async {
         let outlet = MotionSampleOutlet()
-        let stream = outlet.batches()
+        let other = CollectingSink()
+        outlet.attach(other)
         let consumer = Task {
             var count = 0
-            for await _ in stream {
+            // The stream lives only in this loop: when the loop breaks, nothing holds it and it terminates.
+            for await _ in outlet.batches() {
                 count += 1
                 break
             }
             return count
         }
+        // Wait for the consumer to subscribe, so that the first batch reaches it.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while outlet.attachedSinkCount < 2, ContinuousClock.now < deadline { await Task.yield() }
         batch(1...1).withUnsafeBufferPointer { outlet.receive($0) }
         #expect(await consumer.value == 1)
-        // The stream ended; later batches are not buffered for it (no crash, nothing yielded to a dead stream).
+        // The stream ended: its sink is detached (its termination handler runs as the stream goes), so later batches
+        // are not buffered for it; the other sink gets them.
+        while outlet.attachedSinkCount > 1, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(outlet.attachedSinkCount == 1, "the ended stream's sink is detached")
         batch(2...2).withUnsafeBufferPointer { outlet.receive($0) }
+        #expect(other.batches.count == 2)
     }
 }

@@ -132,7 +132,9 @@ struct BarbellGeneratorTests {
     func pausedReps(lift: BarbellGenerator.Lift, pause: Double) throws {
         var g = Self.ideal(lift)
         g.turnaroundPause = pause
-        for rep in g.generate().reps {
+        let reps = g.generate().reps
+        #expect(reps.count == g.reps)
+        for rep in reps {
             let held = try #require(lift == .deadlift ? rep.quality.pauseTop : rep.quality.pauseBottom)
             #expect(held >= pause && held < pause + 0.4, "turnaround pause \(held) s")
         }

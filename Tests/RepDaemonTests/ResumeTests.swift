@@ -236,6 +236,9 @@ struct ResumeTests {
         #expect(
             !replayedLines.isEmpty
                 && replayedLines.allSatisfy { liveLines[$0.id!] == nil || liveLines[$0.id!] == $0.text })
+        #expect(
+            replayedLines.contains { liveLines[$0.id!] != nil },
+            "some lines both clients got, to compare byte for byte")
         let liveIDs = live.lines.compactMap(\.id)
         #expect(
             !liveIDs.isEmpty && liveIDs == Array(liveIDs[0]...(liveIDs.last ?? 0)) && liveIDs[0] > count,

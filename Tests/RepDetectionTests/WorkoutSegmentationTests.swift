@@ -183,19 +183,14 @@ struct RepDetectionServiceTests {
     }
 
     @Test("finish closes and announces the open set")
-    func finishClosesSet() {
+    func finishClosesSet() throws {
         let service = RepDetectionService()
-        service.processBatch(sineSet(repCount: 5, frequency: 1, amplitude: 0.5, extraSeconds: 1))
+        let live = service.processBatch(sineSet(repCount: 5, frequency: 1, amplitude: 0.5, extraSeconds: 1))
         #expect(service.inSet)
+        let lastRep = try #require(reps(live).last, "the reps were announced live")
         let closing = service.finish()
-        #expect(
-            closing == [
-                .setEnded(
-                    SetEvent(
-                        setNumber: 1,
-                        timestamp: closing.first.map { if case .setEnded(let s) = $0 { s.timestamp } else { 0 } } ?? 0,
-                        repCount: 5))
-            ])
+        // The set's end carries the time of its last rep (docs/PROTOCOL.md: set_end's `t`).
+        #expect(closing == [.setEnded(SetEvent(setNumber: 1, timestamp: lastRep.timestamp, repCount: 5))])
         #expect(!service.inSet)
     }
 }
