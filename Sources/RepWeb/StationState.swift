@@ -198,13 +198,11 @@ public struct StationState: Sendable, Equatable {
 
     /// `duration` first, `amplitude` second, then `knownMetrics` in their order, then the rest by name (a parsed
     /// object has no order).
-    private static func order(_ key: String) -> String {
+    private static func order(_ key: String) -> (Int, String) {
         switch key {
-        case "duration": return "0"
-        case "amplitude": return "1"
-        default:
-            if let known = knownMetrics.firstIndex(of: key) { return "2" + String(known + 10) }
-            return "3" + key
+        case "duration": (0, "")
+        case "amplitude": (1, "")
+        default: knownMetrics.firstIndex(of: key).map { (2 + $0, "") } ?? (2 + knownMetrics.count, key)
         }
     }
 
