@@ -112,19 +112,10 @@ struct HeldSetEventsTests {
         "a set whose judgements dip below what a kept set must average and recover holds its reps meanwhile and sends them together when they recover"
     )
     func heldRepsGoOutWhenTheJudgementsRecover() {
-        var detector = RepDetector(configuration: Self.gated(0.25))
-        var all: [WorkoutEvent] = []
-        var firstRepSeen = false
-        var laterBursts = 0  // calls after the set's first rep that sent two reps or more at once
-        for sample in Self.set {
-            var events: [WorkoutEvent] = []
-            detector.process(sample, into: &events)
-            let sent = reps(events).count
-            if firstRepSeen, sent >= 2 { laterBursts += 1 }
-            if sent > 0 { firstRepSeen = true }
-            all += events
-        }
-        detector.finish(into: &all)
+        let batches = Self.batches(Self.set, configuration: Self.gated(0.25))
+        let all = batches.flatMap(\.events)
+        // Calls after the one with the set's first rep that sent two reps or more at once.
+        let laterBursts = batches.map { reps($0.events).count }.drop { $0 == 0 }.dropFirst().filter { $0 >= 2 }.count
         Self.expectConsistent(all)
         #expect(laterBursts >= 1, "\(setCounts(all))")
         let sent = reps(all).count
