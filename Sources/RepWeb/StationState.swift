@@ -22,8 +22,9 @@ public struct StationState: Sendable, Equatable {
         public var number: Int
         /// When repd published it (Unix time, s).
         public var wall: Double
-        /// Its numeric measures, in the order repd sent them: `duration` and `amplitude` always, and whatever
-        /// per-rep fields later versions add (e.g. `mean_velocity`, `rom`), each shown as bars.
+        /// Its numeric measures (`StationState.metrics(of:)`): `duration` and `amplitude` always, then the per-rep
+        /// quality repd sends (`mean_velocity_m_s`, `rom_m`, `eccentric_s`, …) and fields later versions add; the
+        /// page draws up to three of them as bars.
         public var metrics: [(String, Double)]
 
         /// Equal when the number, the time and every metric (name and value, in order) are (written out because
@@ -47,7 +48,7 @@ public struct StationState: Sendable, Equatable {
     public static let maximumReps = 100
     /// Sets kept in the history (the newest).
     public static let maximumSets = 30
-    /// Per-rep measures kept (the first ones repd sends).
+    /// Per-rep measures kept (the first in `order`).
     public static let maximumMetrics = 8
     /// Fields of a `rep` that are not per-rep measures (`start_t` and `end_t` are the sample times of its window).
     static let nonMetricFields: Set<String> = [
