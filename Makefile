@@ -40,11 +40,15 @@ SWIFT_SDK ?=
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(if $(SWIFT_SDK),--swift-sdk $(SWIFT_SDK))
 BUILD_BIN ?= $(if $(SWIFT_SDK),.build/$(SWIFT_SDK)/release,.build/release)
+# The version the programs report (--version; hello, status and the uplink's software_version): VERSION=… (scripts/
+# package gives the package's version); without it, baseVersion in Sources/RepProtocol/Host.swift.
+VERSION ?=
+VERSION_FLAGS := $(if $(VERSION),-Xcc -DREPD_BUILD_VERSION='"$(VERSION)"')
 INSTALL ?= install
 
 .PHONY: all man install uninstall clean
 all:
-	for program in $(PROGRAMS); do $(SWIFT) build $(SWIFT_BUILD_FLAGS) --product $$program || exit 1; done
+	for program in $(PROGRAMS); do $(SWIFT) build $(SWIFT_BUILD_FLAGS) $(VERSION_FLAGS) --product $$program || exit 1; done
 	$(MAKE) --no-print-directory man
 
 # Manual pages (section 1; repctl's subcommands each get one) from the programs' own --help, by

@@ -49,7 +49,9 @@ let package = Package(
         // … and barbell sets with their true per-rep quality (measured with RepDetection's phase rules).
         .target(name: "MotionSimulation", dependencies: ["MotionCore", "RepDetection"]),
         .target(name: "RepDetection", dependencies: ["MotionCore"]),
-        .target(name: "RepProtocol", dependencies: ["MotionCore", "RepDetection"]),
+        // The build's version as `make VERSION=…` (scripts/package) sets it: one C function, portable.
+        .target(name: "CBuildVersion"),
+        .target(name: "RepProtocol", dependencies: ["CBuildVersion", "MotionCore", "RepDetection"]),
         // The client side of the protocol: server lines read back into types, and a blocking socket client.
         .target(
             name: "RepClient",

@@ -1,3 +1,5 @@
+import CBuildVersion
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -6,8 +8,16 @@
     import Darwin
 #endif
 
-/// The version of repd, repctl and repd-web (`hello`'s and `status`'s `version`; the uplink's `software_version`).
-public let repdVersion = "0.1.0"
+/// The version of repd, repctl and repd-web (`--version`; `hello`'s and `status`'s `version`; the uplink's
+/// `software_version`): the version the build was given (`make VERSION=…`; a package's is its Debian version, such as
+/// `0.1.0~git20261205.8858799`), else `baseVersion`.
+public let repdVersion: String = {
+    let built = String(cString: repd_build_version())
+    return built.isEmpty ? baseVersion : built
+}()
+
+/// The release the sources are at: the version of a build that was given none (a plain `swift build`).
+public let baseVersion = "0.1.0"
 
 /// The Unix time now, in seconds, fractional (`CLOCK_REALTIME`): the `wall` field of events, and every other wall
 /// time repd, repctl, repd-web and the uplink take. The one wall clock (sample times use the monotonic clock).

@@ -19,6 +19,7 @@ struct Repctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repctl",
         abstract: "Tools for repd: evaluate rep counting on recordings, plot a recording.",
+        version: repdVersion,
         subcommands: [
             Status.self, Subscribe.self, History.self, Record.self, Sensors.self, Evaluate.self, Plot.self,
             Generate.self,

@@ -36,7 +36,8 @@ struct RepdWeb: AsyncParsableCommand {
               repd-web --listen 0.0.0.0:8080
               repd-web --socket rack1=/run/repd1/events.sock \\
                        --socket rack2=/run/repd2/events.sock
-            """)
+            """,
+        version: repdVersion)
 
     @Option(help: "The configuration file (TOML; repd's, with a [web] section).")
     var config: String?

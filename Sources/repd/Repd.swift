@@ -38,7 +38,9 @@ struct Repd: AsyncParsableCommand {
             from uplink.password_file. repctl status shows the uplink's state, acknowledged id and backlog.
             Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0.
             Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration; 1 cannot start (e.g. socket in use).
-            """)
+            --version prints the build's version (a package's is its Debian version), as hello and status carry it.
+            """,
+        version: repdVersion)
 
     @Option(help: "The configuration file (TOML).")
     var config: String?

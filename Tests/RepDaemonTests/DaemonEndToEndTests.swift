@@ -216,6 +216,24 @@ struct DaemonEndToEndTests {
         #expect(good.waitForExit() == 0, "\(String(good.standardError.suffix(12000)))")
     }
 
+    @Test("--version prints the build's version, the one hello and status carry")
+    func version() throws {
+        let printed = try DaemonProcess(arguments: ["--version"])
+        #expect(printed.waitForExit() == 0)
+        #expect(printed.standardOutput == repdVersion + "\n")
+        #expect(
+            repdVersion == baseVersion, "a plain swift build is given no version (scripts/package checks a given one)")
+        let socketPath = scratchDirectory() + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--quiet"])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        #expect(client.next(timeout: 15, { $0.hello })?.version == repdVersion)
+        client.send("status\n")
+        #expect(client.next(type: "status")?["version"]?.stringValue == repdVersion)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
+    }
+
     @Test(
         "--check-config names the placement and the exercise gate's state, and warns when a file keeps the gate on a bar"
     )

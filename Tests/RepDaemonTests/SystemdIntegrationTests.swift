@@ -88,6 +88,22 @@ struct SystemdIntegrationTests {
         #expect(activator.standardError.contains("serving the socket passed by systemd"))
     }
 
+    @Test("a malformed configuration exits with a status repd.service does not restart on, naming file and line")
+    func configurationErrorIsNotRestarted() throws {
+        let dir = scratchDirectory()
+        let path = dir + "/malformed.toml"
+        try "[detector]\nminimum_match = \"high\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--config", path, "--demo", "--quiet", "--socket", dir + "/e.sock"])
+        let status = try #require(daemon.waitForExit(), "repd did not exit on a malformed configuration")
+        #expect(daemon.standardError.contains("malformed.toml:2"), "\(daemon.standardError)")
+        #expect(daemon.standardError.contains("minimum_match"), "\(daemon.standardError)")
+        let unit = try String(contentsOfFile: repositoryRoot + "/systemd/repd.service", encoding: .utf8)
+        #expect(unit.contains("\nRestart=on-failure\n"), "other failures are restarted")
+        #expect(
+            restartPreventedStatuses(unit).contains(status),
+            "exit \(status) would be restarted every RestartSec forever: \(restartPreventedStatuses(unit))")
+    }
+
     @Test(
         "systemd-analyze verify accepts the units",
         .enabled(
@@ -104,4 +120,12 @@ struct SystemdIntegrationTests {
         #expect(verify.waitForExit(timeout: 60) == 0, "\(verify.standardError)")
         #expect(!verify.standardError.contains("repd.service:"), "\(verify.standardError)")
     }
+}
+
+/// The exit statuses a unit file's `RestartPreventExitStatus=` lines list (numbers only; names such as SIGTERM are
+/// left out).
+func restartPreventedStatuses(_ unit: String) -> [Int32] {
+    unit.split(separator: "\n").filter { $0.hasPrefix("RestartPreventExitStatus=") }
+        .flatMap { $0.dropFirst("RestartPreventExitStatus=".count).split(separator: " ") }
+        .compactMap { Int32($0) }
 }

@@ -35,4 +35,29 @@ struct SystemdUnitTests {
         #expect(process.terminationStatus == 0, "\(output)")
         #expect(!output.contains("repd-web.service:"), "\(output)")
     }
+
+    @Test("a malformed configuration exits with a status repd-web.service does not restart on, naming file and line")
+    func configurationErrorIsNotRestarted() throws {
+        let products = (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") as NSString)
+            .deletingLastPathComponent
+        let dir = Scratch.directory("malformed-config")
+        try "[web]\nlisten = 8080\n".write(toFile: dir + "/malformed.toml", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: products + "/repd-web")
+        process.arguments = ["--config", dir + "/malformed.toml"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(output.contains("malformed.toml:2"), "\(output)")
+        let unit = try String(contentsOfFile: repositoryRoot + "/systemd/repd-web.service", encoding: .utf8)
+        let prevented = unit.split(separator: "\n").filter { $0.hasPrefix("RestartPreventExitStatus=") }
+            .flatMap { $0.dropFirst("RestartPreventExitStatus=".count).split(separator: " ") }.compactMap { Int32($0) }
+        #expect(unit.contains("\nRestart=on-failure\n"), "other failures are restarted")
+        #expect(
+            prevented.contains(process.terminationStatus),
+            "exit \(process.terminationStatus) would be restarted every RestartSec forever: \(prevented)")
+    }
 }
