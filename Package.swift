@@ -67,11 +67,20 @@ let package = Package(
         // The settings each module takes (sensor, socket, journal, uplink): plain structs, no behaviour, no imports.
         .target(name: "RepSettings"),
         .target(name: "RepConfiguration", dependencies: ["PlainText", "RepDetection", "RepSettings"]),
+        // SIGHUP taken and logged (repd and repd-web read their configuration only at start).
+        .target(
+            name: "DaemonSignals",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "RepDaemon",
             dependencies: [
-                "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol", "RepConfiguration",
-                "RepSettings", "LinuxIIO", "RepJournal", "RepUplink",
+                "DaemonSignals", "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol",
+                "RepConfiguration", "RepSettings", "LinuxIIO", "RepJournal", "RepUplink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -151,7 +160,7 @@ let package = Package(
         .target(
             name: "RepWeb",
             dependencies: [
-                "RepProtocol", "RepClient", "RepConfiguration",
+                "DaemonSignals", "RepProtocol", "RepClient", "RepConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -194,7 +203,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["browser"]),
-        .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection", "RepSettings"]),
+        .testTarget(
+            name: "RepConfigurationTests",
+            dependencies: ["RepConfiguration", "RepDetection", "RepSettings", "TestScratch"]),
         .testTarget(
             name: "RepDaemonTests",
             dependencies: [

@@ -67,11 +67,20 @@ let package = Package(
         // The settings each module takes (sensor, socket, journal, uplink): plain structs, no behaviour, no imports.
         .target(name: "RepSettings"),
         .target(name: "RepConfiguration", dependencies: ["PlainText", "RepDetection", "RepSettings"]),
+        // SIGHUP taken and logged (repd and repd-web read their configuration only at start).
+        .target(
+            name: "DaemonSignals",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "RepDaemon",
             dependencies: [
-                "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol", "RepConfiguration",
-                "RepSettings", "LinuxIIO", "RepJournal", "RepUplink",
+                "DaemonSignals", "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol",
+                "RepConfiguration", "RepSettings", "LinuxIIO", "RepJournal", "RepUplink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -153,7 +162,9 @@ let package = Package(
             name: "RepClientTests", dependencies: ["RepClient", "RepProtocol", "RepDetection", "MotionCore"]),
         .testTarget(name: "RepJournalTests", dependencies: ["RepJournal", "TestScratch"]),
         .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol", "TestScratch"]),
-        .testTarget(name: "RepConfigurationTests", dependencies: ["RepConfiguration", "RepDetection", "RepSettings"]),
+        .testTarget(
+            name: "RepConfigurationTests",
+            dependencies: ["RepConfiguration", "RepDetection", "RepSettings", "TestScratch"]),
         .testTarget(
             name: "RepDaemonTests",
             dependencies: [

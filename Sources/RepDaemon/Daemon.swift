@@ -1,3 +1,4 @@
+import DaemonSignals
 import LinuxIIO
 import Logging
 import MotionCore
@@ -102,6 +103,7 @@ public enum Daemon {
                     .init(
                         service: sensorService, successTerminationBehavior: .gracefullyShutdownGroup,
                         serviceName: "sensor"),
+                    .init(service: HangupService(program: "repd", logger: logger), serviceName: "sighup"),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import RepConfiguration
 import RepProtocol
 import ServiceLifecycle
 
@@ -84,6 +85,13 @@ final class SocketServerService: Service {
 
     /// Makes the folder, and replaces a stale socket file only after a connect shows nobody listens on it.
     private func prepareSocketPath() throws {
+        let bytes = options.path.utf8.count
+        guard bytes <= DaemonConfiguration.longestSocketPath else {
+            throw SocketError(
+                description:
+                    "cannot listen on \(options.path): \(bytes) bytes; a Unix socket's path holds at most "
+                    + "\(DaemonConfiguration.longestSocketPath): give a shorter --socket or socket.path")
+        }
         let folder = String(options.path[..<(options.path.lastIndex(of: "/") ?? options.path.startIndex)])
         let isPrivate = folder == options.privateFolder
         if !folder.isEmpty, access(folder, F_OK) != 0 {
@@ -93,12 +101,34 @@ final class SocketServerService: Service {
             }
         }
         if isPrivate { try checkPrivate(folder) }
-        guard access(options.path, F_OK) == 0 else { return }
+        var info = stat()
+        guard lstat(options.path, &info) == 0 else { return }
+        // Only a socket is ever removed: a typo in --socket or socket.path must not delete a file, a folder's entry
+        // or a symbolic link that happens to sit there.
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw SocketError(
+                description:
+                    "\(options.path) exists and is not a socket (\(Self.kind(of: info.st_mode))); repd removes only a "
+                    + "stale socket there: give another --socket or socket.path, or remove it")
+        }
         try Self.refuseIfServed(options.path)
         logger.notice("removing a stale socket file at \(options.path) (nobody listens on it)")
         guard unlink(options.path) == 0 else {
             throw SocketError(
                 description: "cannot remove the stale socket \(options.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// What a file of mode `mode` is, in words.
+    static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: "a regular file"
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a socket"
         }
     }
 

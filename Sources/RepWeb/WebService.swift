@@ -1,3 +1,4 @@
+import DaemonSignals
 import Hummingbird
 import Logging
 import RepConfiguration
@@ -53,7 +54,10 @@ public enum WebService {
         let app = WebServer.application(board: board, hub: hub, address: listen, logger: logger)
         let group = ServiceGroup(
             configuration: .init(
-                services: links.map { .init(service: $0) } + [.init(service: app), .init(service: hub)],
+                services: links.map { .init(service: $0) } + [
+                    .init(service: app), .init(service: hub),
+                    .init(service: HangupService(program: "repd-web", logger: logger)),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         let paths = stations.map { $0.socketPath.isEmpty ? "repd's default socket" : $0.socketPath }

@@ -36,8 +36,10 @@ struct Repd: AsyncParsableCommand {
             Fleet uplink ([uplink], off by default): every journaled event is published to an MQTT broker as \
             repd/<station>/events (QoS 1), with a retained repd/<station>/status; the broker password comes only \
             from uplink.password_file. repctl status shows the uplink's state, acknowledged id and backlog.
-            Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0.
-            Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration; 1 cannot start (e.g. socket in use).
+            Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0. \
+            SIGHUP is logged and ignored (the configuration is read only at start: restart repd to apply a change).
+            Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration (also a socket.group, socket path \
+            or fixture this machine lacks); 1 cannot start (e.g. socket in use).
             --version prints the build's version (a package's is its Debian version), as hello and status carry it.
             """,
         version: repdVersion)
@@ -105,6 +107,15 @@ struct Repd: AsyncParsableCommand {
         if let journal { configuration.journal.path = journal }
         if let station { configuration.journal.station = station }
         configuration.logLevel = LogLevel.effective(flag: logLevel, configured: configuration.logLevel)
+        var flagged: [String: String] = [:]
+        if fixture != nil { flagged["fixture.path"] = "--fixture" }
+        if socket != nil { flagged["socket.path"] = "--socket" }
+        do {
+            try configuration.checkAgainstSystem(file: ConfigurationSource.path(explicitPath: config), flags: flagged)
+        } catch {
+            fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
+            throw ExitCode(78)
+        }
 
         if checkConfig {
             print("repd: configuration OK (\(config ?? "defaults")): \(Daemon.detectorSummary(configuration.detector))")

@@ -179,6 +179,53 @@ struct DaemonEndToEndTests {
         #expect(daemon.standardOutput.contains("ended"), "the terminal printout announces the set's end too")
     }
 
+    @Test("SIGHUP is logged with how to apply a change, and repd goes on counting and serving")
+    func sighupIsLoggedAndIgnored() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [30], rest: 10, lead: 4)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "4", "--socket", socketPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        #expect(client.next(type: "rep", timeout: 20) != nil)
+        // The trap is set up by a service of its own: wait for its first log line, sending SIGHUP until it comes.
+        #expect(
+            eventually(timeout: 10) {
+                daemon.signal(SIGHUP)
+                return daemon.standardError.contains("SIGHUP: repd reads its configuration only when it starts")
+            }, "\(daemon.standardError.suffix(4000))")
+        #expect(daemon.process.isRunning, "SIGHUP did not end repd")
+        var reps = 0
+        while reps < 3, client.next(type: "rep", timeout: 20) != nil { reps += 1 }
+        #expect(reps == 3, "the client keeps getting reps after SIGHUP")
+        daemon.signal(SIGTERM)
+        var sawBye = false
+        while !sawBye, let message = client.nextServerLine(timeout: 10) { sawBye = message.isBye }
+        #expect(sawBye)
+        #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
+    }
+
+    @Test("a file that is not a socket at the socket path is refused and left as it was")
+    func nonSocketAtSocketPath() throws {
+        let dir = scratchDirectory()
+        let file = dir + "/precious.txt"
+        try "important data\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let link = dir + "/link.sock"
+        #expect(symlink(file, link) == 0)
+        for (path, kind) in [(file, "a regular file"), (link, "a symbolic link"), (dir, "a directory")] {
+            let daemon = try DaemonProcess(arguments: ["--demo", "--socket", path, "--quiet", "--journal", ""])
+            #expect(daemon.waitForExit() == 1)
+            #expect(
+                daemon.standardError.contains("\(path) exists and is not a socket (\(kind))"),
+                "\(daemon.standardError.suffix(2000))")
+        }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "important data\n")
+        var info = stat()
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still there")
+    }
+
     @Test("a live socket blocks a second instance; a stale socket file is replaced")
     func secondInstance() throws {
         let dir = scratchDirectory()
@@ -214,6 +261,24 @@ struct DaemonEndToEndTests {
             "--config", documentedConfiguration, "--check-config",
         ])
         #expect(good.waitForExit() == 0, "\(String(good.standardError.suffix(12000)))")
+    }
+
+    @Test("a socket group missing on this system: --check-config and the daemon both exit 78 before anything starts")
+    func missingSocketGroup() throws {
+        let dir = scratchDirectory()
+        let config = dir + "/repd.toml"
+        try "[sensor]\nprovider = \"demo\"\n\n[socket]\ngroup = \"no-such-group-here\"\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let expected = "\(config):5: socket.group: no group 'no-such-group-here' on this system"
+        let check = try DaemonProcess(arguments: ["--config", config, "--check-config"])
+        #expect(check.waitForExit() == 78)
+        #expect(check.standardError.contains(expected), "\(check.standardError)")
+        let socketPath = dir + "/events.sock"
+        let journal = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: ["--config", config, "--socket", socketPath, "--journal", journal])
+        #expect(daemon.waitForExit() == 78)
+        #expect(daemon.standardError.contains(expected), "\(daemon.standardError)")
+        #expect(access(socketPath, F_OK) != 0 && access(journal, F_OK) != 0, "no socket file, no journal left behind")
     }
 
     @Test("--version prints the build's version, the one hello and status carry")

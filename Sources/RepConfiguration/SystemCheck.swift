@@ -1,0 +1,63 @@
+import PlainText
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension DaemonConfiguration {
+    /// The longest path a Unix socket can be bound to: `sun_path` less its terminating NUL (107 bytes on Linux).
+    public static let longestSocketPath = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// Checks what the configuration names on this system, which parsing alone cannot see (the file may be meant for
+    /// another machine: `repctl eval --config` reads a board's file anywhere): that `socket.group` exists, that
+    /// `socket.path` fits a Unix socket address, and that the fixture to replay can be read. repd runs it before it
+    /// starts anything, and `--check-config` too, so that both say the same. `file` is the file the configuration
+    /// came from (nil: the defaults); `flags` names the keys the command line set, with the flag that set them
+    /// (`["socket.path": "--socket"]`). A problem is a `ConfigError` naming the file and line, or the flag.
+    public func checkAgainstSystem(file: String?, flags: [String: String] = [:]) throws(ConfigError) {
+        func error(_ key: String, _ reason: String) -> ConfigError {
+            if let flag = flags[key] { return ConfigError(file: "command line", line: 0, key: flag, reason: reason) }
+            let place = file ?? "defaults"
+            let line = file.map { Self.line(of: key, inFile: $0) } ?? 0
+            return ConfigError(file: place, line: line, key: key, reason: reason)
+        }
+        if !socket.group.isEmpty, getgrnam(socket.group) == nil {
+            throw error(
+                "socket.group",
+                "no group '\(socket.group)' on this system (create it, e.g. with systemd-sysusers, or set \"\" "
+                    + "for repd's own)")
+        }
+        let bytes = socket.path.utf8.count
+        if bytes > Self.longestSocketPath {
+            throw error(
+                "socket.path",
+                "\(bytes) bytes; a Unix socket's path holds at most \(Self.longestSocketPath): choose a shorter one")
+        }
+        if provider == .fixture, !fixturePath.isEmpty {
+            var info = stat()
+            guard stat(fixturePath, &info) == 0 else {
+                throw error("fixture.path", "cannot read '\(fixturePath)': \(String(cString: strerror(errno)))")
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw error("fixture.path", "'\(fixturePath)' is not a regular file (a recording: CSV t,ax,ay,az)")
+            }
+            guard access(fixturePath, R_OK) == 0 else {
+                throw error("fixture.path", "cannot read '\(fixturePath)': \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// The line of `key` ("section.key") in the TOML file at `path`; 0 when it is not there or the file cannot be
+    /// read (the error then names the file only).
+    public static func line(of key: String, inFile path: String) -> Int {
+        guard let dot = key.firstIndex(of: "."), let bytes = try? TextFile.readBytes(path),
+            let text = String(validating: bytes, as: UTF8.self), let document = try? TOMLDocument.parse(text)
+        else { return 0 }
+        let table = document.tables[String(key[..<dot])]
+        return table?.entries[String(key[key.index(after: dot)...])]?.line ?? table?.line ?? 0
+    }
+}
