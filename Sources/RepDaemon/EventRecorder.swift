@@ -38,6 +38,8 @@ final class EventRecorder: @unchecked Sendable {
     private var journal: EventJournal?
     /// Only touched on `thread`.
     private var appendedSincePrune = 0
+    /// Only touched on `thread`: whether the journal fails at once on a lock, after an append failed.
+    private var failingFast = false
     /// Only touched on `thread`: the newest id whose line was handed to the event loop.
     private var handedOverID: Int64 = 0
     /// The newest id handed out (what `hello` and `status` say), readable from any thread without the disk.
@@ -123,8 +125,18 @@ final class EventRecorder: @unchecked Sendable {
             do throws(JournalError) {
                 id = try journal.append(type: event.type, json: event.json, wall: event.wall)
             } catch {
+                // While appends fail, the next ones do not wait for a lock again: another process holding the file
+                // (an sqlite3 shell in a transaction) made every event wait the full lock wait, 2 s, in a queue.
+                if !failingFast {
+                    journal.waitForLocks(false)
+                    failingFast = true
+                }
                 noteFailure(error)
                 return publish(event.line, nil)
+            }
+            if failingFast {
+                journal.waitForLocks(true)
+                failingFast = false
             }
             newest.store(id, ordering: .relaxed)
             noteSuccess(id)

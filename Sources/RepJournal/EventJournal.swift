@@ -123,7 +123,7 @@ public final class EventJournal {
             throw error
         }
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 2000)
+        sqlite3_busy_timeout(db, Self.lockWaitMilliseconds)
         do {
             // journal_mode answers with a row: the mode in force (a file that cannot hold a WAL says "delete").
             try execute("PRAGMA journal_mode=WAL", operation: "open")
@@ -180,6 +180,16 @@ public final class EventJournal {
         select = nil
         if db != nil { sqlite3_close_v2(db) }
         db = nil
+    }
+
+    /// How long a statement waits for another connection's lock on the file before it fails (`SQLITE_BUSY`).
+    public static let lockWaitMilliseconds: Int32 = 2000
+
+    /// Whether statements wait up to `lockWaitMilliseconds` for another connection's lock (true, as opened) or fail
+    /// at once (false: while appends keep failing, each would wait again; repd publishes the event without an id
+    /// instead, at once).
+    public func waitForLocks(_ wait: Bool) {
+        sqlite3_busy_timeout(db, wait ? Self.lockWaitMilliseconds : 0)
     }
 
     /// Stores an event and returns its id. The id is covered by a durable reservation before it is returned (see
