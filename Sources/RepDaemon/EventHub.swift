@@ -197,7 +197,21 @@ final class EventHub: Sendable {
                 // then live lines wait in the queue too, under the stall limit rather than the queue limit: the
                 // replay filled the queue, not the client's reading).
                 client.replaying = false
-                client.replayedThrough = max(client.replayedThrough, page.last?.id ?? cursor, handedOver)
+                if cursor == since, page.isEmpty, since > handedOver {
+                    // No event of this journal ever had that id: the client's ids came from another file (the
+                    // journal was replaced or deleted). Holding back live events up to it would hide this journal's
+                    // next `since − newest` events without a word; say so, and go live after the newest.
+                    self.send(
+                        ServerMessage.error(
+                            "since=\(since) is above this journal's newest event id, \(handedOver): those ids came from another journal file (replaced or deleted?); live events follow, from id \(handedOver + 1) (since=0 replays this journal)"
+                        ), to: channel)
+                    self.logger.notice(
+                        "client \(client.id): since=\(since) is above the newest event id \(handedOver); sending it live events"
+                    )
+                    client.replayedThrough = max(client.replayedThrough, handedOver)
+                } else {
+                    client.replayedThrough = max(client.replayedThrough, page.last?.id ?? cursor, handedOver)
+                }
                 self.clients.value[key] = client
                 self.logger.info(
                     "client \(client.id): replayed \(sent) events after id \(since) (through \(client.replayedThrough))"

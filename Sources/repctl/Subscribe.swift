@@ -65,12 +65,22 @@ struct Subscribe: ParsableCommand {
             if everConnected { printError("repctl: reconnected to \(path)") }
             everConnected = true
             delay = 0.5
-            connection.sendCommand(.subscribe(Self.kinds(events), since: resumeAfter))
             // Live events that come before `subscribed` are sent again, in order, by the replay that follows it.
             var replayPending = resumeAfter != nil
             loop: while true {
                 switch connection.next(timeout: 3600) {
                 case .message(let message, let line):
+                    if case .hello(let hello) = message {
+                        // A journal whose newest id is below the last one printed is another file (replaced or
+                        // deleted): its ids start over, so everything in it is new here.
+                        if let last = resumeAfter, let newest = hello.newestID, newest < last {
+                            printError(
+                                "repctl: repd's newest event id \(newest) is below the last one printed (\(last)): "
+                                    + "a new journal; printing it from its start")
+                            resumeAfter = 0
+                        }
+                        connection.sendCommand(.subscribe(Self.kinds(events), since: resumeAfter))
+                    }
                     if case .subscribed = message { replayPending = false }
                     if let id = message.eventID {
                         if replayPending { continue }

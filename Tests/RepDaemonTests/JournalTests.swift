@@ -385,6 +385,68 @@ struct JournalTests {
 
 @Suite("repctl subscribe --since (#17)", .serialized)
 struct RepctlResumeTests {
+    @Test(
+        "a since above the journal's newest id (ids of a replaced journal) gets an error naming both, then every live event"
+    )
+    func sinceAboveNewest() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6], lead: 6)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "10", "--socket", socketPath, "--journal", dir + "/events.db",
+            "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        let newest = try #require(client.next { $0.hello }?.newestID)
+        client.send("subscribe since=\(newest + 5000)\n")
+        let messages = collect(client, timeout: 60) { message in
+            if case .workout(.setEnded)? = message.event?.body { true } else { false }
+        }
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let error = messages.compactMap(\.errorMessage).first
+        #expect(
+            error?.hasPrefix(
+                "since=\(newest + 5000) is above this journal's newest event id, \(newest): those ids came from another journal file"
+            ) == true, "\(error ?? "no error")")
+        let reps = fromSubscribed(messages).filter { $0.rep != nil }
+        #expect(reps.count == 6, "every rep goes out live (before: none, up to id \(newest + 5000))")
+        #expect(reps.allSatisfy { $0.eventID != nil })
+    }
+
+    @Test("repctl subscribe, when repd comes back on a new journal, says so and prints that journal from its start")
+    func repctlAfterNewJournal() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 10)
+        let socketPath = dir + "/events.sock"
+        func arguments(_ journal: String) -> [String] {
+            ["--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", journal, "--quiet"]
+        }
+        let first = try DaemonProcess(arguments: arguments(dir + "/first.db"))
+        #expect(daemonListens(socketPath))
+        let repctl = try DaemonProcess(
+            executable: productsDirectory + "/repctl", arguments: ["subscribe", "--socket", socketPath, "--json"])
+        func printed() -> [ServerLine] {
+            repctl.standardOutput.split(separator: "\n").compactMap { try? ServerLine.parse(String($0)) }
+        }
+        #expect(eventually(timeout: 30) { printed().filter { $0.rep != nil }.count == 11 })
+        first.signal(SIGTERM)
+        #expect(first.waitForExit() == 0)
+        let before = ids(printed()).count
+        let second = try DaemonProcess(arguments: arguments(dir + "/second.db"))
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 30) { printed().filter { $0.rep != nil }.count >= 22 })
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+        repctl.signal(SIGINT)
+        _ = repctl.waitForExit()
+        let after = Array(ids(printed()).dropFirst(before))
+        #expect(after.first == 1 && after == Array(1...max(1, after.count)), "the new journal from id 1: \(after)")
+        #expect(printed().filter { $0.rep != nil }.count == 22, "every rep of both runs once")
+        #expect(repctl.standardError.contains("a new journal; printing it from its start"), "\(repctl.standardError)")
+    }
+
     @Test("repctl subscribe --since 0 prints every journaled event once, across a restart of repd")
     func resumesAcrossRestart() throws {
         let dir = scratchDirectory()
