@@ -13,7 +13,9 @@ struct Subscribe: ParsableCommand {
         discussion: """
             Lines read like "set 2 · rep 7 · 1.9 s"; --json prints the protocol's own lines (docs/PROTOCOL.md). \
             Ctrl-C exits cleanly. --since ID first prints the journaled events after that id. Once it has \
-            printed an event with an id, a reconnect asks for the events after it, so none is missed or repeated.
+            printed an event with an id, a reconnect asks for the events after it, so none is missed or repeated; \
+            when repd comes back on another journal file (its newest id below the last one printed), that \
+            journal is printed from its start.
 
             Examples:
               repctl subscribe
