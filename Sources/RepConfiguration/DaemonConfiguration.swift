@@ -417,7 +417,14 @@ private struct TableReader {
         do { try d.validate() } catch {
             // Every setting validate() can name is a key; the rest (the exercise gate) is not in the file.
             let key = error.setting?.configurationKey ?? ""
-            throw self.error("detector", key, "\(error.value) is not allowed: expected \(error.allowed)")
+            // The bound may name another setting as the detector calls it (minimumRepPeriod): say its key instead,
+            // longest names first (walkingPeriodLow inside walkingPeriodLowX never happens, but be safe).
+            var allowed = error.allowed
+            let settings = RepDetectorConfiguration.Setting.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
+            for setting in settings {
+                allowed = allowed.replacing(setting.rawValue, with: setting.configurationKey)
+            }
+            throw self.error("detector", key, "\(error.value) is not allowed: expected \(allowed)")
         }
         return d
     }

@@ -21,6 +21,11 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let options: ServerOptions
     private let logger: Logger
     private var pending = ByteBuffer()
+    /// Lines this client sent that are not commands: the first `loggedBadLines` are logged, the rest only counted
+    /// (one client sending garbage in a loop wrote 100 000 log lines in 12 s, and journald's rate limit then dropped
+    /// repd's other messages too).
+    private var badLines = 0
+    static let loggedBadLines = 5
     private var id = 0
     private var accepted = false
     /// A replay or `history` reply is under way: later lines wait in `pending`.
@@ -84,7 +89,11 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if accepted {
             hub.remove(context.channel)
-            logger.info("client \(id) disconnected")
+            if badLines > Self.loggedBadLines {
+                logger.notice("client \(id) disconnected after \(badLines) bad lines")
+            } else {
+                logger.info("client \(id) disconnected")
+            }
         }
         context.fireChannelInactive()
     }
@@ -157,7 +166,13 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         do {
             command = try ClientCommand.parse(line: line)
         } catch {
-            logger.notice("client \(id) sent a bad line: \(error.reason)")
+            badLines += 1
+            if badLines <= Self.loggedBadLines {
+                logger.notice("client \(id) sent a bad line: \(error.reason)")
+                if badLines == Self.loggedBadLines {
+                    logger.notice("client \(id): its further bad lines are not logged (each still gets its error)")
+                }
+            }
             hub.send(ServerMessage.error(error.reason), to: context.channel)
             return nil
         }

@@ -282,6 +282,14 @@ struct ConfigurationFileTests {
                 "x.toml:2: detector.maximum_walking_likeness: 3.0 is not allowed: expected a number in (-2, 2] (2 turns the check off)"
             ),
             (
+                "[detector]\nmaximum_rep_period_s = 0.2\n",
+                "x.toml:2: detector.maximum_rep_period_s: 0.2 is not allowed: expected a number > minimum_rep_period_s, at most 12"
+            ),
+            (
+                "[detector]\nwalking_period_high_s = 0.5\n",
+                "x.toml:2: detector.walking_period_high_s: 0.5 is not allowed: expected a number > walking_period_low_s"
+            ),
+            (
                 "[detector]\n\nplacement = \"hip\"\n",
                 "x.toml:3: detector.placement: 'hip' is not one of bar, wrist, arm"
             ),

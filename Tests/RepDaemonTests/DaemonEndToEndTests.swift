@@ -154,6 +154,28 @@ struct DaemonEndToEndTests {
         #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
+    @Test("a client sending bad lines in a loop gets an error for each, but only its first 5 are logged")
+    func badLinesAreNotAllLogged() throws {
+        let socketPath = scratchDirectory() + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--journal", ""])
+        #expect(daemonListens(socketPath))
+        do {  // the client's connection closes at the end of this block
+            let client = try #require(LineClient(path: socketPath))
+            client.send(String(repeating: "bogus\n", count: 200))
+            var errors = 0
+            while errors < 200, client.next(type: "error") != nil { errors += 1 }
+            #expect(errors == 200, "each bad line gets its error")
+            client.send("ping\n")
+            #expect(client.next(type: "pong") != nil)
+        }
+        #expect(eventually { daemon.standardError.contains("disconnected after 200 bad lines") })
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let logged = daemon.standardError.split(separator: "\n").filter { $0.contains("sent a bad line") }
+        #expect(logged.count == 5, "\(logged.count) bad lines logged")
+        #expect(daemon.standardError.contains("its further bad lines are not logged"))
+    }
+
     @Test("SIGTERM during a set: the set is closed and announced, clients get bye, the socket goes, exit 0")
     func sigtermDuringSet() throws {
         let dir = scratchDirectory()
