@@ -30,6 +30,9 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var accepted = false
     /// A replay or `history` reply is under way: later lines wait in `pending`.
     private var busy = false
+    /// The client shut down its sending side (`printf status | nc -U …`, `echo … | socat`), or closed: no more
+    /// commands come.
+    private var inputClosed = false
 
     init(hub: EventHub, state: DaemonState, control: PipelineControl, options: ServerOptions, logger: Logger) {
         self.hub = hub
@@ -104,6 +107,31 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         handlePendingLines(context: context)
     }
 
+    /// The end of the client's input (a half-close, `shutdown(SHUT_WR)`, which `allowRemoteHalfClosure` lets
+    /// through; a close looks the same) ends its commands: a last line without a newline is a command too, every
+    /// line is answered, a replay or `history` reply to its end, and then repd closes the connection. Before, the end
+    /// of input closed it at once: the last line without a newline, and a replay still on its way (`echo 'subscribe
+    /// since=41' | socat …` as docs/PROTOCOL.md shows it), were lost. Live events do not go on after it: a client
+    /// that closed looks the same until a write fails, which on an idle station can take hours.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case .inputClosed? = event as? ChannelEvent else {
+            return context.fireUserInboundEventTriggered(event)
+        }
+        inputClosed = true
+        if pending.readableBytes > 0, pending.getInteger(at: pending.writerIndex - 1, as: UInt8.self) != 0x0A {
+            pending.writeInteger(UInt8(ascii: "\n"))
+        }
+        handlePendingLines(context: context)
+    }
+
+    /// After the end of the client's input, once every line is answered: closes the connection after what it was
+    /// sent has left.
+    private func closeIfAnswered(context: ChannelHandlerContext) {
+        guard accepted, inputClosed, !busy, context.channel.isActive else { return }
+        let channel = context.channel
+        channel.writeAndFlush(channel.allocator.buffer(capacity: 0)).whenComplete { _ in channel.close(promise: nil) }
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         hub.writabilityChanged(context.channel)
         context.fireChannelWritabilityChanged()
@@ -134,6 +162,7 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
         }
+        if !busy { closeIfAnswered(context: context) }
         // What follows the last newline is a line still coming: it too is held to the limit.
         let lastNewline =
             pending.readableBytesView.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? pending.readerIndex

@@ -45,6 +45,7 @@ final class SocketServerService: Service {
     func run() async throws {
         let bootstrap = ServerBootstrap(group: hub.eventLoop)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)  // ClientHandler: a half-close
             .childChannelOption(
                 ChannelOptions.writeBufferWaterMark,
                 value: .init(low: options.queueLimitBytes / 2, high: options.queueLimitBytes)

@@ -85,6 +85,9 @@ extension ClientCommand {
         if name == "subscribe", let index = arguments.firstIndex(where: { $0.hasPrefix("since=") }) {
             since = try sinceID(String(arguments[index].dropFirst("since=".count)))
             arguments.remove(at: index)
+            guard !arguments.contains(where: { $0.hasPrefix("since=") }) else {
+                throw ProtocolError("subscribe: since is given twice")
+            }
         }
         let events = arguments.joined(separator: ",").split(separator: ",").map(String.init)
         return try command(

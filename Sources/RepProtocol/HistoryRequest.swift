@@ -63,6 +63,7 @@ public struct HistoryRequest: Sendable, Equatable {
     static func parse(words: [String]) throws(ProtocolError) -> HistoryRequest {
         var request = HistoryRequest()
         var kinds: [String] = []
+        var given: Set<String> = []
         for word in words {
             guard let equals = word.firstIndex(of: "=") else {
                 if word == "latest" {
@@ -74,6 +75,9 @@ public struct HistoryRequest: Sendable, Equatable {
             }
             let key = String(word[..<equals])
             let value = String(word[word.index(after: equals)...])
+            guard given.insert(key).inserted else {
+                throw ProtocolError("history: \(String(key.prefix(32))) is given twice")
+            }
             switch key {
             case "after": request.after = try id(value, "after")
             case "before": request.before = try id(value, "before")

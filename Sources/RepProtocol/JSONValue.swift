@@ -10,7 +10,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     case null
     /// An array.
     case array([JSONValue])
-    /// An object (later duplicate keys win).
+    /// An object (the parser refuses a key given twice).
     case object([String: JSONValue])
 
     /// The member `key` of an object, or nil.
@@ -134,7 +134,13 @@ public struct JSONParser {
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
+            let keyOffset = index
             let key = try string()
+            // A key given twice would mean whichever copy a reader happens to keep ({"cmd":"ping","cmd":"reset"} was a
+            // reset): refused.
+            guard members[key] == nil else {
+                throw JSONParseError(offset: keyOffset, reason: "the key \"\(key.prefix(32))\" is given twice")
+            }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1

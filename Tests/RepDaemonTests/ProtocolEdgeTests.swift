@@ -19,6 +19,43 @@ func demoDaemonAndClient(_ extra: [String] = []) throws -> (DaemonProcess, LineC
 
 @Suite("protocol edges (#16)", .serialized)
 struct ProtocolEdgeTests {
+    @Test("after a half-close a last line without a newline is answered, then repd closes the connection")
+    func halfCloseAnswersTheLastLine() throws {
+        let (daemon, client, socketPath) = try demoDaemonAndClient(["--journal", ""])
+        client.send("ping\nstatus")
+        #expect(shutdown(client.fd, Int32(SHUT_WR)) == 0)
+        #expect(client.next(type: "pong") != nil)
+        #expect(client.next(type: "status") != nil, "the last line, without its newline, is a command too")
+        #expect(client.nextLine(timeout: 10) == nil, "then repd closes the connection")
+        let other = try #require(LineClient(path: socketPath))
+        #expect(other.next(type: "hello") != nil, "repd serves on")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("after a half-close a subscribe's replay arrives whole, then repd closes the connection")
+    func halfCloseGetsTheWholeReplay() throws {
+        let dir = scratchDirectory()
+        let (daemon, first, socketPath) = try demoDaemonAndClient(["--journal", dir + "/events.db", "--speed", "4"])
+        var reps = 0
+        while reps < 3, first.next(type: "rep", timeout: 30) != nil { reps += 1 }
+        let client = try #require(LineClient(path: socketPath))
+        let newest = Int(try #require(client.next { $0.hello }?.newestID))
+        #expect(newest > 3)
+        client.send("subscribe since=0\n")
+        #expect(shutdown(client.fd, Int32(SHUT_WR)) == 0)
+        var ids: [Int] = []
+        var subscribed = false
+        while let line = client.nextServerLine(timeout: 30) {
+            if line.isSubscribed { subscribed = true }
+            if subscribed, let id = line.eventID { ids.append(Int(id)) }
+        }
+        #expect(subscribed)
+        #expect(ids.count >= newest && ids == Array(1...max(1, ids.count)), "the whole journal, in order: \(ids)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
     @Test("a complete line over 4096 bytes gets an error and the connection is closed")
     func oversizedCompleteLine() throws {
         let (daemon, client, _) = try demoDaemonAndClient()

@@ -27,6 +27,24 @@ struct SubscribeSinceTests {
         #expect(throws: ProtocolError.self) { try ClientCommand.parse(line: Array(line.utf8)) }
     }
 
+    @Test(
+        "a field given twice is refused, in words and in JSON, with what was doubled",
+        arguments: [
+            ("subscribe since=1 since=2", "subscribe: since is given twice"),
+            ("history limit=1 limit=2", "history: limit is given twice"),
+            ("history after=1 rep after=3", "history: after is given twice"),
+            (#"{"cmd":"ping","cmd":"reset"}"#, #"the key "cmd" is given twice"#),
+            (#"{"cmd":"subscribe","since":1,"since":2}"#, #"the key "since" is given twice"#),
+        ])
+    func doubled(line: String, reason: String) {
+        do {
+            let command = try ClientCommand.parse(line: Array(line.utf8))
+            Issue.record("\(line) parsed as \(command)")
+        } catch {
+            #expect(error.reason.contains(reason), "\(error.reason)")
+        }
+    }
+
     @Test("a journaled line carries id and station after the event's own fields")
     func journaledLine() {
         #expect(
