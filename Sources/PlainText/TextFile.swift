@@ -7,8 +7,12 @@ public enum TextFile {
         String(decoding: try readBytes(path), as: UTF8.self)
     }
 
-    /// The file's bytes, or the system's error.
-    public static func readBytes(_ path: String) throws(Errno) -> [UInt8] {
+    /// The most `readBytes` reads by default: these are small files, and a path that names a device or a stream
+    /// (`--config /dev/zero`) must not take all memory.
+    public static let defaultLimit = 16 << 20
+
+    /// The file's bytes, or the system's error: `Errno.fileTooLarge` when it holds more than `limit` bytes.
+    public static func readBytes(_ path: String, limit: Int = defaultLimit) throws(Errno) -> [UInt8] {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec]) } catch {
             throw error as! Errno
@@ -20,6 +24,7 @@ public enum TextFile {
             let n: Int
             do { n = try buffer.withUnsafeMutableBytes { try fd.read(into: $0) } } catch { throw error as! Errno }
             if n == 0 { break }
+            guard bytes.count + n <= limit else { throw Errno.fileTooLarge }
             bytes += buffer[..<n]
         }
         return bytes

@@ -75,11 +75,18 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension DaemonConfiguration {
+    /// The largest configuration file read (1 MiB).
+    public static let maximumFileSize = 1 << 20
+
     /// Reads and parses the configuration file at `path`; a file that cannot be read is a `ConfigError` too.
     public static func load(path: String) throws(ConfigError) -> DaemonConfiguration {
         let bytes: [UInt8]
-        do { bytes = try TextFile.readBytes(path) } catch {
-            throw ConfigError(file: path, line: 0, key: "", reason: "cannot read: \(error)")
+        do { bytes = try TextFile.readBytes(path, limit: maximumFileSize) } catch {
+            let reason =
+                error == .fileTooLarge
+                ? "larger than \(maximumFileSize >> 20) MiB: not a configuration file (repd.toml is a few KiB)"
+                : "cannot read: \(error)"
+            throw ConfigError(file: path, line: 0, key: "", reason: reason)
         }
         return try parse(bytes: bytes, file: path)
     }

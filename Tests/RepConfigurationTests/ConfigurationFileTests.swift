@@ -146,6 +146,17 @@ struct TOMLParserTests {
 
 @Suite("repd's configuration file")
 struct ConfigurationFileTests {
+    @Test("a path that names an endless device or a huge file is refused with the reason, without reading it all")
+    func endlessFile() throws {
+        #expect(
+            throws: ConfigError(
+                file: "/dev/zero", line: 0, key: "",
+                reason: "larger than 1 MiB: not a configuration file (repd.toml is a few KiB)")
+        ) {
+            try DaemonConfiguration.load(path: "/dev/zero")
+        }
+    }
+
     private static let shippedConfiguration = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("config/repd.toml").path
