@@ -57,6 +57,10 @@ public enum Daemon {
             eventLoop: eventLoop, logger: logger, journal: journal, journalFailure: journalFailure,
             onJournaled: { uplink?.notify() })
         // Retention also runs every hour, so an idle station ages its events out (on the journal's thread).
+        let fileCheck = journal.map { journal in
+            eventLoop.scheduleRepeatedTask(initialDelay: .seconds(60), delay: .seconds(60)) { _ in journal.checkFile() }
+        }
+        defer { fileCheck?.cancel() }
         let retention = journal.map { journal in
             eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1)) { _ in journal.prune() }
         }

@@ -38,6 +38,8 @@ final class EventRecorder: @unchecked Sendable {
     private var journal: EventJournal?
     /// Only touched on `thread`.
     private var appendedSincePrune = 0
+    /// The file's (device, inode) at open; nil when it could not be read.
+    private let openedIdentity: (dev_t, ino_t)?
     /// Only touched on `thread`: whether the journal fails at once on a lock, after an append failed.
     private var failingFast = false
     /// Only touched on `thread`: the newest id whose line was handed to the event loop.
@@ -55,6 +57,8 @@ final class EventRecorder: @unchecked Sendable {
 
     private struct Health {
         var failing = false
+        /// The path no longer names the file repd writes (`checkFile()`).
+        var replaced = false
         var lastError: String?
         /// When (wall clock) the last append error was logged: a disk that is nearly full lets an append through
         /// now and then, and the error is not logged again within a minute of the last.
@@ -95,11 +99,44 @@ final class EventRecorder: @unchecked Sendable {
         return recorder
     }
 
+    /// The file's identity (device, inode) when it was opened: a path that names another file, or none, later
+    /// means the journal was deleted or replaced under repd.
+    private static func identity(of path: String) -> (dev_t, ino_t)? {
+        var info = stat()
+        return stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
+    }
+
+    /// Whether `path` no longer names the file repd writes (deleted, or another file put there): one `stat`.
+    private var fileReplaced: Bool {
+        guard let opened = openedIdentity else { return false }
+        return Self.identity(of: path).map { $0 != opened } ?? true
+    }
+
+    /// Checks that `path` still names the file repd writes (the daemon asks every minute, and `status` each time).
+    /// An administrator's `rm events.db` (to start afresh) left repd writing to a file nobody can open, lost at its
+    /// next start, while `status` said all was well: now it is logged once as an error, and `status` says
+    /// `writing: false` with the reason, until repd is restarted (which starts a new journal there).
+    func checkFile() {
+        guard fileReplaced else { return }
+        let reason =
+            "the journal \(path) was deleted or replaced while repd runs: events go to the old file, which nothing "
+            + "can open and which is lost when repd stops; restart repd to start a journal there"
+        let first = health.withLockedValue { health in
+            defer {
+                health.replaced = true
+                health.lastError = reason
+            }
+            return !health.replaced
+        }
+        if first { logger.error("\(reason)") }
+    }
+
     private init(
         journal: EventJournal, newest: Int64, fileLock: JournalLock, path: String, station: String, maxAge: Double?,
         maxEvents: Int?, maxBytes: Int64?, logger: Logger
     ) {
         self.journal = journal
+        openedIdentity = Self.identity(of: path)
         self.newest = Synchronization.Atomic(newest)
         handedOverID = newest
         self.fileLock = fileLock
@@ -201,7 +238,8 @@ final class EventRecorder: @unchecked Sendable {
 
     /// The journal's part of a `status` reply.
     var status: ServerMessage.JournalStatus {
-        let (failing, lastError) = health.withLockedValue { ($0.failing, $0.lastError) }
+        checkFile()
+        let (failing, lastError) = health.withLockedValue { ($0.failing || $0.replaced, $0.lastError) }
         return ServerMessage.JournalStatus(path: path, newestID: newestID ?? 0, writing: !failing, error: lastError)
     }
 
