@@ -24,6 +24,20 @@ private func collect(_ client: LineClient, timeout: Double = 30, until stop: (Se
 /// The ids of the journaled messages among `messages`, in the order received.
 private func ids(_ messages: [ServerLine]) -> [Int] { messages.compactMap { $0.eventID.map(Int.init) } }
 
+/// A repd replaying a generated workout (`WorkoutFixture`) at `speed` into the journal at `journal`, on a socket in
+/// `dir`, once it listens.
+private func workoutDaemon(
+    in dir: String, repsPerSet: [Int], lead: Double, speed: Double, journal: String
+) throws -> (DaemonProcess, String) {
+    let fixture = try WorkoutFixture(directory: dir, repsPerSet: repsPerSet, lead: lead)
+    let socketPath = dir + "/events.sock"
+    let daemon = try DaemonProcess(arguments: [
+        "--fixture", fixture.path, "--speed", "\(speed)", "--socket", socketPath, "--journal", journal, "--quiet",
+    ])
+    #expect(daemonListens(socketPath))
+    return (daemon, socketPath)
+}
+
 /// What came from the `subscribed` reply on: live events before it are sent again by a replay.
 private func fromSubscribed(_ messages: [ServerLine]) -> [ServerLine] {
     Array(messages.drop { !$0.isSubscribed })
@@ -152,13 +166,8 @@ struct JournalTests {
         .enabled(if: which("python3") != nil, "needs python3 (its sqlite3 module holds the journal's lock)"))
     func lockedJournal() throws {
         let dir = scratchDirectory()
-        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [12], lead: 6)
-        let socketPath = dir + "/events.sock"
         let journal = dir + "/events.db"
-        let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "2", "--socket", socketPath, "--journal", journal, "--quiet",
-        ])
-        #expect(daemonListens(socketPath))
+        let (daemon, socketPath) = try workoutDaemon(in: dir, repsPerSet: [12], lead: 6, speed: 2, journal: journal)
         let client = try #require(LineClient(path: socketPath))
         var reps: [(id: Double?, delay: Double)] = []
         func nextRep() -> Bool {
@@ -415,13 +424,8 @@ struct RepctlResumeTests {
     )
     func sinceAboveNewest() throws {
         let dir = scratchDirectory()
-        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6], lead: 6)
-        let socketPath = dir + "/events.sock"
-        let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "10", "--socket", socketPath, "--journal", dir + "/events.db",
-            "--quiet",
-        ])
-        #expect(daemonListens(socketPath))
+        let (daemon, socketPath) = try workoutDaemon(
+            in: dir, repsPerSet: [6], lead: 6, speed: 10, journal: dir + "/events.db")
         let client = try #require(LineClient(path: socketPath))
         let newest = try #require(client.next { $0.hello }?.newestID)
         client.send("subscribe since=\(newest + 5000)\n")

@@ -23,16 +23,8 @@ struct SystemdUnitTests {
                 .replacingOccurrences(of: "/usr/local/bin/\(binary) ", with: "\(products)/\(binary) ")
             try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: analyze!)
-        process.arguments = ["verify", dir + "/repd-web.service", dir + "/repd.service"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try run(analyze!, ["verify", dir + "/repd-web.service", dir + "/repd.service"])
+        #expect(status == 0, "\(output)")
         #expect(!output.contains("repd-web.service:"), "\(output)")
     }
 
@@ -42,22 +34,27 @@ struct SystemdUnitTests {
             .deletingLastPathComponent
         let dir = Scratch.directory("malformed-config")
         try "[web]\nlisten = 8080\n".write(toFile: dir + "/malformed.toml", atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: products + "/repd-web")
-        process.arguments = ["--config", dir + "/malformed.toml"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, output) = try run(products + "/repd-web", ["--config", dir + "/malformed.toml"])
         #expect(output.contains("malformed.toml:2"), "\(output)")
         let unit = try String(contentsOfFile: repositoryRoot + "/systemd/repd-web.service", encoding: .utf8)
         let prevented = unit.split(separator: "\n").filter { $0.hasPrefix("RestartPreventExitStatus=") }
             .flatMap { $0.dropFirst("RestartPreventExitStatus=".count).split(separator: " ") }.compactMap { Int32($0) }
         #expect(unit.contains("\nRestart=on-failure\n"), "other failures are restarted")
         #expect(
-            prevented.contains(process.terminationStatus),
-            "exit \(process.terminationStatus) would be restarted every RestartSec forever: \(prevented)")
+            prevented.contains(status), "exit \(status) would be restarted every RestartSec forever: \(prevented)")
     }
+}
+
+/// Runs `executable` with `arguments` to its end: its exit status and what it wrote (standard output and error).
+private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output)
 }
