@@ -42,12 +42,15 @@ SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xsw
 BUILD_BIN ?= $(if $(SWIFT_SDK),.build/$(SWIFT_SDK)/release,.build/release)
 # The version the programs report (--version; hello, status and the uplink's software_version): VERSION=… (scripts/
 # package gives the package's version); without it, baseVersion in Sources/RepProtocol/Host.swift.
-VERSION ?=
+# Only from make's command line (`make VERSION=…`), never from the environment (CI images export VERSION); only the
+# characters of a Debian version.
+VERSION :=
 VERSION_FLAGS := $(if $(VERSION),-Xcc -DREPD_BUILD_VERSION='"$(VERSION)"')
 INSTALL ?= install
 
 .PHONY: all man install uninstall clean
 all:
+	@case '$(VERSION)' in *[!A-Za-z0-9.+~:-]*) echo "make: VERSION '$(VERSION)': only A-Z a-z 0-9 . + ~ : -" >&2; exit 2 ;; esac
 	for program in $(PROGRAMS); do $(SWIFT) build $(SWIFT_BUILD_FLAGS) $(VERSION_FLAGS) --product $$program || exit 1; done
 	$(MAKE) --no-print-directory man
 

@@ -40,17 +40,30 @@ public enum ServerLine: Sendable, Equatable {
         public var subscribed: Set<EventKind>
         /// The newest journaled event's id (nil without a journal).
         public var newestID: Int64?
+        /// The journal file's identity (nil without a journal, or from a repd before identities): another one means
+        /// another file, whose ids started over.
+        public var journal: String?
 
         /// Creates the message.
         public init(
             protocolVersion: Int, version: String, sensor: ServerMessage.SensorInfo, subscribed: Set<EventKind>,
-            newestID: Int64?
+            newestID: Int64?, journal: String? = nil
         ) {
             self.protocolVersion = protocolVersion
             self.version = version
             self.sensor = sensor
             self.subscribed = subscribed
             self.newestID = newestID
+            self.journal = journal
+        }
+
+        /// Whether ids this client got from the journal `journal` (ids up to `lastID`) mean nothing here: another
+        /// file (its identity differs), or one whose newest id is below them (ids started over; a repd before
+        /// identities).
+        public func startsOver(fromJournal journal: String?, lastID: Int64) -> Bool {
+            if let journal, let now = self.journal, journal != now { return true }
+            if let newestID, newestID < lastID { return true }
+            return false
         }
     }
 
@@ -200,7 +213,7 @@ extension ServerLine {
                 Hello(
                     protocolVersion: try m.int("protocol"), version: try m.string("version"),
                     sensor: try sensorInfo(m.object("sensor")), subscribed: try kinds(m, "subscribed"),
-                    newestID: try m.optionalID("newest_id")))
+                    newestID: try m.optionalID("newest_id"), journal: try m.optionalString("journal")))
         case "set_start", "rep", "set_end", "sensor": return .event(try event(m))
         case "samples": return .samples(try samples(m))
         case "status": return .status(try status(m), version: try m.string("version"))

@@ -84,7 +84,7 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             handler.hub.send(
                 ServerMessage.hello(
                     daemonVersion: repdVersion, sensor: handler.state.sensor, subscribed: EventKind.defaults,
-                    newestID: handler.hub.journal?.newestID),
+                    newestID: handler.hub.journal?.newestID, journal: handler.hub.journal?.identity),
                 to: channel)
         }
     }

@@ -32,6 +32,8 @@ final class EventRecorder: @unchecked Sendable {
     let station: String
     /// The database file.
     let path: String
+    /// The file's identity (`EventJournal.identity`), sent in `hello` as `journal`.
+    let identity: String
     /// The journal's thread: the only one that touches `journal` and `appendedSincePrune`.
     private let thread: NIOThreadPool
     /// Only touched on `thread` (that is why the type is `@unchecked Sendable`).
@@ -106,29 +108,38 @@ final class EventRecorder: @unchecked Sendable {
         return stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
     }
 
-    /// Whether `path` no longer names the file repd writes (deleted, or another file put there): one `stat`.
+    /// What `status` and the log say while `path` no longer names the file repd writes.
+    private var replacedReason: String {
+        "the journal \(path) was deleted or replaced while repd runs: events go to the old file, which nothing can "
+            + "open and which is lost when repd stops; restart repd to start a journal there"
+    }
+
+    /// Whether `path` no longer names the file repd writes: it is gone (ENOENT) or names another file. Any other
+    /// `stat` failure (EACCES) says nothing either way: false.
     private var fileReplaced: Bool {
         guard let opened = openedIdentity else { return false }
-        return Self.identity(of: path).map { $0 != opened } ?? true
+        var info = stat()
+        guard stat(path, &info) == 0 else { return errno == ENOENT }
+        return (info.st_dev, info.st_ino) != opened
     }
 
     /// Checks that `path` still names the file repd writes (the daemon asks every minute, and `status` each time).
     /// An administrator's `rm events.db` (to start afresh) left repd writing to a file nobody can open, lost at its
     /// next start, while `status` said all was well: now it is logged once as an error, and `status` says
-    /// `writing: false` with the reason, until repd is restarted (which starts a new journal there).
+    /// `writing: false` with the reason, until the file is back where it was or repd is restarted (which starts a
+    /// new journal there).
     func checkFile() {
-        guard fileReplaced else { return }
-        let reason =
-            "the journal \(path) was deleted or replaced while repd runs: events go to the old file, which nothing "
-            + "can open and which is lost when repd stops; restart repd to start a journal there"
-        let first = health.withLockedValue { health in
-            defer {
-                health.replaced = true
-                health.lastError = reason
-            }
-            return !health.replaced
+        let replaced = fileReplaced
+        let change: Bool? = health.withLockedValue { health in
+            guard replaced != health.replaced else { return nil }
+            health.replaced = replaced
+            return replaced
         }
-        if first { logger.error("\(reason)") }
+        switch change {
+        case true?: logger.error("\(replacedReason)")
+        case false?: logger.notice("journal: \(path) is the file repd writes again")
+        case nil: break
+        }
     }
 
     private init(
@@ -136,6 +147,7 @@ final class EventRecorder: @unchecked Sendable {
         maxEvents: Int?, maxBytes: Int64?, logger: Logger
     ) {
         self.journal = journal
+        identity = journal.identity
         openedIdentity = Self.identity(of: path)
         self.newest = Synchronization.Atomic(newest)
         handedOverID = newest
@@ -159,22 +171,20 @@ final class EventRecorder: @unchecked Sendable {
         thread.submit { [self] state in
             guard state == .active, let journal else { return publish(event.line, nil) }
             let id: Int64
+            // While appends fail, the next ones do not wait for a lock again: another process holding the file (an
+            // sqlite3 shell in a transaction) made every event wait the full lock wait, 2 s, in a queue. Only the
+            // append itself: reads, retention and the uplink's progress still wait as usual.
+            let fast = failingFast
+            if fast { journal.waitForLocks(false) }
+            defer { if fast { journal.waitForLocks(true) } }
             do throws(JournalError) {
                 id = try journal.append(type: event.type, json: event.json, wall: event.wall)
             } catch {
-                // While appends fail, the next ones do not wait for a lock again: another process holding the file
-                // (an sqlite3 shell in a transaction) made every event wait the full lock wait, 2 s, in a queue.
-                if !failingFast {
-                    journal.waitForLocks(false)
-                    failingFast = true
-                }
+                failingFast = true
                 noteFailure(error)
                 return publish(event.line, nil)
             }
-            if failingFast {
-                journal.waitForLocks(true)
-                failingFast = false
-            }
+            failingFast = false
             newest.store(id, ordering: .relaxed)
             noteSuccess(id)
             publish(event.line(id: id, station: station), id)
@@ -239,8 +249,10 @@ final class EventRecorder: @unchecked Sendable {
     /// The journal's part of a `status` reply.
     var status: ServerMessage.JournalStatus {
         checkFile()
-        let (failing, lastError) = health.withLockedValue { ($0.failing || $0.replaced, $0.lastError) }
-        return ServerMessage.JournalStatus(path: path, newestID: newestID ?? 0, writing: !failing, error: lastError)
+        let (failing, replaced, lastError) = health.withLockedValue { ($0.failing, $0.replaced, $0.lastError) }
+        return ServerMessage.JournalStatus(
+            path: path, newestID: newestID ?? 0, writing: !failing && !replaced,
+            error: replaced ? replacedReason : lastError)
     }
 
     /// The id of the newest journaled event (as of the last append; no disk access).

@@ -156,6 +156,15 @@ public final class EventJournal {
                     clean INTEGER NOT NULL,
                     boot TEXT NOT NULL)
                 """, operation: "open")
+            // The file's identity: made once, with the file. Ids start over in a new file (the old one replaced
+            // or deleted); a client that compares this with the one it resumed from knows its ids mean nothing here.
+            try execute(
+                """
+                CREATE TABLE IF NOT EXISTS journal_identity (
+                    one INTEGER PRIMARY KEY CHECK (one = 1),
+                    identity TEXT NOT NULL)
+                """, operation: "open")
+            identity = try readIdentity(create: handsOutIDs)
             if handsOutIDs { try recoverIDs() }
             insert = try prepare(
                 "INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
@@ -190,6 +199,30 @@ public final class EventJournal {
     /// instead, at once).
     public func waitForLocks(_ wait: Bool) {
         sqlite3_busy_timeout(db, wait ? Self.lockWaitMilliseconds : 0)
+    }
+
+    /// The file's identity, made when the file was (32 random hex digits): `hello`'s `journal`. A replaced or deleted
+    /// journal's successor has another, while its ids start over; "" on a reading connection to a file that has none
+    /// yet.
+    public private(set) var identity = ""
+
+    /// Reads the file's identity, or (`create`) makes it when the file has none: a new file, or one from before
+    /// identities.
+    private func readIdentity(create: Bool) throws(JournalError) -> String {
+        let statement = try prepare("SELECT identity FROM journal_identity WHERE one = 1", operation: "open")
+        defer { sqlite3_finalize(statement) }
+        let rc = sqlite3_step(statement)
+        if rc == SQLITE_ROW { return text(statement, 0) }
+        guard rc == SQLITE_DONE else { throw failure("open", rc) }
+        guard create else { return "" }
+        var generator = SystemRandomNumberGenerator()
+        let made = (0..<2).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+        try execute(
+            "INSERT OR IGNORE INTO journal_identity (one, identity) VALUES (1, '\(made)')", operation: "open")
+        return made
     }
 
     /// Stores an event and returns its id. The id is covered by a durable reservation before it is returned (see

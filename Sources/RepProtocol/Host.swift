@@ -8,8 +8,8 @@ import CBuildVersion
     import Darwin
 #endif
 
-/// The version of repd, repctl and repd-web (`--version`; `hello`'s and `status`'s `version`; the uplink's
-/// `software_version`): the version the build was given (`make VERSION=…`; a package's is its Debian version, such as
+/// The version of repd, repctl and repd-web (`--version`; `hello`'s and `status`'s `version`; the `version` of the
+/// uplink's retained status message): the version the build was given (`make VERSION=…`; a package's is its Debian version, such as
 /// `0.1.0~git20261205.8858799`), else `baseVersion`.
 public let repdVersion: String = {
     let built = String(cString: repd_build_version())

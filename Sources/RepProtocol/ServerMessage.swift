@@ -106,7 +106,8 @@ public enum ServerMessage {
 
     /// Sent once on connect; `newestID` is the id of the newest journaled event (nil without a journal).
     public static func hello(
-        daemonVersion: String, sensor: SensorInfo, subscribed: Set<EventKind>, newestID: Int64? = nil
+        daemonVersion: String, sensor: SensorInfo, subscribed: Set<EventKind>, newestID: Int64? = nil,
+        journal: String? = nil
     ) -> String {
         line(
             [
@@ -114,7 +115,8 @@ public enum ServerMessage {
                 ("version", .string(daemonVersion)),
                 ("sensor", sensor.json), ("rate_hz", .number(sensor.rateHz)),
                 ("subscribed", .array(subscribed.map(\.rawValue).sorted().map { .string($0) })),
-            ] + (newestID.map { [("newest_id", .integer(Int($0)))] } ?? []))
+            ] + (newestID.map { [("newest_id", .integer(Int($0)))] } ?? [])
+                + (journal.map { [("journal", .string($0))] } ?? []))
     }
 
     /// A journaled event's line: `body` (one JSON object, with or without its newline) with `"id"` and `"station"`

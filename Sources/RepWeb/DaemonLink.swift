@@ -99,7 +99,7 @@ public struct DaemonLink: Service {
                     switch message {
                     case .hello(let hello) where !subscribed:
                         logger.info("connected to repd \(hello.version) on \(path)")
-                        let since = await resumePoint(newest: hello.newestID)
+                        let since = await resumePoint(hello)
                         let command = ClientCommand.subscribe([.rep, .set, .sensor], since: since).line + "\n"
                         try await outbound.write(ByteBuffer(string: command))
                         subscribed = true
@@ -125,13 +125,16 @@ public struct DaemonLink: Service {
         }
     }
 
-    /// The `since` to subscribe with: after the last id applied; on the first connection (or when repd's journal
-    /// starts over with lower ids) the last `replayOnStart` events; nil without a journal.
-    private func resumePoint(newest: Int64?) async -> Int64? {
-        guard let newest else { return nil }
-        if let last = await board.lastID(of: index) {
-            if newest >= last { return last }
-            logger.notice("repd's newest event id \(newest) is below the last one shown (\(last)): a new journal")
+    /// The `since` to subscribe with: after the last id applied; on the first connection (or when repd's journal is
+    /// another file: another identity, or ids below the last one shown) the last `replayOnStart` events; nil without
+    /// a journal.
+    private func resumePoint(_ hello: ServerLine.Hello) async -> Int64? {
+        guard let newest = hello.newestID else { return nil }
+        let (last, journal) = await board.resumePoint(of: index)
+        await board.setJournal(hello.journal, of: index)
+        if let last {
+            if !hello.startsOver(fromJournal: journal, lastID: last) { return last }
+            logger.notice("repd's journal is not the one the last event shown (id \(last)) came from: a new journal")
             await board.forgetIDs(of: index)
         }
         return max(0, newest - Self.replayOnStart)

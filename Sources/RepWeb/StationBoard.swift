@@ -35,8 +35,14 @@ public actor StationBoard {
         if stations[index].setLink(link) { publish(index) }
     }
 
-    /// The id to resume after for station `index` (nil before any journaled event).
-    public func lastID(of index: Int) -> Int64? { stations[index].lastID }
+    /// The id to resume after for station `index` (nil before any journaled event), and the identity of the journal
+    /// it came from (the last `hello`'s).
+    public func resumePoint(of index: Int) -> (lastID: Int64?, journal: String?) {
+        (stations[index].lastID, stations[index].journal)
+    }
+
+    /// Records the identity of the journal station `index`'s repd writes, from its `hello`.
+    public func setJournal(_ journal: String?, of index: Int) { stations[index].journal = journal }
 
     /// Forgets the ids of station `index` (its repd's journal was replaced: ids start again).
     public func forgetIDs(of index: Int) { stations[index].lastID = nil }

@@ -90,6 +90,8 @@ public struct StationState: Sendable, Equatable {
     public var sets: [DoneSet] = []
     /// The id of the last journaled event applied (the `since` of the next subscribe).
     public var lastID: Int64?
+    /// The identity of the journal repd wrote at the last `hello` (`hello`'s `journal`).
+    public var journal: String?
     /// When repd published the last event applied (Unix time, s).
     public var lastEventWall: Double?
 

@@ -49,7 +49,9 @@ struct Subscribe: ParsableCommand {
         let path = socketPath(socket)
         var delay = 0.5
         var everConnected = false
-        var resumeAfter = since  // the last id printed, once there is one
+        var resumeAfter = since  // --since, then the last id printed, once there is one
+        var printedAny = false  // whether resumeAfter is an id this run printed (not the --since asked for)
+        var journal: String?  // the identity of the journal the printed ids came from
         while !interrupted.load(ordering: .relaxed) {
             let connection: RepConnection
             do {
@@ -75,12 +77,13 @@ struct Subscribe: ParsableCommand {
                     if case .hello(let hello) = message {
                         // A journal whose newest id is below the last one printed is another file (replaced or
                         // deleted): its ids start over, so everything in it is new here.
-                        if let last = resumeAfter, let newest = hello.newestID, newest < last {
+                        if printedAny, let last = resumeAfter, hello.startsOver(fromJournal: journal, lastID: last) {
                             printError(
-                                "repctl: repd's newest event id \(newest) is below the last one printed (\(last)): "
+                                "repctl: repd's journal is not the one the last id printed (\(last)) came from: "
                                     + "a new journal; printing it from its start")
                             resumeAfter = 0
                         }
+                        journal = hello.journal
                         connection.sendCommand(.subscribe(Self.kinds(events), since: resumeAfter))
                     }
                     if case .subscribed = message { replayPending = false }
@@ -88,6 +91,7 @@ struct Subscribe: ParsableCommand {
                         if replayPending { continue }
                         if let last = resumeAfter, id <= last { continue }  // never print an event twice
                         resumeAfter = id
+                        printedAny = true
                     }
                     if json {
                         print(line)

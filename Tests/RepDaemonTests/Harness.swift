@@ -175,6 +175,18 @@ final class LineClient {
         }
     }
 
+    /// Whether the server closes the connection within `timeout` seconds, reading (and dropping) what comes before.
+    func closes(within timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            switch connection.next(timeout: .milliseconds(Int64(max(0, deadline.timeIntervalSinceNow) * 1000))) {
+            case .message, .malformed: continue
+            case .closed: return true
+            case .timeout: return false
+            }
+        }
+    }
+
     /// The next line, read (lines that do not read are skipped), or nil at EOF or after `timeout` seconds.
     func nextServerLine(timeout: Double = 10) -> ServerLine? {
         let deadline = Date().addingTimeInterval(timeout)
