@@ -435,8 +435,10 @@ struct RepctlResumeTests {
         let client = try #require(LineClient(path: socketPath))
         let newest = try #require(client.next { $0.hello }?.newestID)
         client.send("subscribe since=\(newest + 5000)\n")
+        var seen = 0
         let messages = collect(client, timeout: 60) { message in
-            if case .workout(.setEnded)? = message.event?.body { true } else { false }
+            if message.rep != nil { seen += 1 }
+            return seen == 6
         }
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
