@@ -41,7 +41,7 @@ final class EventRecorder: @unchecked Sendable {
     /// Only touched on `thread`.
     private var appendedSincePrune = 0
     /// The file's (device, inode) at open; nil when it could not be read.
-    private let openedIdentity: (dev_t, ino_t)?
+    private let openedFileID: (dev_t, ino_t)?
     /// Only touched on `thread`: whether the journal fails at once on a lock, after an append failed.
     private var failingFast = false
     /// Only touched on `thread`: the newest id whose line was handed to the event loop.
@@ -101,9 +101,9 @@ final class EventRecorder: @unchecked Sendable {
         return recorder
     }
 
-    /// The file's identity (device, inode) when it was opened: a path that names another file, or none, later
-    /// means the journal was deleted or replaced under repd.
-    private static func identity(of path: String) -> (dev_t, ino_t)? {
+    /// The (device, inode) of the file at `path`, nil when `stat` fails (`errno` says why): another one than at
+    /// open, or none, means the journal was deleted or replaced under repd.
+    private static func fileID(of path: String) -> (dev_t, ino_t)? {
         var info = stat()
         return stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
     }
@@ -117,10 +117,9 @@ final class EventRecorder: @unchecked Sendable {
     /// Whether `path` no longer names the file repd writes: it is gone (ENOENT) or names another file. Any other
     /// `stat` failure (EACCES) says nothing either way: false.
     private var fileReplaced: Bool {
-        guard let opened = openedIdentity else { return false }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return errno == ENOENT }
-        return (info.st_dev, info.st_ino) != opened
+        guard let opened = openedFileID else { return false }
+        guard let now = Self.fileID(of: path) else { return errno == ENOENT }
+        return now != opened
     }
 
     /// Checks that `path` still names the file repd writes (the daemon asks every minute, and `status` each time).
@@ -148,7 +147,7 @@ final class EventRecorder: @unchecked Sendable {
     ) {
         self.journal = journal
         identity = journal.identity
-        openedIdentity = Self.identity(of: path)
+        openedFileID = Self.fileID(of: path)
         self.newest = Synchronization.Atomic(newest)
         handedOverID = newest
         self.fileLock = fileLock
