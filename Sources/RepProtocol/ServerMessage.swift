@@ -120,14 +120,18 @@ public enum ServerMessage {
     }
 
     /// A journaled event's line: `body` (one JSON object, with or without its newline) with `"id"` and `"station"`
-    /// added at its end.
-    public static func journaled(_ body: some StringProtocol, id: Int64, station: String) -> String {
+    /// added at its end, and `"journal"` (the journal file's identity) after them when given: the uplink's messages
+    /// carry it, since each stands alone (a socket client has it once, in `hello`).
+    public static func journaled(
+        _ body: some StringProtocol, id: Int64, station: String, journal: String? = nil
+    ) -> String {
         var object = Substring(body)
         while object.last == "\n" { object = object.dropLast() }
         precondition(object.last == "}", "a journaled event is one JSON object")
         object = object.dropLast()
         let separator = object.last == "{" ? "" : ","
-        return "\(object)\(separator)\"id\":\(id),\"station\":\(JSONWriter.Value.string(station).text)}\n"
+        let file = journal.map { ",\"journal\":\(JSONWriter.Value.string($0).text)" } ?? ""
+        return "\(object)\(separator)\"id\":\(id),\"station\":\(JSONWriter.Value.string(station).text)\(file)}\n"
     }
 
     /// The message type of one of the lines `event` and `sensor` make (the journal's `type` column).

@@ -182,15 +182,28 @@ final class MQTTConnection {
             let reason = refusal.map { Self.describeConnack($0) } ?? "no reason given"
             let hint = refusal == 4 || refusal == 5 ? " (check uplink.username and uplink.password_file)" : ""
             return UplinkError(.refused, "the broker at \(broker) refused the connection: \(reason)\(hint)")
+        case MOSQ_ERR_KEEPALIVE.rawValue:
+            // A broker that stopped answering (hung, or a network that drops everything on the way): libmosquitto's
+            // own words for it are "Unknown error."
+            return UplinkError(
+                .connectionLost,
+                "the broker at \(broker) stopped answering: no reply to a keepalive ping within \(settings.keepalive) s (uplink.keepalive_s)"
+            )
         default:
+            // MOSQ_ERR_ERRNO without an errno: mosquitto_strerror would say "Success".
             let detail =
-                rc == MOSQ_ERR_ERRNO.rawValue && code != 0 ? String(cString: strerror(code)) : Self.describe(rc)
+                rc != MOSQ_ERR_ERRNO.rawValue
+                ? Self.describe(rc) : code != 0 ? String(cString: strerror(code)) : "a system call failed (no errno)"
             return UplinkError(.connectionLost, "the connection to the broker at \(broker) ended: \(detail)")
         }
     }
 
-    /// libmosquitto's words for an error code.
-    static func describe(_ rc: Int32) -> String { String(cString: mosquitto_strerror(rc)) }
+    /// libmosquitto's words for an error code, with the code where they are only "Unknown error." (libmosquitto
+    /// 2.0.11 has no words for several of its codes).
+    static func describe(_ rc: Int32) -> String {
+        let words = String(cString: mosquitto_strerror(rc))
+        return words.hasPrefix("Unknown error") ? "libmosquitto error \(rc)" : words
+    }
 
     /// libmosquitto's words for a CONNACK return code ("Connection Refused: not authorised.").
     static func describeConnack(_ rc: Int32) -> String { String(cString: mosquitto_connack_string(rc)) }

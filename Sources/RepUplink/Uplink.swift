@@ -18,7 +18,7 @@ import Synchronization
 /// the detector or the socket server's event loop. The newest id up to which the broker acknowledged every event
 /// is stored in the journal (`uplink_progress`) as acknowledgements arrive; a new connection, and a new repd,
 /// start after it. What was in flight when a connection ended is sent again: consumers de-duplicate by
-/// station + id. At most `maxInflight` events are in flight.
+/// station + journal file (`journal`, in each message) + id. At most `maxInflight` events are in flight.
 public final class Uplink: Sendable {
     /// The settings.
     public var settings: UplinkSettings { session.settings }

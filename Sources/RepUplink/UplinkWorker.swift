@@ -137,7 +137,8 @@ final class UplinkWorker {
             journalRecovered()
             guard !page.isEmpty else { return }
             for entry in page {
-                let line = ServerMessage.journaled(entry.json, id: entry.id, station: entry.station)
+                let line = ServerMessage.journaled(
+                    entry.json, id: entry.id, station: entry.station, journal: journalIdentity(journal))
                 do {
                     let mid = try connection.publish(
                         topic: settings.eventsTopic, payload: String(line.dropLast()), retain: false)
@@ -266,7 +267,15 @@ final class UplinkWorker {
         case will
     }
 
-    /// The retained status message: `{"state":"online","station","wall","client_id","version","acked_id"}`,
+    /// The journal file's identity for the messages (nil for a file without one: only a file no repd has written
+    /// yet). The daemon's own connection made it before the uplink started.
+    private func journalIdentity(_ journal: EventJournal?) -> String? {
+        guard let identity = journal?.identity, !identity.isEmpty else { return nil }
+        return identity
+    }
+
+    /// The retained status message:
+    /// `{"state":"online","station","wall","client_id","version","journal","acked_id"}`,
     /// `{"state":"offline","station","wall"}` at a clean stop, `{"state":"offline","station"}` as the last will.
     private func statusPayload(_ kind: StatusKind) -> String {
         var members: [(String, JSONWriter.Value)] = [
@@ -276,8 +285,9 @@ final class UplinkWorker {
         if kind == .online {
             members += [
                 ("client_id", .string(settings.clientID)), ("version", .string(settings.softwareVersion)),
-                ("acked_id", .integer(Int(window.watermark))),
             ]
+            if let identity = journalIdentity(journal) { members.append(("journal", .string(identity))) }
+            members.append(("acked_id", .integer(Int(window.watermark))))
         }
         return JSONWriter.Value.object(members).text
     }

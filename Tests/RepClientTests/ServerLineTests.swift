@@ -70,6 +70,15 @@ struct ServerLineRoundTripTests {
         #expect(try ServerLine.parse(line).eventID == 42)
     }
 
+    @Test("the uplink's form of a journaled event names the journal file after the station and reads back the same")
+    func journaledWithJournal() throws {
+        let body = ServerMessage.event(.setStarted(SetEvent(setNumber: 1, timestamp: 2, repCount: 0)), wall: 3)
+        let plain = ServerMessage.journaled(body, id: 42, station: "gym")
+        let line = ServerMessage.journaled(body, id: 42, station: "gym", journal: "00ff")
+        #expect(line == String(plain.dropLast(2)) + ",\"journal\":\"00ff\"}\n")
+        #expect(try ServerLine.parse(line) == ServerLine.parse(plain))
+    }
+
     @Test("hello reads back with and without a journal", arguments: [nil, Int64(45)])
     func hello(newestID: Int64?) throws {
         let line = ServerMessage.hello(

@@ -370,8 +370,10 @@ struct UplinkTests {
         let client = try #require(LineClient(path: socketPath))
         client.send("subscribe since=0\n")
         var lines: [Int: String] = [:]
+        var journal: String?
         while let line = client.nextLine(timeout: 30) {
             guard let message = try? ServerLine.parse(line) else { continue }
+            if let hello = message.hello { journal = hello.journal }
             if let id = message.eventID { lines[Int(id)] = line }
             if message.sensorState == .finished { break }
         }
@@ -390,14 +392,15 @@ struct UplinkTests {
         #expect(events.compactMap { $0.id.map(Int.init) } == Array(1...n), "complete, in order, no duplicate")
         #expect(events.allSatisfy { $0.station == "bench-1" })
         #expect(events.filter { $0.kind == .rep }.count == 11)
-        // Each message is the socket's line for that id.
+        // Each message is the socket's line for that id, with the journal file's identity (hello's) at its end.
+        let identity = try #require(journal, "hello names the journal")
         let payloads = subscriber.process.standardOutput.split(separator: "\n").filter {
             $0.hasPrefix("repd/bench-1/events ")
         }
         for payload in payloads {
             let body = String(payload.dropFirst("repd/bench-1/events ".count))
             let id = try #require(try ServerLine.parse(body).eventID)
-            if let line = lines[Int(id)] { #expect(body == line) }
+            if let line = lines[Int(id)] { #expect(body == line.dropLast() + ",\"journal\":\"\(identity)\"}") }
         }
         #expect(lines.count >= n - 1, "the socket client saw the same events")
         #expect(
@@ -503,6 +506,33 @@ struct UplinkTests {
     }
 
     @Test(
+        "a broker that stops answering while connected (SIGSTOP): the log says so in words, naming uplink.keepalive_s, and once it answers again the uplink catches up"
+    )
+    func brokerStopsAnswering() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let subscriber = try Subscriber(port: broker.port)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: broker.port, extra: "keepalive_s = 5"), "--demo", "--loop",
+            "--speed", "10", "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 30) { !subscriber.ids.isEmpty })
+        let brokerPID = try #require(broker.process?.process.processIdentifier)
+        kill(brokerPID, SIGSTOP)
+        let expected =
+            "uplink: the broker at 127.0.0.1:\(broker.port) stopped answering: no reply to a keepalive ping within 5 s (uplink.keepalive_s)"
+        let noticed = eventually(timeout: 30) { daemon.standardError.contains(expected) }
+        kill(brokerPID, SIGCONT)
+        #expect(noticed, "\(daemon.standardError.suffix(2000))")
+        #expect(!daemon.standardError.contains("Unknown error"), "\(daemon.standardError.suffix(2000))")
+        #expect(uplinkCaughtUp(socketPath, timeout: 30)?.state == "connected", "\(daemon.standardError.suffix(2000))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test(
         "a wrong password, a password file others can read, or no broker: a clear log line and status, and repd keeps counting",
         arguments: ["wrong password", "readable password file", "unreachable"])
     func brokerTrouble(kind: String) throws {
@@ -570,7 +600,10 @@ struct UplinkTests {
             })
         let online = try #require(status)
         #expect(online.retained)
-        #expect(online.keys == ["state", "station", "wall", "client_id", "version", "acked_id"], "\(online.text)")
+        #expect(
+            online.keys == ["state", "station", "wall", "client_id", "version", "journal", "acked_id"], "\(online.text)"
+        )
+        #expect(online.json["journal"]?.stringValue == hello.journal, "the journal file's identity, as in hello")
         #expect(online.json["station"]?.stringValue == "bench-5")
         #expect(online.json["client_id"]?.stringValue == "repd-bench-5")
         #expect(online.json["version"]?.stringValue == hello.version)
@@ -621,6 +654,54 @@ struct UplinkTests {
         #expect(
             (status?.json["wall"]?.double ?? 0) >= stopping, "the time of the stop: \(String(describing: status?.text))"
         )
+    }
+
+    @Test(
+        "a journal file deleted between two runs: ids start over at 1 on the broker, and each message names its journal file (hello's), so station + journal + id never repeats"
+    )
+    func replacedJournalFileIsNamed() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let subscriber = try Subscriber(port: broker.port)
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [4], lead: 5)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let arguments = [
+            "--config", try uplinkConfig(dir, port: broker.port), "--fixture", fixture.path, "--speed", "20",
+            "--socket", socketPath, "--journal", journalPath, "--station", "bench-7", "--quiet",
+        ]
+        /// One run to the fixture's end, until the broker acknowledged everything: hello's journal and the newest id.
+        func run() throws -> (journal: String, newest: Int) {
+            let daemon = try DaemonProcess(arguments: arguments)
+            #expect(daemonListens(socketPath))
+            let journal = try #require(LineClient(path: socketPath)?.next { $0.hello }?.journal)
+            #expect(waitForEnd(socketPath))
+            #expect(uplinkCaughtUp(socketPath)?.state == "connected", "\(daemon.standardError.suffix(1500))")
+            daemon.signal(SIGTERM)
+            #expect(daemon.waitForExit() == 0)
+            return (journal, try newestID(journalPath))
+        }
+        let first = try run()
+        for suffix in ["", "-wal", "-shm"] { unlink(journalPath + suffix) }
+        let second = try run()
+        #expect(first.journal != second.journal, "a new file, another identity")
+        let total = first.newest + second.newest
+        let received = { () -> [(journal: String?, id: Int?)] in
+            subscriber.process.standardOutput.split(separator: "\n").compactMap { line in
+                guard line.hasPrefix("repd/bench-7/events "),
+                    let json = try? JSONParser.parse(String(line.dropFirst("repd/bench-7/events ".count)))
+                else { return nil }
+                return (json["journal"]?.stringValue, json["id"]?.int)
+            }
+        }
+        #expect(eventually(timeout: 10) { received().count >= total }, "\(received().count) of \(total)")
+        let messages = received()
+        let ids = { (journal: String) in messages.filter { $0.journal == journal }.compactMap(\.id) }
+        #expect(ids(first.journal) == Array(1...first.newest), "the first file's events, complete and in order")
+        #expect(ids(second.journal) == Array(1...second.newest), "the second file's ids start over at 1")
+        #expect(
+            messages.count == total,
+            "every message names one of the two files: \(messages.filter { $0.journal == nil })")
     }
 
     @Test(
