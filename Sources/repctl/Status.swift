@@ -25,6 +25,10 @@ struct Status: ParsableCommand {
             case .message(.status(let status, let version), let line):
                 if json { print(line) } else { print(Self.describe(status, version: version)) }
                 return
+            case .message(.error(let message), _):
+                // Refused (too many clients) or the command was not understood: repd's own words.
+                printError("repctl: repd answered: \(message)")
+                throw ExitCode(1)
             case .message: continue
             case .timeout, .closed:
                 printError("repctl: repd did not answer status")

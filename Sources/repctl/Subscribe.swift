@@ -14,8 +14,10 @@ struct Subscribe: ParsableCommand {
             Lines read like "set 2 · rep 7 · 1.9 s"; --json prints the protocol's own lines (docs/PROTOCOL.md). \
             Ctrl-C exits cleanly. --since ID first prints the journaled events after that id. Once it has \
             printed an event with an id, a reconnect asks for the events after it, so none is missed or repeated; \
-            when repd comes back on another journal file (its newest id below the last one printed), that \
-            journal is printed from its start.
+            when repd comes back on another journal file (another `journal` in hello, or its newest id below the \
+            last one printed), that journal is printed from its start, and so is it when --since is above its \
+            newest id. A refused connection (too many clients) is retried after 0.5 s, doubling up to 5 s. Ends \
+            (status 141) when its output is closed, as by `| head`.
 
             Examples:
               repctl subscribe
@@ -40,6 +42,9 @@ struct Subscribe: ParsableCommand {
         for name in events.split(separator: ",") where EventKind(rawValue: String(name)) == nil {
             throw ValidationError("unknown event type '\(name)' (rep, set, sensor, samples)")
         }
+        if Self.kinds(events).isEmpty {
+            throw ValidationError("--events needs at least one event type (rep, set, sensor, samples)")
+        }
         if let since, since < 0 { throw ValidationError("--since must be an event id (0 or more)") }
     }
 
@@ -48,7 +53,8 @@ struct Subscribe: ParsableCommand {
         catchInterrupts()
         let path = socketPath(socket)
         var delay = 0.5
-        var everConnected = false
+        var everConnected = false  // a connection was made (a refused one too)
+        var everGreeted = false  // repd said hello on one
         var resumeAfter = since  // --since, then the last id printed, once there is one
         var printedAny = false  // whether resumeAfter is an id this run printed (not the --since asked for)
         var journal: String?  // the identity of the journal the printed ids came from
@@ -57,7 +63,7 @@ struct Subscribe: ParsableCommand {
             do {
                 connection = try connectToDaemon(path: path)
             } catch {
-                if !error.transient || !everConnected && !json {
+                if !error.transient || !everConnected {
                     printError("repctl: \(error)")
                     if !error.transient { throw ExitCode(1) }
                 }
@@ -66,15 +72,26 @@ struct Subscribe: ParsableCommand {
                 delay = min(delay * 2, 5)
                 continue
             }
-            if everConnected { printError("repctl: reconnected to \(path)") }
             everConnected = true
-            delay = 0.5
+            var greeted = false
             // Live events that come before `subscribed` are sent again, in order, by the replay that follows it.
             var replayPending = resumeAfter != nil
             loop: while true {
                 switch connection.next(timeout: 3600) {
                 case .message(let message, let line):
                     if case .hello(let hello) = message {
+                        if everGreeted { printError("repctl: reconnected to \(path)") }
+                        greeted = true
+                        everGreeted = true
+                        delay = 0.5
+                        // --since above the journal's newest id: an id of another file (the one the caller last
+                        // read, since replaced), so everything in this one is new to it.
+                        if !printedAny, let since = resumeAfter, let newest = hello.newestID, since > newest {
+                            printError(
+                                "repctl: --since \(since) is above the newest event id in repd's journal (\(newest)): "
+                                    + "another journal file; printing it from its start")
+                            resumeAfter = 0
+                        }
                         // A journal whose newest id is below the last one printed is another file (replaced or
                         // deleted): its ids start over, so everything in it is new here.
                         if printedAny, let last = resumeAfter, hello.startsOver(fromJournal: journal, lastID: last) {
@@ -98,15 +115,22 @@ struct Subscribe: ParsableCommand {
                     } else if let text = Self.describe(message) {
                         print(text)
                     }
+                    // The reader went away (`| head`): SIGPIPE is ignored for the socket's sake, so look.
+                    if ferror(stdout) != 0 { throw ExitCode(141) }
                 case .timeout:
                     if interrupted.load(ordering: .relaxed) { break loop }
                 case .closed:
-                    printError("repctl: repd went away; reconnecting (Ctrl-C to stop)")
+                    if greeted {
+                        printError("repctl: repd went away; reconnecting (Ctrl-C to stop)")
+                    } else {
+                        printError("repctl: repd closed the connection; retrying in \(format(delay, decimals: 1)) s")
+                    }
                     break loop
                 }
             }
             if interrupted.load(ordering: .relaxed) { break }
             sleepInterruptibly(delay)
+            if !greeted { delay = min(delay * 2, 5) }
         }
     }
 

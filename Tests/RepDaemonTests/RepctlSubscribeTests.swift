@@ -1,0 +1,126 @@
+import Foundation
+import RepClient
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `repctl subscribe` and `repctl status` as scripts meet them: a pipe that closes, an id from another journal file,
+/// no repd, a repd that refuses the connection.
+@Suite("repctl subscribe and status in scripts")
+struct RepctlSubscribeTests {
+    let repctl = productsDirectory + "/repctl"
+
+    @Test(
+        "repctl subscribe | head -1 ends once head has gone (status 141), instead of running on against a closed pipe")
+    func endsWhenItsOutputCloses() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--loop", "--speed", "10", "--socket", socketPath, "--journal", "", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let pipeline = try DaemonProcess(
+            executable: "/bin/bash",
+            arguments: ["-c", "set -o pipefail; '\(repctl)' subscribe --socket '\(socketPath)' --json | head -1"])
+        // hello goes to head at once; the next event (the demo at 10x sends one within seconds) finds the pipe closed.
+        let status = pipeline.waitForExit(timeout: 30)
+        #expect(status == 141, "\(String(describing: status)): \(pipeline.standardError)")
+        #expect(pipeline.standardOutput.hasPrefix(#"{"type":"hello""#), "\(pipeline.standardOutput)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test(
+        "repctl subscribe --since above the journal's newest id (an id of a replaced file) prints this journal from its start, then live events"
+    )
+    func sinceAboveNewestPrintsTheJournal() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [4], lead: 5)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "10", "--socket", socketPath, "--journal", dir + "/events.db",
+            "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let subscriber = try DaemonProcess(
+            executable: repctl, arguments: ["subscribe", "--socket", socketPath, "--since", "99999999", "--json"])
+        func printed() -> [ServerLine] {
+            subscriber.standardOutput.split(separator: "\n").compactMap { try? ServerLine.parse(String($0)) }
+        }
+        #expect(
+            eventually(timeout: 30) { printed().filter { $0.rep != nil }.count == 4 },
+            "\(subscriber.standardOutput)\n\(subscriber.standardError)")
+        subscriber.signal(SIGINT)
+        #expect(subscriber.waitForExit() == 0)
+        let ids = printed().compactMap { $0.eventID.map(Int.init) }
+        #expect(ids == Array(1...max(1, ids.count)), "from the journal's first id, each once: \(ids)")
+        #expect(
+            subscriber.standardError.contains(
+                "--since 99999999 is above the newest event id in repd's journal"),
+            "\(subscriber.standardError)")
+        #expect(!subscriber.standardOutput.contains(#""type":"error""#), "repctl did not ask repd for it")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("repctl subscribe --json with no repd says why on stderr and exits 1 (stdout stays empty)")
+    func noDaemonIsSaidInJSONMode() throws {
+        let dir = scratchDirectory()
+        let subscriber = try DaemonProcess(
+            executable: repctl, arguments: ["subscribe", "--socket", dir + "/none.sock", "--json"])
+        #expect(subscriber.waitForExit() == 1)
+        #expect(
+            subscriber.standardError.contains("no repd is listening on \(dir)/none.sock"), "\(subscriber.standardError)"
+        )
+        #expect(subscriber.standardOutput.isEmpty)
+    }
+
+    @Test("repctl subscribe --events '' is refused before connecting (exit 64)")
+    func emptyEventListIsRefused() throws {
+        let subscriber = try DaemonProcess(executable: repctl, arguments: ["subscribe", "--events", ""])
+        #expect(subscriber.waitForExit() == 64)
+        #expect(
+            subscriber.standardError.contains("--events needs at least one event type"), "\(subscriber.standardError)")
+    }
+
+    @Test(
+        "repd refusing a client (max_clients): repctl status prints repd's reason, and repctl subscribe backs off (0.5, 1, 2, 4 s) until a slot frees, then prints events"
+    )
+    func refusedClientsBackOff() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let config = dir + "/repd.toml"
+        try "[socket]\nmax_clients = 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: [
+            "--config", config, "--demo", "--loop", "--speed", "10", "--socket", socketPath, "--journal", "",
+            "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        var holder = LineClient(path: socketPath)  // the one slot
+        #expect(holder?.next { $0.hello } != nil)
+
+        let status = try DaemonProcess(executable: repctl, arguments: ["status", "--socket", socketPath])
+        #expect(status.waitForExit() == 1)
+        #expect(
+            status.standardError.contains("repd answered: too many clients (1); try again later"),
+            "\(status.standardError)")
+
+        let subscriber = try DaemonProcess(executable: repctl, arguments: ["subscribe", "--socket", socketPath])
+        // Refused at 0, 0.5, 1.5, 3.5 and 7.5 s: five tries in 8 s (a retry every 0.5 s would make 16).
+        Thread.sleep(forTimeInterval: 8)  // the span the back-off is measured over, not a wait for a condition
+        let retries = subscriber.standardError.components(separatedBy: "repd closed the connection; retrying").count - 1
+        #expect((3...6).contains(retries), "\(subscriber.standardError)")
+        #expect(subscriber.standardError.contains("retrying in 4.0 s"), "\(subscriber.standardError)")
+        #expect(!subscriber.standardError.contains("repd went away"), "never connected: \(subscriber.standardError)")
+        holder = nil  // the slot frees
+        #expect(
+            eventually(timeout: 30) { subscriber.standardOutput.contains("· rep ") },
+            "\(subscriber.standardOutput)\n\(subscriber.standardError)")
+        subscriber.signal(SIGINT)
+        #expect(subscriber.waitForExit() == 0)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+}
