@@ -185,6 +185,50 @@ struct Generate: ParsableCommand {
         for (value, name) in [(swing, "--swing"), (bounce, "--bounce"), (heelStrike, "--heel-strike")] {
             guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
         }
+        guard rate <= 100_000 else { throw ValidationError("--rate must be at most 100000 samples a second.") }
+        guard count > 0 else { throw ValidationError("--count must be a whole number of cycles, 1 or more.") }
+        guard frequency > 0, frequency.isFinite else { throw ValidationError("--frequency must be a positive number.") }
+        guard amplitude.isFinite, phase.isFinite else {
+            throw ValidationError("--amplitude and --phase must be numbers.")
+        }
+        for (value, name) in [(rest, "--rest"), (noise, "--noise")] {
+            if let value {
+                guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
+            }
+        }
+        let samples = try estimatedSeconds() * rate
+        guard samples <= Double(Self.maximumSamples) else {
+            throw ValidationError(
+                "that would be about \(format(samples, decimals: 0)) samples; at most \(Self.maximumSamples) "
+                    + "(fewer reps, cycles or seconds, or a lower --rate).")
+        }
+    }
+
+    /// The most samples one file may hold: 10 million, about 28 hours at 100 Hz (each takes memory twice over while
+    /// it is made and written).
+    static let maximumSamples = 10_000_000
+
+    /// An upper estimate of how long the generated recording lasts, in seconds (validated options).
+    private func estimatedSeconds() throws -> Double {
+        switch kind {
+        case .workout:
+            let demo = WorkoutGenerator.demo
+            let reps = try reps.map(repList) ?? demo.repsPerSet
+            let period = (period ?? demo.repPeriod) * 1.1 * (1 + (slowdown ?? demo.slowdown))
+            return Double(reps.reduce(0, +)) * period + Double(reps.count) * (rest ?? demo.restSeconds)
+                + 2 * demo.leadSeconds
+        case .sine:
+            return Double(count) / frequency
+        case .walk:
+            return seconds + 6
+        case .barbell:
+            let reps = try reps.map(repList)?.first ?? 6
+            let rep = 4 * rom / (velocity * (1 - loss)) + startPause * 4 / 3 + turnaroundPause + 2
+            return Double(reps) * rep + 10
+        case .burpee:
+            let reps = try reps.map(repList)?.first ?? 10
+            return Double(reps) * (period ?? 3) * 1.1 + 10
+        }
     }
 
     func run() throws {
@@ -240,7 +284,7 @@ struct Generate: ParsableCommand {
             samples = set.samples
             if let truth {
                 do { try TextFile.write(Self.truthCSV(set), to: truth) } catch {
-                    printError("repctl: \(error)")
+                    printError("repctl: cannot write \(truth): \(error)")
                     throw ExitCode(1)
                 }
             }

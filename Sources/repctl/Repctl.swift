@@ -193,6 +193,11 @@ struct Plot: ParsableCommand {
         if let x = minimumExerciseLikelihood, !(x >= 0 && x < 1) {
             throw ValidationError("--minimum-exercise-likelihood must be from 0 to 1 (exclusive).")
         }
+        if let trueReps, trueReps < 0 { throw ValidationError("--true-reps must be a count (0 or more).") }
+        // One typo must not replace the recording with its plot.
+        if sameFile(out, file) { throw ValidationError("--out \(out) is the recording itself.") }
+        if let trace, sameFile(trace, file) { throw ValidationError("--trace \(trace) is the recording itself.") }
+        if let trace, sameFile(trace, out) { throw ValidationError("--trace and --out are the same file (\(out)).") }
     }
 
     func run() throws {
@@ -207,14 +212,15 @@ struct Plot: ParsableCommand {
         let name = file.split(separator: "/").last.map(String.init) ?? file
         let (svg, events) = DetectorPlot.render(
             samples: samples, title: name, configuration: detector, trueReps: trueReps)
-        do {
-            try TextFile.write(svg, to: out)
-            if let trace {
-                try TextFile.write(DetectorPlot.traceCSV(samples: samples, configuration: detector), to: trace)
-            }
-        } catch {
-            printError("repctl: \(error)")
+        do { try TextFile.write(svg, to: out) } catch {
+            printError("repctl: cannot write \(out): \(error)")
             throw ExitCode(1)
+        }
+        if let trace {
+            do { try TextFile.write(DetectorPlot.traceCSV(samples: samples, configuration: detector), to: trace) } catch {
+                printError("repctl: cannot write \(trace): \(error)")
+                throw ExitCode(1)
+            }
         }
         let reps = events.filter { if case .rep = $0 { return true } else { return false } }.count
         print("\(out): \(reps) reps in \(samples.count) samples")

@@ -95,7 +95,7 @@ struct ValidateQuality: ParsableCommand {
         print(text)
         if let out {
             do { try TextFile.write(text, to: out) } catch {
-                printError("repctl: \(error)")
+                printError("repctl: cannot write \(out): \(error)")
                 throw ExitCode(1)
             }
         }

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// `repctl generate` and `repctl plot` with values and paths a careless hand gives them: refused with the reason,
+/// nothing overwritten, nothing left behind.
+@Suite("repctl generate and plot refuse what would crash or destroy")
+struct RepctlFileTests {
+    let repctl = productsDirectory + "/repctl"
+
+    @Test(
+        "repctl generate refuses values it cannot make a recording from (exit 64, the option named) instead of crashing or writing nan",
+        arguments: [
+            (["sine", "--frequency=0"], "--frequency must be a positive number"),
+            (["workout", "--rest=-100"], "--rest must be a number >= 0"),
+            (["sine", "--count=-3"], "--count must be a whole number of cycles, 1 or more"),
+            (["sine", "--noise=-1"], "--noise must be a number >= 0"),
+            (["sine", "--amplitude=nan"], "--amplitude and --phase must be numbers"),
+            (["sine", "--rate=1e9"], "--rate must be at most 100000"),
+            (["sine", "--rate=1000", "--count=1000000", "--frequency=1"], "that would be about 1000000000 samples"),
+            (["walk", "--seconds=1e9"], "samples; at most 10000000"),
+        ])
+    func generateRefusesBadValues(arguments: [String], message: String) throws {
+        let dir = scratchDirectory()
+        let generate = try DaemonProcess(
+            executable: repctl, arguments: ["generate"] + arguments + ["--out", dir + "/x.csv"])
+        #expect(generate.waitForExit() == 64, "\(arguments): \(generate.standardError)")
+        #expect(generate.standardError.contains(message), "\(arguments): \(generate.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.csv"))
+    }
+
+    @Test("repctl generate into a folder's name fails naming it, and leaves no .partial file behind")
+    func generateIntoAFolderLeavesNothing() throws {
+        let dir = scratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/adir", withIntermediateDirectories: false)
+        let generate = try DaemonProcess(executable: repctl, arguments: ["generate", "sine", "--out", dir + "/adir"])
+        #expect(generate.waitForExit() == 1)
+        #expect(generate.standardError.contains("\(dir)/adir"), "\(generate.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["adir"])
+    }
+
+    @Test(
+        "repctl plot refuses an --out or --trace that is the recording itself, by any spelling of its path, and leaves it as it was"
+    )
+    func plotNeverOverwritesItsInput() throws {
+        let dir = scratchDirectory()
+        let recording = dir + "/set.csv"
+        let made = try DaemonProcess(executable: repctl, arguments: ["generate", "sine", "--out", recording])
+        #expect(made.waitForExit() == 0)
+        let before = try String(contentsOfFile: recording, encoding: .utf8)
+        for (option, path) in [("--out", recording), ("--out", dir + "/./set.csv"), ("--trace", recording)] {
+            let arguments =
+                option == "--out"
+                ? ["plot", recording, "--out", path] : ["plot", recording, "--out", dir + "/p.svg", "--trace", path]
+            let plot = try DaemonProcess(executable: repctl, arguments: arguments)
+            #expect(plot.waitForExit() == 64, "\(arguments)")
+            #expect(plot.standardError.contains("is the recording itself"), "\(arguments): \(plot.standardError)")
+        }
+        #expect(try String(contentsOfFile: recording, encoding: .utf8) == before)
+        let plot = try DaemonProcess(executable: repctl, arguments: ["plot", recording, "--out", dir + "/p.svg"])
+        #expect(plot.waitForExit() == 0, "the plot of another name is written: \(plot.standardError)")
+    }
+
+    @Test("repctl plot into a folder that does not exist names the file it cannot write")
+    func plotNamesTheFileItCannotWrite() throws {
+        let dir = scratchDirectory()
+        let made = try DaemonProcess(executable: repctl, arguments: ["generate", "sine", "--out", dir + "/set.csv"])
+        #expect(made.waitForExit() == 0)
+        let plot = try DaemonProcess(
+            executable: repctl, arguments: ["plot", dir + "/set.csv", "--out", dir + "/none/p.svg"])
+        #expect(plot.waitForExit() == 1)
+        #expect(
+            plot.standardError.contains("cannot write \(dir)/none/p.svg: No such file or directory"),
+            "\(plot.standardError)")
+    }
+}
