@@ -217,7 +217,8 @@ struct Plot: ParsableCommand {
             throw ExitCode(1)
         }
         if let trace {
-            do { try TextFile.write(DetectorPlot.traceCSV(samples: samples, configuration: detector), to: trace) } catch {
+            do { try TextFile.write(DetectorPlot.traceCSV(samples: samples, configuration: detector), to: trace) } catch
+            {
                 printError("repctl: cannot write \(trace): \(error)")
                 throw ExitCode(1)
             }
