@@ -5,6 +5,10 @@ import RepClient
 import RepProtocol
 import ServiceLifecycle
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// repd-web's connection to one repd, as an ordinary client of its socket: it subscribes to `rep`, `set` and
 /// `sensor` events and feeds every line to the board. When repd goes away it retries (0.2 s, doubling up to 2 s) and
 /// resumes after the last event id it applied, so no event is missed or applied twice across a restart of repd.
@@ -41,34 +45,55 @@ public struct DaemonLink: Service {
             var delay = Duration.milliseconds(200)
             var failing = false
             while !Task.isCancelled {
+                var problem: String?
                 do {
-                    if try await session(reportErrors: !failing) {
+                    let end = try await session(reportErrors: !failing)
+                    if end.subscribed {
                         logger.notice("repd closed the connection; reconnecting")
                         delay = .milliseconds(200)
                         failing = false
-                    } else if !failing {
-                        logger.warning("repd closed the connection before its hello; retrying (backing off to 2 s)")
-                        failing = true
+                    } else {
+                        problem = end.refusal.map { "repd refused the connection: \($0)" }
+                        if !failing {
+                            logger.warning(
+                                "repd closed the connection before subscribing; retrying (backing off to 2 s)")
+                            failing = true
+                        }
                     }
                 } catch {
                     if Task.isCancelled { break }
+                    let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
+                    problem = Self.problem(error, path: path)
                     if !failing {
-                        let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
                         logger.warning(
-                            "cannot read repd on \(path): \(error); retrying (every 0.2 s, backing off to 2 s)")
+                            "cannot read repd on \(path): \(problem ?? "\(error)"); retrying (every 0.2 s, backing off to 2 s)"
+                        )
                     }
                     failing = true
                 }
-                await board.setLink(.down, of: index)
+                await board.setLink(.down, problem: problem, of: index)
                 do { try await Task.sleep(for: delay) } catch { break }
                 delay = min(delay * 2, .seconds(2))
             }
         }
     }
 
+    /// Why connecting to `path` failed, in words the page shows, when it is not that repd is not running (nil then:
+    /// no such socket, or no one listening on it).
+    static func problem(_ error: any Error, path: String) -> String? {
+        if let error = error as? LinkError { return error.reason }
+        if let code = (error as? IOError)?.errnoCode, code == EACCES || code == EPERM {
+            return "permission denied on \(path): add repd-web's user to the group 'repd'"
+        }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK { return "\(path) is not a socket" }
+        return nil
+    }
+
     /// One connection: hello, subscribe, then events until repd closes it. Returns whether it got as far as
-    /// subscribing (repd refuses a client beyond `socket.max_clients` with an `error` line, then closes).
-    private func session(reportErrors: Bool) async throws -> Bool {
+    /// subscribing, and repd's reason when it did not (repd refuses a client beyond `socket.max_clients` with an
+    /// `error` line, then closes).
+    private func session(reportErrors: Bool) async throws -> (subscribed: Bool, refusal: String?) {
         let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(2))
@@ -80,6 +105,7 @@ public struct DaemonLink: Service {
         return try await channel.executeThenClose { inbound, outbound in
             var pending = ByteBuffer()
             var subscribed = false
+            var refusal: String?
             var replayPending = false
             for try await var chunk in inbound {
                 pending.writeBuffer(&chunk)
@@ -109,7 +135,10 @@ public struct DaemonLink: Service {
                     case _ where replayPending && message.eventID != nil:
                         // Live before `subscribed`: the replay that follows it sends it again, in order.
                         continue
-                    case .error(let reason) where reportErrors || subscribed:
+                    case .error(let reason) where !subscribed:
+                        refusal = reason
+                        if reportErrors { logger.warning("repd says: \(reason)") }
+                    case .error(let reason):
                         logger.warning("repd says: \(reason)")
                     default: break
                     }
@@ -121,7 +150,7 @@ public struct DaemonLink: Service {
                 }
                 pending.discardReadBytes()
             }
-            return subscribed
+            return (subscribed, refusal)
         }
     }
 

@@ -25,14 +25,30 @@ public actor StationBoard {
     /// station's new state goes out to every browser once (a replay of hundreds of events is one message, not
     /// hundreds).
     public func apply(_ messages: [(line: ServerLine, json: JSONValue)], to index: Int) {
+        let name = stations[index].name
         var changed = false
         for message in messages where stations[index].apply(message.line, json: message.json) { changed = true }
+        if stations[index].name != name { stations[index].name = Self.unique(stations[index].name, index, stations) }
         if changed { publish(index) }
     }
 
-    /// Sets the link state of station `index`; a change goes out to every browser.
-    public func setLink(_ link: StationState.Link, of index: Int) {
-        if stations[index].setLink(link) { publish(index) }
+    /// `name`, or `name-2`, `name-3`… when another station than `index` already has it: two repds on one host both
+    /// named after it stay apart for `?station=` (numbered as given on the command line).
+    static func unique(_ name: String, _ index: Int, _ stations: [StationState]) -> String {
+        let taken = Set(stations.indices.filter { $0 != index }.map { stations[$0].name })
+        var candidate = name
+        var n = 2
+        while taken.contains(candidate) {
+            candidate = "\(name)-\(n)"
+            n += 1
+        }
+        return candidate
+    }
+
+    /// Sets the link state of station `index`, with why it is down (`problem`: see `StationState.linkProblem`); a
+    /// change goes out to every browser.
+    public func setLink(_ link: StationState.Link, problem: String? = nil, of index: Int) {
+        if stations[index].setLink(link, problem: problem) { publish(index) }
     }
 
     /// The id to resume after for station `index` (nil before any journaled event), and the identity of the journal

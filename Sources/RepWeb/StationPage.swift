@@ -184,7 +184,7 @@ public enum StationPage {
           document.title = "repd · " + station.station;
           $("station").textContent = station.station;
           const up = station.repd === "up";
-          setBanners(station.repd === "down", up && sensorLost(station));
+          setBanners(station.repd === "down", up && sensorLost(station), station.repd_problem);
           const dot = $("dot");
           dot.className = !online ? "" : !up ? "bad" : sensorLost(station) ? "warn" : station.sensor === null ? "" : "live";
           $("state-text").textContent = !online ? "no connection" : !up ? (station.repd === "down" ? "repd offline" : "connecting")
@@ -201,7 +201,9 @@ public enum StationPage {
 
         function sensorLost(s) { return s.sensor === "lost" || s.sensor === "error"; }
 
-        function setBanners(down, lost) {
+        function setBanners(down, lost, problem) {
+          $("repd-down").textContent = problem ? "repd-web cannot read repd: " + problem
+            : "repd is not running — waiting for it to come back";
           $("repd-down").classList.toggle("on", down);
           $("sensor-lost").classList.toggle("on", lost);
         }

@@ -70,6 +70,9 @@ public struct StationState: Sendable, Equatable {
     public var socketPath: String
     /// The connection to repd.
     public var link = Link.connecting
+    /// Why repd-web cannot read repd while the link is down, when it is not simply that repd is not running: the
+    /// socket's permissions, repd refusing another client, a path that is not a socket.
+    public var linkProblem: String?
     /// repd's version (from `hello`).
     public var daemonVersion: String?
     /// What the sensor is, e.g. "iio: lis3dh-accel" (from `hello`).
@@ -110,6 +113,7 @@ public struct StationState: Sendable, Equatable {
         switch line {
         case .hello(let hello):
             link = .up
+            linkProblem = nil
             daemonVersion = hello.version
             sensorName = "\(hello.sensor.kind): \(hello.sensor.name)"
         case .event(let event):
@@ -174,10 +178,13 @@ public struct StationState: Sendable, Equatable {
         return message.isEmpty ? nil : message
     }
 
-    /// Marks the link to repd as `link`; returns whether that changed anything.
-    public mutating func setLink(_ link: Link) -> Bool {
-        guard self.link != link else { return false }
+    /// Marks the link to repd as `link`, with why it is down (`problem`; nil: repd is not running); returns whether
+    /// that changed anything.
+    public mutating func setLink(_ link: Link, problem: String? = nil) -> Bool {
+        let problem = link == .down ? problem : nil
+        guard self.link != link || linkProblem != problem else { return false }
         self.link = link
+        linkProblem = problem
         return true
     }
 
@@ -224,6 +231,7 @@ public struct StationState: Sendable, Equatable {
         return .object([
             ("station", .string(name)),
             ("repd", .string(link.rawValue)),
+            ("repd_problem", optional(linkProblem)),
             ("repd_version", optional(daemonVersion)),
             ("sensor_name", optional(sensorName)),
             ("sensor", optional(sensor)),

@@ -18,12 +18,17 @@ public struct WebRequestContext: RequestContext {
     }
 }
 
-/// The HTTP side: `/` the page, `/events` the Server-Sent Events stream of station states, `/api/status` JSON;
-/// anything else is 404.
+/// The HTTP side: `/` the page, `/events` the Server-Sent Events stream of station states, `/api/status` JSON (the
+/// first two also for HEAD, as uptime monitors ask); anything else is 404.
 public enum WebServer {
-    /// The application serving `board` on `address`.
+    /// The default of how long a connection may sit without a request in progress (`--idle-timeout`).
+    public static let defaultIdleTimeout: Double = 30
+
+    /// The application serving `board` on `address`. A connection without a request in progress for `idleTimeout`
+    /// (one that never finishes its request's head, or an idle keep-alive connection) is closed; an event stream, a
+    /// request in progress, is not.
     public static func application(
-        board: StationBoard, hub: EventStreamHub, address: ListenAddress, logger: Logger
+        board: StationBoard, hub: EventStreamHub, address: ListenAddress, idleTimeout: Duration, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router(context: WebRequestContext.self)
         router.get("/") { _, _ -> Response in
@@ -31,6 +36,16 @@ public enum WebServer {
                 status: .ok,
                 headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: StationPage.html)))
+        }
+        for path in ["/", "/api/status"] {
+            router.head(RouterPath(path)) { _, _ -> Response in
+                Response(
+                    status: .ok,
+                    headers: [
+                        .contentType: path == "/" ? "text/html; charset=utf-8" : "application/json",
+                        .cacheControl: "no-store",
+                    ])
+            }
         }
         router.get("/api/status") { _, _ -> Response in
             Response(
@@ -67,7 +82,7 @@ public enum WebServer {
                 })
         }
         return Application(
-            router: router,
+            router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout))),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "repd-web"),
             logger: logger)
     }

@@ -26,32 +26,25 @@ public enum WebService {
 
     /// Runs until SIGTERM or SIGINT.
     public static func run(
-        stations: [Station], listen: ListenAddress, queueLimit: Int, stallTimeout: Duration, logger: Logger
+        stations: [Station], listen: ListenAddress, queueLimit: Int, stallTimeout: Duration,
+        idleTimeout: Duration = .seconds(WebServer.defaultIdleTimeout), logger: Logger
     ) async throws {
         let hub = EventStreamHub(queueLimit: queueLimit, stallTimeout: stallTimeout, logger: logger)
         let host = hostName().isEmpty ? "station" : hostName()
-        var names: Set<String> = []
-        let states = stations.map { station in
+        // Stations without a label on one host all get the host's name until repd names them: numbered so
+        // ?station= can tell them apart (repd's own name replaces it, kept apart the same way: StationBoard.unique).
+        var states: [StationState] = []
+        for station in stations {
             var state = StationState(socketPath: station.socketPath, label: station.label, defaultName: host)
-            // Stations without a label on one host all get the host's name: number them so ?station= can tell.
-            var name = state.name
-            var n = 2
-            while names.contains(name) {
-                name = "\(state.name)-\(n)"
-                n += 1
-            }
-            if name != state.name {
-                state.name = name
-                state.labelled = true
-            }
-            names.insert(name)
-            return state
+            state.name = StationBoard.unique(state.name, states.count, states)
+            states.append(state)
         }
         let board = StationBoard(stations: states, hub: hub)
         let links = stations.enumerated().map { index, station in
             DaemonLink(index: index, socketPath: station.socketPath, board: board, logger: logger)
         }
-        let app = WebServer.application(board: board, hub: hub, address: listen, logger: logger)
+        let app = WebServer.application(
+            board: board, hub: hub, address: listen, idleTimeout: idleTimeout, logger: logger)
         let group = ServiceGroup(
             configuration: .init(
                 services: links.map { .init(service: $0) } + [

@@ -57,6 +57,12 @@ struct RepdWeb: AsyncParsableCommand {
     @Option(help: "Seconds a write to a browser may wait for it to read before it is disconnected.")
     var clientTimeout = 10.0
 
+    @Option(
+        help:
+            "Seconds a browser's connection may stay open without a request in progress: one that never finishes sending its request, or an idle keep-alive connection, is closed after it (an event stream is not)."
+    )
+    var idleTimeout = WebServer.defaultIdleTimeout
+
     @Option(help: "trace, debug, info, notice, warning, error or critical (default: log.level).")
     var logLevel: String?
 
@@ -68,8 +74,16 @@ struct RepdWeb: AsyncParsableCommand {
             throw ValidationError("--socket '\(entry)': expected PATH or NAME=PATH")
         }
         guard (1...100_000).contains(clientQueue) else { throw ValidationError("--client-queue must be in 1…100000") }
-        guard clientTimeout.isFinite, clientTimeout >= 0.1 else {
-            throw ValidationError("--client-timeout must be at least 0.1")
+        guard clientTimeout.isFinite, (0.1...3600).contains(clientTimeout) else {
+            throw ValidationError("--client-timeout must be from 0.1 to 3600 s")
+        }
+        guard idleTimeout.isFinite, (0.1...3600).contains(idleTimeout) else {
+            throw ValidationError("--idle-timeout must be from 0.1 to 3600 s")
+        }
+        for entry in socket {
+            if let problem = Self.socketPathProblem(Self.station(entry).socketPath) {
+                throw ValidationError("--socket '\(entry)': \(problem)")
+            }
         }
         if let logLevel, let problem = LogLevel.commandLineProblem(logLevel) { throw ValidationError(problem) }
     }
@@ -87,6 +101,13 @@ struct RepdWeb: AsyncParsableCommand {
             // Empty: repd's default for clients, looked up at each connection attempt.
             let path = [configuration.webSocketPath, configuration.socket.path].first { !$0.isEmpty } ?? ""
             stations = [WebService.Station(socketPath: path)]
+        }
+        for station in stations {
+            if let problem = Self.socketPathProblem(station.socketPath) {
+                fputs(
+                    "repd-web: \(config ?? "configuration"): repd's socket \(station.socketPath): \(problem)\n", stderr)
+                throw ExitCode(78)
+            }
         }
         if checkConfig {
             let paths = stations.map {
@@ -108,11 +129,18 @@ struct RepdWeb: AsyncParsableCommand {
         do {
             try await WebService.run(
                 stations: stations, listen: address, queueLimit: clientQueue,
-                stallTimeout: .milliseconds(Int(clientTimeout * 1000)), logger: logger)
+                stallTimeout: .milliseconds(Int(clientTimeout * 1000)),
+                idleTimeout: .milliseconds(Int(idleTimeout * 1000)), logger: logger)
         } catch {
             fputs("repd-web: cannot serve http://\(address)/: \(error)\n", stderr)
             throw ExitCode(1)
         }
+    }
+
+    /// Why `path` cannot be a Unix socket's address (nil when it can, or is empty: the default).
+    static func socketPathProblem(_ path: String) -> String? {
+        let bytes = path.utf8.count
+        return bytes > 107 ? "the path is \(bytes) bytes; a Unix socket's path holds at most 107" : nil
     }
 
     /// `PATH` or `NAME=PATH` (a path may contain '=' after its first '/').

@@ -1,0 +1,220 @@
+import Foundation
+import RepProtocol
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One TCP connection to 127.0.0.1:`port`: send bytes, read what comes back, see whether the server closed it.
+private final class TCPClient {
+    let fd: Int32
+
+    init?(port: Int) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) { _ = text.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
+
+    /// Everything the server sends until it closes the connection or `timeout` seconds pass; `closed` says which.
+    func readAll(timeout: Double) -> (text: String, closed: Bool) {
+        var bytes: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&poller, 1, left) > 0 else { return (String(decoding: bytes, as: UTF8.self), false) }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return (String(decoding: bytes, as: UTF8.self), true) }
+            bytes += buffer[0..<n]
+        }
+    }
+}
+
+/// repd-web's `/api/status`, parsed (nil when it does not answer).
+private func webStatus(port: Int) -> JSONValue? {
+    guard let client = TCPClient(port: port) else { return nil }
+    client.send("GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    let response = client.readAll(timeout: 5).text
+    guard let body = response.range(of: "\r\n\r\n") else { return nil }
+    return try? JSONParser.parse(String(response[body.upperBound...]))
+}
+
+/// The elements of a JSON array (nil for anything else).
+private func elements(_ value: JSONValue?) -> [JSONValue]? {
+    if case .array(let items)? = value { return items }
+    return nil
+}
+
+/// The first station's field `key` in repd-web's `/api/status`.
+private func firstStation(_ key: String, port: Int) -> JSONValue? {
+    elements(webStatus(port: port)?["stations"])?.first?[key]
+}
+
+@Suite("repd-web serving: HEAD, unfinished requests, and why repd cannot be read", .serialized)
+struct RepdWebServingTests {
+    let web = productsDirectory + "/repd-web"
+
+    @Test(
+        "HEAD / and HEAD /api/status answer 200 with the GET's content type and no body, as uptime monitors ask; other paths stay 404"
+    )
+    func headIsAnswered() throws {
+        let dir = scratchDirectory()
+        let port = freePort()
+        let server = try DaemonProcess(
+            executable: web, arguments: ["--socket", dir + "/none.sock", "--listen", "127.0.0.1:\(port)"])
+        #expect(eventually(timeout: 20) { tcpListens(port) })
+        for (path, type) in [("/", "text/html; charset=utf-8"), ("/api/status", "application/json")] {
+            let client = try #require(TCPClient(port: port))
+            client.send("HEAD \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let response = client.readAll(timeout: 5)
+            #expect(response.text.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(path): \(response.text)")
+            #expect(response.text.lowercased().contains("content-type: \(type)"), "\(path): \(response.text)")
+            #expect(response.text.hasSuffix("\r\n\r\n"), "no body: \(response.text)")
+        }
+        let other = try #require(TCPClient(port: port))
+        other.send("HEAD /nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(other.readAll(timeout: 5).text.hasPrefix("HTTP/1.1 404"))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+    }
+
+    @Test(
+        "a connection that never finishes its request is closed after --idle-timeout, while an event stream open as long stays open"
+    )
+    func unfinishedRequestsAreClosed() throws {
+        let dir = scratchDirectory()
+        let port = freePort()
+        let server = try DaemonProcess(
+            executable: web,
+            arguments: ["--socket", dir + "/none.sock", "--listen", "127.0.0.1:\(port)", "--idle-timeout", "1"])
+        #expect(eventually(timeout: 20) { tcpListens(port) })
+        let stream = try #require(TCPClient(port: port))
+        stream.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        let slow = try #require(TCPClient(port: port))
+        slow.send("GET / HTTP/1.1\r\nHost: x\r\n")  // and never the empty line that ends the head
+        let cutOff = slow.readAll(timeout: 10)
+        #expect(cutOff.closed, "closed by repd-web: \(cutOff.text)")
+        let streamed = stream.readAll(timeout: 1)
+        #expect(!streamed.closed && streamed.text.contains("text/event-stream"), "\(streamed.text)")
+        #expect(webStatus(port: port) != nil, "still serving")
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+    }
+
+    @Test(
+        "/api/status and the page say why repd cannot be read when it is not that repd is down: a path that is not a socket, repd refusing another client"
+    )
+    func linkProblemIsShown() throws {
+        let dir = scratchDirectory()
+        // A regular file where the socket should be.
+        try "".write(toFile: dir + "/file.sock", atomically: true, encoding: .utf8)
+        var port = freePort()
+        var server = try DaemonProcess(
+            executable: web, arguments: ["--socket", dir + "/file.sock", "--listen", "127.0.0.1:\(port)"])
+        #expect(eventually(timeout: 20) { tcpListens(port) })
+        var problem: String?
+        #expect(
+            eventually(timeout: 10) {
+                problem = firstStation("repd_problem", port: port)?.stringValue
+                return problem != nil
+            })
+        #expect(problem == "\(dir)/file.sock is not a socket")
+        #expect(firstStation("repd", port: port)?.stringValue == "down")
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+
+        // repd with its one client slot taken.
+        let socketPath = dir + "/events.sock"
+        try "[socket]\nmax_clients = 1\n".write(toFile: dir + "/repd.toml", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: [
+            "--config", dir + "/repd.toml", "--demo", "--loop", "--socket", socketPath, "--journal", "", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        var holder = LineClient(path: socketPath)
+        #expect(holder?.next { $0.hello } != nil)
+        port = freePort()
+        server = try DaemonProcess(
+            executable: web, arguments: ["--socket", socketPath, "--listen", "127.0.0.1:\(port)"])
+        #expect(eventually(timeout: 20) { tcpListens(port) })
+        #expect(
+            eventually(timeout: 10) {
+                problem = firstStation("repd_problem", port: port)?.stringValue
+                return problem != nil
+            })
+        #expect(problem == "repd refused the connection: too many clients (1); try again later")
+        holder = nil  // the slot frees: the link comes up and the problem goes
+        #expect(
+            eventually(timeout: 15) { firstStation("repd", port: port)?.stringValue == "up" },
+            "\(server.standardError.suffix(1500))")
+        #expect(firstStation("repd_problem", port: port) == .null)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test(
+        "two repds on one host, unlabelled: each shows under the station name repd gives it (it was the host's name numbered, for good)"
+    )
+    func stationsTakeRepdsNames() throws {
+        let dir = scratchDirectory()
+        var daemons: [DaemonProcess] = []
+        for name in ["rackA", "rackB"] {
+            daemons.append(
+                try DaemonProcess(arguments: [
+                    "--demo", "--loop", "--speed", "10", "--socket", "\(dir)/\(name).sock", "--journal",
+                    "\(dir)/\(name).db", "--station", name, "--quiet",
+                ]))
+            #expect(daemonListens("\(dir)/\(name).sock"))
+        }
+        let port = freePort()
+        let server = try DaemonProcess(
+            executable: web,
+            arguments: [
+                "--socket", dir + "/rackA.sock", "--socket", dir + "/rackB.sock", "--listen", "127.0.0.1:\(port)",
+            ])
+        #expect(eventually(timeout: 20) { tcpListens(port) })
+        var names: [String] = []
+        #expect(
+            eventually(timeout: 30) {
+                names = elements(webStatus(port: port)?["stations"])?.compactMap { $0["station"]?.stringValue } ?? []
+                return names == ["rackA", "rackB"]
+            }, "\(names)")
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+        for daemon in daemons {
+            daemon.signal(SIGTERM)
+            #expect(daemon.waitForExit() == 0)
+        }
+    }
+
+    @Test(
+        "repd-web refuses a --client-timeout or --idle-timeout past an hour (1e300 crashed it) and a socket path a Unix socket cannot hold (exit 64)",
+        arguments: [
+            (["--client-timeout", "1e300"], "--client-timeout must be from 0.1 to 3600 s"),
+            (["--idle-timeout", "0"], "--idle-timeout must be from 0.1 to 3600 s"),
+            (["--socket", "/tmp/" + String(repeating: "s", count: 120)], "a Unix socket's path holds at most 107"),
+        ])
+    func refusesValuesItCannotUse(arguments: [String], message: String) throws {
+        let server = try DaemonProcess(executable: web, arguments: arguments + ["--check-config"])
+        #expect(server.waitForExit() == 64, "\(arguments): \(server.standardError)")
+        #expect(server.standardError.contains(message), "\(arguments): \(server.standardError)")
+    }
+}
