@@ -4,6 +4,7 @@ import NIOPosix
 import RepClient
 import RepProtocol
 import ServiceLifecycle
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -102,56 +103,115 @@ public struct DaemonLink: Service {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        return try await channel.executeThenClose { inbound, outbound in
-            var pending = ByteBuffer()
-            var subscribed = false
-            var refusal: String?
-            var replayPending = false
-            for try await var chunk in inbound {
-                pending.writeBuffer(&chunk)
-                var messages: [(line: ServerLine, json: JSONValue)] = []
-                while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = pending.readSlice(length: newline - pending.readerIndex)!
-                    pending.moveReaderIndex(forwardBy: 1)
-                    let json: JSONValue
-                    let message: ServerLine
-                    do {
-                        json = try JSONParser.parse(line.readableBytesView)
-                        message = try ServerLine.read(json)
-                    } catch {
-                        logger.warning("ignoring a line from repd that cannot be read: \(error)")
-                        continue
-                    }
-                    switch message {
-                    case .hello(let hello) where !subscribed:
-                        logger.info("connected to repd \(hello.version) on \(path)")
-                        let since = await resumePoint(hello)
-                        let command = ClientCommand.subscribe([.rep, .set, .sensor], since: since).line + "\n"
-                        try await outbound.write(ByteBuffer(string: command))
-                        subscribed = true
-                        replayPending = since != nil
-                    case .subscribed:
-                        replayPending = false
-                    case _ where replayPending && message.eventID != nil:
-                        // Live before `subscribed`: the replay that follows it sends it again, in order.
-                        continue
-                    case .error(let reason) where !subscribed:
-                        refusal = reason
-                        if reportErrors { logger.warning("repd says: \(reason)") }
-                    case .error(let reason):
-                        logger.warning("repd says: \(reason)")
-                    default: break
-                    }
-                    messages.append((message, json))
-                }
-                if !messages.isEmpty { await board.apply(messages, to: index) }
-                guard pending.readableBytes <= Self.maximumLine else {
-                    throw LinkError(reason: "a line longer than \(Self.maximumLine) bytes: is \(path) repd's socket?")
-                }
-                pending.discardReadBytes()
-            }
-            return (subscribed, refusal)
+        let liveness = Liveness()
+        let hung = LinkError(
+            reason:
+                "repd does not answer: nothing for \(Self.silenceLimit.components.seconds) s, not even to a ping (stopped or hung?)"
+        )
+        let end: (Bool, String?)
+        do {
+            end = try await session(on: channel, path: path, reportErrors: reportErrors, liveness: liveness)
+        } catch {
+            throw liveness.isHung ? hung : error
         }
+        if liveness.isHung { throw hung }
+        return end
+    }
+
+    /// Reads `channel` until repd closes it, with a ping now and then; a connection that stays silent is closed and
+    /// marked in `liveness`.
+    private func session(
+        on channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, path: String, reportErrors: Bool, liveness: Liveness
+    ) async throws -> (Bool, String?) {
+        let underlying = channel.channel
+        return try await channel.executeThenClose { inbound, outbound in
+            try await withThrowingTaskGroup(of: Void.self, returning: (Bool, String?).self) { group in
+                // A repd that stopped answering (SIGSTOP, hung) keeps the socket open and says nothing: ask it
+                // something now and then, and give up on a connection that stays silent.
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: Self.pingInterval)
+                        if liveness.silence > Self.silenceLimit {
+                            liveness.markHung()
+                            underlying.close(promise: nil)
+                            return
+                        }
+                        try await outbound.write(ByteBuffer(string: ClientCommand.ping.line + "\n"))
+                    }
+                }
+                defer { group.cancelAll() }
+                return try await read(inbound, outbound, path: path, reportErrors: reportErrors, liveness: liveness)
+            }
+        }
+    }
+
+    /// How often repd-web asks repd something (`ping`) to know it still answers.
+    static let pingInterval = Duration.seconds(5)
+    /// How long repd may say nothing at all (`pong` included) before repd-web takes it as not answering.
+    static let silenceLimit = Duration.seconds(15)
+
+    /// Reads one connection's lines until repd closes it: hello, subscribe, events. Returns whether it got as far as
+    /// subscribing, and repd's reason when it did not.
+    private func read(
+        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        path: String, reportErrors: Bool, liveness: Liveness
+    ) async throws -> (Bool, String?) {
+        var pending = ByteBuffer()
+        var subscribed = false
+        var refusal: String?
+        var replayPending = false
+        var unreadable = 0
+        for try await var chunk in inbound {
+            liveness.heard()
+            pending.writeBuffer(&chunk)
+            var messages: [(line: ServerLine, json: JSONValue)] = []
+            while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = pending.readSlice(length: newline - pending.readerIndex)!
+                pending.moveReaderIndex(forwardBy: 1)
+                let json: JSONValue
+                let message: ServerLine
+                do {
+                    json = try JSONParser.parse(line.readableBytesView)
+                    message = try ServerLine.read(json)
+                } catch {
+                    unreadable += 1
+                    if unreadable == 1 {
+                        logger.warning(
+                            "ignoring a line from repd that cannot be read: \(error) (further ones on this connection are counted, not logged)"
+                        )
+                    }
+                    continue
+                }
+                switch message {
+                case .hello(let hello) where !subscribed:
+                    logger.info("connected to repd \(hello.version) on \(path)")
+                    let since = await resumePoint(hello)
+                    let command = ClientCommand.subscribe([.rep, .set, .sensor], since: since).line + "\n"
+                    try await outbound.write(ByteBuffer(string: command))
+                    subscribed = true
+                    replayPending = since != nil
+                case .subscribed:
+                    replayPending = false
+                case _ where replayPending && message.eventID != nil:
+                    // Live before `subscribed`: the replay that follows it sends it again, in order.
+                    continue
+                case .error(let reason) where !subscribed:
+                    refusal = reason
+                    if reportErrors { logger.warning("repd says: \(reason)") }
+                case .error(let reason):
+                    logger.warning("repd says: \(reason)")
+                default: break
+                }
+                messages.append((message, json))
+            }
+            if !messages.isEmpty { await board.apply(messages, to: index) }
+            guard pending.readableBytes <= Self.maximumLine else {
+                throw LinkError(reason: "a line longer than \(Self.maximumLine) bytes: is \(path) repd's socket?")
+            }
+            pending.discardReadBytes()
+        }
+        if unreadable > 1 { logger.warning("\(unreadable) lines from repd could not be read on that connection") }
+        return (subscribed, refusal)
     }
 
     /// The `since` to subscribe with: after the last id applied; on the first connection (or when repd's journal is
@@ -174,4 +234,21 @@ public struct DaemonLink: Service {
 struct LinkError: Error, CustomStringConvertible {
     var reason: String
     var description: String { reason }
+}
+
+/// When repd last said anything on a connection, and whether the connection was given up as not answering.
+final class Liveness: Sendable {
+    private let state = Mutex((heard: ContinuousClock.now, hung: false))
+
+    /// Notes that repd said something now.
+    func heard() { state.withLock { $0.heard = .now } }
+
+    /// How long repd has said nothing.
+    var silence: Duration { state.withLock { .now - $0.heard } }
+
+    /// Marks the connection as given up.
+    func markHung() { state.withLock { $0.hung = true } }
+
+    /// Whether the connection was given up.
+    var isHung: Bool { state.withLock { $0.hung } }
 }

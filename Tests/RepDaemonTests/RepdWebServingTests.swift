@@ -171,6 +171,39 @@ struct RepdWebServingTests {
     }
 
     @Test(
+        "a repd that stops answering (SIGSTOP) shows as down with the reason within 25 s, not as live; once it answers again the link comes back"
+    )
+    func stoppedRepdIsNoticed() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--loop", "--socket", socketPath, "--journal", "", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let port = freePort()
+        let server = try DaemonProcess(
+            executable: web, arguments: ["--socket", socketPath, "--listen", "127.0.0.1:\(port)"])
+        #expect(eventually(timeout: 20) { tcpListens(port) })
+        #expect(eventually(timeout: 15) { firstStation("repd", port: port)?.stringValue == "up" })
+        daemon.signal(SIGSTOP)
+        var problem: String?
+        let noticed = eventually(timeout: 25) {
+            problem = firstStation("repd_problem", port: port)?.stringValue
+            return problem != nil
+        }
+        daemon.signal(SIGCONT)
+        #expect(noticed, "\(server.standardError.suffix(1500))")
+        #expect(problem == "repd does not answer: nothing for 15 s, not even to a ping (stopped or hung?)")
+        #expect(
+            eventually(timeout: 15) { firstStation("repd", port: port)?.stringValue == "up" },
+            "\(server.standardError.suffix(1500))")
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test(
         "two repds on one host, unlabelled: each shows under the station name repd gives it (it was the host's name numbered, for good)"
     )
     func stationsTakeRepdsNames() throws {
