@@ -39,8 +39,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel = LogLevel.info
     /// `web.listen`: where the station display (`repd-web`) serves its page (default `127.0.0.1:8080`).
     public var webListen = ListenAddress(host: "127.0.0.1", port: 8080)
-    /// `web.socket`: the repd socket `repd-web` reads; empty means `socket.path`, else the clients' default.
-    public var webSocketPath = ""
+    /// `web.socket`: the repd sockets `repd-web` reads, one station each, as `PATH` or `NAME=PATH` (one string, or
+    /// an array of them); empty means `socket.path`, else the clients' default.
+    public var webSockets: [String] = []
     /// The `[detector]` table.
     public var detector = RepDetectorConfiguration()
 
@@ -236,7 +237,21 @@ extension DaemonConfiguration {
                     throw reader.error("web", "listen", error.reason)
                 }
             }
-            if let v = try reader.string(s, "socket") { c.webSocketPath = v }
+            if let entry = s.entries["socket"] {
+                // One station ("PATH" or "NAME=PATH"), or several: ["rack-1=/run/repd/a.sock", …].
+                let expected = "expected a string, or an array of strings (\"PATH\" or \"NAME=PATH\")"
+                switch entry.value {
+                case .string(let v): c.webSockets = v.isEmpty ? [] : [v]
+                case .array(let items):
+                    c.webSockets = try items.map { item throws(ConfigError) in
+                        guard case .string(let v) = item, !v.isEmpty else {
+                            throw reader.error("web", "socket", expected)
+                        }
+                        return v
+                    }
+                default: throw reader.error("web", "socket", "\(expected), found \(entry.value.kind)")
+                }
+            }
         }
         if let s = reader.section("detector") {
             c.detector = try reader.detector(s)

@@ -23,7 +23,11 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// Parses `host:port` (`127.0.0.1:8080`, `0.0.0.0:80`, `localhost:8080`, `[::]:8080`).
     public init(parsing text: String) throws(ParseError) {
         let example = "expected host:port such as \"127.0.0.1:8080\", \"0.0.0.0:8080\" or \"[::1]:8080\""
-        guard let colon = text.lastIndex(of: ":") else { throw ParseError(reason: "'\(text)' has no port: \(example)") }
+        guard let colon = text.lastIndex(of: ":") else {
+            // "8080" alone: a port without its host.
+            let what = !text.isEmpty && text.allSatisfy(\.isNumber) ? "has no host" : "has no port"
+            throw ParseError(reason: "'\(text)' \(what): \(example)")
+        }
         var host = Substring(text[..<colon])
         let portText = text[text.index(after: colon)...]
         if host.hasPrefix("[") {

@@ -28,7 +28,8 @@ public enum WebServer {
     /// (one that never finishes its request's head, or an idle keep-alive connection) is closed; an event stream, a
     /// request in progress, is not.
     public static func application(
-        board: StationBoard, hub: EventStreamHub, address: ListenAddress, idleTimeout: Duration, logger: Logger
+        board: StationBoard, hub: EventStreamHub, address: ListenAddress, idleTimeout: Duration, logger: Logger,
+        onServing: @escaping @Sendable () -> Void = {}
     ) -> some ApplicationProtocol {
         let router = Router(context: WebRequestContext.self)
         router.get("/") { _, _ -> Response in
@@ -84,6 +85,6 @@ public enum WebServer {
         return Application(
             router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout))),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "repd-web"),
-            logger: logger)
+            onServerRunning: { _ in onServing() }, logger: logger)
     }
 }

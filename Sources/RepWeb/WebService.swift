@@ -43,8 +43,13 @@ public enum WebService {
         let links = stations.enumerated().map { index, station in
             DaemonLink(index: index, socketPath: station.socketPath, board: board, logger: logger)
         }
+        let paths = stations.map { $0.socketPath.isEmpty ? "repd's default socket" : $0.socketPath }
         let app = WebServer.application(
-            board: board, hub: hub, address: listen, idleTimeout: idleTimeout, logger: logger)
+            board: board, hub: hub, address: listen, idleTimeout: idleTimeout, logger: logger
+        ) { [logger] in
+            // Once the address is bound, not before: a bind that fails is the only line then.
+            logger.info("serving http://\(listen)/ for \(paths.joined(separator: ", "))")
+        }
         let group = ServiceGroup(
             configuration: .init(
                 services: links.map { .init(service: $0) } + [
@@ -53,8 +58,6 @@ public enum WebService {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        let paths = stations.map { $0.socketPath.isEmpty ? "repd's default socket" : $0.socketPath }
-        logger.info("serving http://\(listen)/ for \(paths.joined(separator: ", "))")
         try await group.run()
     }
 }

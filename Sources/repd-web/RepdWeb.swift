@@ -96,11 +96,15 @@ struct RepdWeb: AsyncParsableCommand {
             throw ExitCode(78)
         }
         let address = try listen.map { try ListenAddress(parsing: $0) } ?? configuration.webListen
-        var stations = socket.map(Self.station)
+        var stations = (socket.isEmpty ? configuration.webSockets : socket).map(Self.station)
         if stations.isEmpty {
             // Empty: repd's default for clients, looked up at each connection attempt.
-            let path = [configuration.webSocketPath, configuration.socket.path].first { !$0.isEmpty } ?? ""
-            stations = [WebService.Station(socketPath: path)]
+            stations = [WebService.Station(socketPath: configuration.socket.path)]
+        }
+        for (entry, station) in zip(socket.isEmpty ? configuration.webSockets : [], stations)
+        where station.socketPath.isEmpty {
+            fputs("repd-web: \(config ?? "configuration"): web.socket '\(entry)': expected PATH or NAME=PATH\n", stderr)
+            throw ExitCode(78)
         }
         for station in stations {
             if let problem = Self.socketPathProblem(station.socketPath) {

@@ -237,7 +237,17 @@ struct ConfigurationFileTests {
         let c = try DaemonConfiguration.parse("[web]\nlisten = \"\(text)\"\nsocket = \"/tmp/x.sock\"\n", file: "x.toml")
         #expect(c.webListen == ListenAddress(host: host, port: port))
         #expect(c.webListen.description == text)
-        #expect(c.webSocketPath == "/tmp/x.sock")
+        #expect(c.webSockets == ["/tmp/x.sock"])
+    }
+
+    @Test("web.socket takes one station's socket, or an array of them for several, each PATH or NAME=PATH")
+    func webSockets() throws {
+        let one = try DaemonConfiguration.parse("[web]\nsocket = \"rack=/run/a.sock\"\n", file: "x.toml")
+        #expect(one.webSockets == ["rack=/run/a.sock"])
+        let several = try DaemonConfiguration.parse(
+            "[web]\nsocket = [\"rack-1=/run/a.sock\", \"/run/b.sock\"]\n", file: "x.toml")
+        #expect(several.webSockets == ["rack-1=/run/a.sock", "/run/b.sock"])
+        #expect(try DaemonConfiguration.parse("[web]\nsocket = \"\"\n", file: "x.toml").webSockets.isEmpty)
     }
 
     @Test(
@@ -326,13 +336,15 @@ struct ConfigurationFileTests {
             ("rate_hz = 100\n", "x.toml:1: rate_hz: keys belong in a section"),
             ("[sensor]\nrate_hz = 1e\n", "x.toml:2: column 11: '1e' is not a number"),
             ("[socket]\nmax_clients = 4294967297\n", "x.toml:2: socket.max_clients: 4294967297 is not in 1…100000"),
-            ("[web]\nlisten = \"8080\"\n", "x.toml:2: web.listen: '8080' has no port"),
+            ("[web]\nlisten = \"8080\"\n", "x.toml:2: web.listen: '8080' has no host"),
             ("[web]\n\nlisten = \"0.0.0.0:80800\"\n", "x.toml:3: web.listen: '80800' is not a port in 1…65535"),
             ("[web]\nlisten = \":8080\"\n", "x.toml:2: web.listen: ':8080' has no host"),
             ("[web]\nlisten = \"::1:8080\"\n", "x.toml:2: web.listen: '::1:8080': an IPv6 address goes in brackets"),
             ("[web]\nlisten = \"a b:8080\"\n", "x.toml:2: web.listen: 'a b' is not a host name or IP address"),
             ("[web]\nlisten = 8080\n", "x.toml:2: web.listen: expected a string in quotes"),
             ("[web]\nport = 8080\n", "x.toml:2: web.port: unknown key (keys of [web] are listen, socket)"),
+            ("[web]\nsocket = 3\n", "x.toml:2: web.socket: expected a string, or an array of strings"),
+            ("[web]\nsocket = [\"a=/x.sock\", 3]\n", "x.toml:2: web.socket: expected a string, or an array of strings"),
         ])
     func semanticErrors(text: String, message: String) {
         do {

@@ -239,6 +239,48 @@ struct RepdWebServingTests {
     }
 
     @Test(
+        "web.socket in the configuration file names several stations (NAME=PATH), as --socket does; a malformed entry exits 78 naming it"
+    )
+    func configurationNamesSeveralStations() throws {
+        let dir = scratchDirectory()
+        let port = freePort()
+        try """
+        [web]
+        listen = "127.0.0.1:\(port)"
+        socket = ["rack-1=\(dir)/a.sock", "rack-2=\(dir)/b.sock"]
+        """.write(toFile: dir + "/repd.toml", atomically: true, encoding: .utf8)
+        let check = try DaemonProcess(executable: web, arguments: ["--config", dir + "/repd.toml", "--check-config"])
+        #expect(check.waitForExit() == 0)
+        #expect(check.standardOutput.contains("\(dir)/a.sock, \(dir)/b.sock"), "\(check.standardOutput)")
+        let server = try DaemonProcess(executable: web, arguments: ["--config", dir + "/repd.toml"])
+        #expect(eventually(timeout: 20) { tcpListens(port) })
+        let names = elements(webStatus(port: port)?["stations"])?.compactMap { $0["station"]?.stringValue }
+        #expect(names == ["rack-1", "rack-2"])
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+
+        try "[web]\nsocket = [\"rack-1=\"]\n".write(toFile: dir + "/bad.toml", atomically: true, encoding: .utf8)
+        let bad = try DaemonProcess(executable: web, arguments: ["--config", dir + "/bad.toml", "--check-config"])
+        #expect(bad.waitForExit() == 78)
+        #expect(bad.standardError.contains("web.socket 'rack-1=': expected PATH or NAME=PATH"), "\(bad.standardError)")
+    }
+
+    @Test("repd-web logs that it serves only once the address is bound: a bind that fails is the one line, exit 1")
+    func servingIsLoggedAfterTheBind() throws {
+        let port = freePort()
+        let first = try DaemonProcess(
+            executable: web, arguments: ["--socket", "/nonexistent.sock", "--listen", "127.0.0.1:\(port)"])
+        #expect(eventually(timeout: 20) { first.standardError.contains("serving http://127.0.0.1:\(port)/") })
+        let second = try DaemonProcess(
+            executable: web, arguments: ["--socket", "/nonexistent.sock", "--listen", "127.0.0.1:\(port)"])
+        #expect(second.waitForExit(timeout: 20) == 1)
+        #expect(second.standardError.contains("cannot serve http://127.0.0.1:\(port)/"), "\(second.standardError)")
+        #expect(!second.standardError.contains("serving http"), "\(second.standardError)")
+        first.signal(SIGTERM)
+        #expect(first.waitForExit() == 0)
+    }
+
+    @Test(
         "repd-web refuses a --client-timeout or --idle-timeout past an hour (1e300 crashed it) and a socket path a Unix socket cannot hold (exit 64)",
         arguments: [
             (["--client-timeout", "1e300"], "--client-timeout must be from 0.1 to 3600 s"),
