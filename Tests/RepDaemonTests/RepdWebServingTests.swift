@@ -171,6 +171,38 @@ struct RepdWebServingTests {
     }
 
     @Test(
+        "repd-web run as a user the socket's mode shuts out says so (permission, the group to join) instead of 'repd is not running'",
+        .enabled(
+            if: access("/usr/bin/setpriv", X_OK) == 0 && getuid() == 0,
+            "needs root and setpriv to run repd-web as another user"))
+    func permissionProblemIsShown() throws {
+        let dir = scratchDirectory()
+        chmod(dir, 0o755)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--journal", "", "--quiet"])
+        #expect(daemonListens(socketPath))
+        let port = freePort()
+        let server = try DaemonProcess(
+            executable: "/usr/bin/setpriv",
+            arguments: [
+                "--reuid=65534", "--regid=65534", "--clear-groups", web, "--socket", socketPath, "--listen",
+                "127.0.0.1:\(port)",
+            ])
+        #expect(eventually(timeout: 20) { tcpListens(port) })
+        var problem: String?
+        #expect(
+            eventually(timeout: 10) {
+                problem = firstStation("repd_problem", port: port)?.stringValue
+                return problem != nil
+            })
+        #expect(problem == "permission denied on \(socketPath): add repd-web's user to the group 'repd'")
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test(
         "a repd that stops answering (SIGSTOP) shows as down with the reason within 25 s, not as live; once it answers again the link comes back"
     )
     func stoppedRepdIsNoticed() throws {
