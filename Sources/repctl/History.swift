@@ -59,6 +59,10 @@ struct History: ParsableCommand {
                 throw ValidationError("\(name) '\(value)' is neither Unix seconds nor an age such as 90s, 15m, 2h, 3d")
             }
         }
+        let now = wallClock()
+        if let from, let to, let start = Self.time(from, now: now), let end = Self.time(to, now: now), start > end {
+            throw ValidationError("--from \(from) is after --to \(to): no event can be in between")
+        }
     }
 
     /// A time argument: Unix seconds, or an age (`90s`, `15m`, `2h`, `3d`) before `now`.

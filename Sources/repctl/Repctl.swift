@@ -51,7 +51,8 @@ struct Evaluate: ParsableCommand {
             back by its set_end, or counted). "live" counts the rep events of the sets with exercise and how late each came \
             after its rep's end (the last sample of the batch that sent it minus the rep's time).
             A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, \
-            and makes the exit code 1; the other sets are still evaluated.
+            and makes the exit code 1; the other sets are still evaluated. A manifest (or --gate file) that cannot \
+            be read, is malformed, or lists no recording exits 2 before anything is evaluated.
 
             For scripts/train-gate: --features FILE also writes every moment the exercise gate judged, with its \
             features, as CSV; --gate FILE uses another gate model (trees of log-odds: lines feature, threshold, \
@@ -107,6 +108,10 @@ struct Evaluate: ParsableCommand {
         let entries: [ManifestEntry]
         do { entries = try EvaluationManifest.parse(text, file: manifest) } catch {
             printError("repctl: \(error)")
+            throw ExitCode(2)
+        }
+        guard !entries.isEmpty else {
+            printError("repctl: \(manifest): lists no recording (only its header): nothing to evaluate")
             throw ExitCode(2)
         }
         let root = manifest.contains("/") ? String(manifest[..<manifest.lastIndex(of: "/")!]) : "."

@@ -72,4 +72,24 @@ struct RepctlFileTests {
             plot.standardError.contains("cannot write \(dir)/none/p.svg: No such file or directory"),
             "\(plot.standardError)")
     }
+
+    @Test(
+        "repctl eval on a manifest with only its header exits 2 saying there is nothing to evaluate (it printed zeros, exit 0)"
+    )
+    func evalRefusesAnEmptyManifest() throws {
+        let dir = scratchDirectory()
+        try "file,exercise,participant,true_reps,sample_rate_hz,duration_s,source\n".write(
+            toFile: dir + "/manifest.csv", atomically: true, encoding: .utf8)
+        let eval = try DaemonProcess(executable: repctl, arguments: ["eval", dir + "/manifest.csv"])
+        #expect(eval.waitForExit() == 2)
+        #expect(eval.standardError.contains("lists no recording"), "\(eval.standardError)")
+        #expect(eval.standardOutput.isEmpty, "\(eval.standardOutput)")
+    }
+
+    @Test("repctl history --from after --to is refused (exit 64): no event can be in between, which printed nothing")
+    func historyRefusesAnInvertedRange() throws {
+        let history = try DaemonProcess(executable: repctl, arguments: ["history", "--from", "5m", "--to", "10m"])
+        #expect(history.waitForExit() == 64)
+        #expect(history.standardError.contains("--from 5m is after --to 10m"), "\(history.standardError)")
+    }
 }
