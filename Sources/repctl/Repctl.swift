@@ -16,6 +16,11 @@ import RepTools
 /// repctl: tools around repd — evaluate the detector on recordings, plot a recording.
 @main
 struct Repctl: ParsableCommand {
+    /// Parses the command line (a negative number after an option attached to it: `CommandLineArguments`) and runs.
+    static func main() {
+        main(CommandLineArguments.attachingNegativeNumbers(Array(CommandLine.arguments.dropFirst())))
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "repctl",
         abstract: "Tools for repd: evaluate rep counting on recordings, plot a recording.",

@@ -11,6 +11,21 @@ import RepWeb
 /// repd-web: the station display, a web page of the set in progress for a screen beside the rack.
 @main
 struct RepdWeb: AsyncParsableCommand {
+    /// Parses the command line (a negative number after an option attached to it: `CommandLineArguments`) and runs.
+    static func main() async {
+        do {
+            var command = try parseAsRoot(
+                CommandLineArguments.attachingNegativeNumbers(Array(CommandLine.arguments.dropFirst())))
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "repd-web",
         abstract: "Serve a live web page of the set in progress (the station display), read from repd's socket.",

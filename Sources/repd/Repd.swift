@@ -16,6 +16,21 @@ import RepSettings
 /// repd: counts exercise repetitions from an accelerometer and publishes them on a Unix socket.
 @main
 struct Repd: AsyncParsableCommand {
+    /// Parses the command line (a negative number after an option attached to it: `CommandLineArguments`) and runs.
+    static func main() async {
+        do {
+            var command = try parseAsRoot(
+                CommandLineArguments.attachingNegativeNumbers(Array(CommandLine.arguments.dropFirst())))
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "repd",
         abstract: "Count exercise repetitions from an accelerometer and publish them on a Unix socket.",

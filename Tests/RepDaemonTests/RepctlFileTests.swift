@@ -92,4 +92,18 @@ struct RepctlFileTests {
         #expect(history.waitForExit() == 64)
         #expect(history.standardError.contains("--from 5m is after --to 10m"), "\(history.standardError)")
     }
+
+    @Test(
+        "a negative number after an option reaches the program's own check (it was ArgumentParser's 'Missing value')",
+        arguments: [
+            ("repd", ["--demo", "--speed", "-5"], "--speed must be a positive number"),
+            ("repctl", ["history", "--since", "-1"], "--since must be an event id (0 or more)"),
+            ("repd-web", ["--client-timeout", "-1"], "--client-timeout must be from 0.1 to 3600 s"),
+        ])
+    func negativeNumbersReachValidation(program: String, arguments: [String], message: String) throws {
+        let process = try DaemonProcess(executable: productsDirectory + "/" + program, arguments: arguments)
+        #expect(process.waitForExit() == 64)
+        #expect(process.standardError.contains(message), "\(process.standardError)")
+        #expect(!process.standardError.contains("Missing value"))
+    }
 }
