@@ -62,19 +62,13 @@ public final class FixtureFileWriter {
         try flush()
         isClosed = true
         let synced = fsync(fd.rawValue) == 0 ? nil : Errno(rawValue: errno)
-        // A file that did not reach its final name is not left behind as PATH.partial.
         do { try fd.close() } catch {
-            _ = unlink(temporaryPath)
             throw FixtureError(file: temporaryPath, line: 0, reason: .io("close failed: \(error)"))
         }
-        if let synced {
-            _ = unlink(temporaryPath)
-            throw FixtureError(file: temporaryPath, line: 0, reason: .io("fsync failed: \(synced)"))
-        }
+        if let synced { throw FixtureError(file: temporaryPath, line: 0, reason: .io("fsync failed: \(synced)")) }
         guard rename(temporaryPath, path) == 0 else {
-            let reason = Errno(rawValue: errno)
-            _ = unlink(temporaryPath)
-            throw FixtureError(file: path, line: 0, reason: .io("cannot rename \(temporaryPath) to it: \(reason)"))
+            throw FixtureError(
+                file: path, line: 0, reason: .io("cannot rename \(temporaryPath): \(Errno(rawValue: errno))"))
         }
         try Self.syncFolder(of: path)
     }

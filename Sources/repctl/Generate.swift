@@ -5,6 +5,10 @@ import MotionSimulation
 import PlainText
 import RepProtocol
 
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#endif
+
 extension BarbellGenerator.Lift: ExpressibleByArgument {}
 
 struct Generate: ParsableCommand {
@@ -198,8 +202,9 @@ struct Generate: ParsableCommand {
         }
         let samples = try estimatedSeconds() * rate
         guard samples <= Double(Self.maximumSamples) else {
+            let about = samples < 1e15 ? "about \(format(samples, decimals: 0))" : "more than 10^15"
             throw ValidationError(
-                "that would be about \(format(samples, decimals: 0)) samples; at most \(Self.maximumSamples) "
+                "that would be \(about) samples; at most \(Self.maximumSamples) "
                     + "(fewer reps, cycles or seconds, or a lower --rate).")
         }
     }
@@ -299,6 +304,8 @@ struct Generate: ParsableCommand {
             samples = generator.samples()
         }
         do { try FixtureFileWriter.write(samples, to: out) } catch {
+            // A generated file can be made again: leave nothing behind.
+            _ = unlink(out + ".partial")
             printError("repctl: \(error)")
             throw ExitCode(1)
         }

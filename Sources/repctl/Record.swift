@@ -67,6 +67,12 @@ struct Record: ParsableCommand {
         setvbuf(stdout, nil, _IOLBF, 0)
         catchInterrupts()
         let limit = duration.flatMap(Self.seconds) ?? .infinity
+        // A recording cannot be made again: refuse a name it could not be renamed to before recording.
+        var info = stat()
+        if stat(out, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            printError("repctl: --out \(out) is a folder; give the recording's file name")
+            throw ExitCode(1)
+        }
         let writer: FixtureFileWriter
         do { writer = try FixtureFileWriter(path: out) } catch {
             printError("repctl: \(error)")
@@ -80,7 +86,7 @@ struct Record: ParsableCommand {
             ending = try recordFromDaemon(writer, limit: limit, progress: &progress)
         }
         do { try writer.finish() } catch {
-            printError("repctl: \(error)")
+            printError("repctl: \(error) (what was recorded is kept in \(out).partial)")
             throw ExitCode(1)
         }
         progress.finish()

@@ -2,9 +2,10 @@
     @preconcurrency import Glibc
 #endif
 
-/// Whether the paths `a` and `b` name one existing file (the same device and inode: also through another spelling
-/// of the path, or a link).
+/// Whether the paths `a` and `b` name one file: the same text, or one existing file (the same device and inode: also
+/// through another spelling of the path, or a link).
 func sameFile(_ a: String, _ b: String) -> Bool {
+    if a == b { return true }
     var first = stat()
     var second = stat()
     guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }

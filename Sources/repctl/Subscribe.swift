@@ -77,7 +77,7 @@ struct Subscribe: ParsableCommand {
             // Live events that come before `subscribed` are sent again, in order, by the replay that follows it.
             var replayPending = resumeAfter != nil
             loop: while true {
-                switch connection.next(timeout: 3600) {
+                switch connection.next(timeout: 1) {
                 case .message(let message, let line):
                     if case .hello(let hello) = message {
                         if everGreeted { printError("repctl: reconnected to \(path)") }
@@ -116,9 +116,16 @@ struct Subscribe: ParsableCommand {
                         print(text)
                     }
                     // The reader went away (`| head`): SIGPIPE is ignored for the socket's sake, so look.
-                    if ferror(stdout) != 0 { throw ExitCode(141) }
+                    if ferror(stdout) != 0 {
+                        let code = errno
+                        if code == EPIPE { throw ExitCode(141) }
+                        printError("repctl: cannot write to standard output: \(String(cString: strerror(code)))")
+                        throw ExitCode(1)
+                    }
                 case .timeout:
                     if interrupted.load(ordering: .relaxed) { break loop }
+                    // Nothing to print for a while: a reader that went meanwhile is seen without a write.
+                    if Self.outputClosed() { throw ExitCode(141) }
                 case .closed:
                     if greeted {
                         printError("repctl: repd went away; reconnecting (Ctrl-C to stop)")
@@ -132,6 +139,12 @@ struct Subscribe: ParsableCommand {
             sleepInterruptibly(delay)
             if !greeted { delay = min(delay * 2, 5) }
         }
+    }
+
+    /// Whether standard output is a pipe whose reader has gone (`poll` says `POLLERR` on its writing end).
+    static func outputClosed() -> Bool {
+        var output = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
+        return poll(&output, 1, 0) > 0 && output.revents & Int16(POLLERR) != 0
     }
 
     /// The event types of an `--events` list (already validated).

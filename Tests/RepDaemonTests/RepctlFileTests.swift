@@ -28,6 +28,17 @@ struct RepctlFileTests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/x.csv"))
     }
 
+    @Test("repctl record into a folder's name is refused before recording (a recording cannot be made again)")
+    func recordIntoAFolderIsRefused() throws {
+        let dir = scratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/adir", withIntermediateDirectories: false)
+        let record = try DaemonProcess(
+            executable: repctl,
+            arguments: ["record", "--out", dir + "/adir", "--duration", "1s", "--socket", dir + "/none.sock"])
+        #expect(record.waitForExit() == 1)
+        #expect(record.standardError.contains("--out \(dir)/adir is a folder"), "\(record.standardError)")
+    }
+
     @Test("repctl generate into a folder's name fails naming it, and leaves no .partial file behind")
     func generateIntoAFolderLeavesNothing() throws {
         let dir = scratchDirectory()
@@ -56,6 +67,10 @@ struct RepctlFileTests {
             #expect(plot.standardError.contains("is the recording itself"), "\(arguments): \(plot.standardError)")
         }
         #expect(try String(contentsOfFile: recording, encoding: .utf8) == before)
+        let same = try DaemonProcess(
+            executable: repctl, arguments: ["plot", recording, "--out", dir + "/q.svg", "--trace", dir + "/q.svg"])
+        #expect(same.waitForExit() == 64)
+        #expect(same.standardError.contains("--trace and --out are the same file"), "\(same.standardError)")
         let plot = try DaemonProcess(executable: repctl, arguments: ["plot", recording, "--out", dir + "/p.svg"])
         #expect(plot.waitForExit() == 0, "the plot of another name is written: \(plot.standardError)")
     }

@@ -33,6 +33,37 @@ struct RepctlSubscribeTests {
     }
 
     @Test(
+        "repctl subscribe | head -1 ends within seconds on a station with nothing more to say (the closed pipe is seen without a write), and a full disk is an error, not 141"
+    )
+    func endsWhenItsOutputClosesWhileIdle() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [2], lead: 2)
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", "", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        client.send("subscribe sensor\n")
+        #expect(client.next(timeout: 30, { $0.sensorState == .finished ? true : nil }) != nil, "the recording ended")
+        let pipeline = try DaemonProcess(
+            executable: "/bin/bash",
+            arguments: ["-c", "set -o pipefail; '\(repctl)' subscribe --socket '\(socketPath)' --events rep | head -1"])
+        let status = pipeline.waitForExit(timeout: 20)
+        #expect(status == 141, "\(String(describing: status)): \(pipeline.standardError)")
+        #expect(pipeline.standardOutput.hasPrefix("connected to repd"), "\(pipeline.standardOutput)")
+
+        let full = try DaemonProcess(
+            executable: "/bin/bash", arguments: ["-c", "'\(repctl)' subscribe --socket '\(socketPath)' > /dev/full"])
+        #expect(full.waitForExit(timeout: 20) == 1)
+        #expect(
+            full.standardError.contains("cannot write to standard output: No space left on device"),
+            "\(full.standardError)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test(
         "repctl subscribe --since above the journal's newest id (an id of a replaced file) prints this journal from its start, then live events"
     )
     func sinceAboveNewestPrintsTheJournal() throws {
@@ -108,8 +139,8 @@ struct RepctlSubscribeTests {
             "\(status.standardError)")
 
         let subscriber = try DaemonProcess(executable: repctl, arguments: ["subscribe", "--socket", socketPath])
-        // Refused at 0, 0.5, 1.5, 3.5 and 7.5 s: five tries in 8 s (a retry every 0.5 s would make 16).
-        Thread.sleep(forTimeInterval: 8)  // the span the back-off is measured over, not a wait for a condition
+        // Refused at 0, 0.5, 1.5, 3.5 and 7.5 s: five tries in 10 s (a retry every 0.5 s would make 20).
+        Thread.sleep(forTimeInterval: 10)  // the span the back-off is measured over, not a wait for a condition
         let retries = subscriber.standardError.components(separatedBy: "repd closed the connection; retrying").count - 1
         #expect((3...6).contains(retries), "\(subscriber.standardError)")
         #expect(subscriber.standardError.contains("retrying in 4.0 s"), "\(subscriber.standardError)")
