@@ -244,9 +244,8 @@ extension DaemonConfiguration {
                 case .string(let v): c.webSockets = v.isEmpty ? [] : [v]
                 case .array(let items):
                     c.webSockets = try items.map { item throws(ConfigError) in
-                        guard case .string(let v) = item, !v.isEmpty else {
-                            throw reader.error("web", "socket", expected)
-                        }
+                        guard case .string(let v) = item else { throw reader.error("web", "socket", expected) }
+                        guard !v.isEmpty else { throw reader.error("web", "socket", "an entry of the array is empty") }
                         return v
                     }
                 default: throw reader.error("web", "socket", "\(expected), found \(entry.value.kind)")

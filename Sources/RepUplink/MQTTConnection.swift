@@ -43,6 +43,8 @@ final class MQTTConnection {
     private(set) var lastLibraryError: String?
     /// The CONNACK return code of a refusal.
     private(set) var refusal: Int32?
+    /// Whether the broker accepted the connection (CONNACK 0).
+    private(set) var accepted = false
     private let settings: UplinkSession
 
     /// A client for `settings`, with its last will (`offline`, retained) set; not yet connected.
@@ -56,7 +58,7 @@ final class MQTTConnection {
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         mosquitto_connect_callback_set(handle) { _, context, rc in
             let connection = MQTTConnection.from(context)
-            if rc != 0 { connection.refusal = rc }
+            if rc != 0 { connection.refusal = rc } else { connection.accepted = true }
             connection.events.append(rc == 0 ? .connected : .refused(rc))
         }
         mosquitto_publish_callback_set(handle) { _, context, mid in
@@ -182,6 +184,12 @@ final class MQTTConnection {
             let reason = refusal.map { Self.describeConnack($0) } ?? "no reason given"
             let hint = refusal == 4 || refusal == 5 ? " (check uplink.username and uplink.password_file)" : ""
             return UplinkError(.refused, "the broker at \(broker) refused the connection: \(reason)\(hint)")
+        case MOSQ_ERR_KEEPALIVE.rawValue where !accepted:
+            // libmosquitto gives up on CONNECT after the keepalive too ("Unknown error."): nothing MQTT answered.
+            return UplinkError(
+                .unreachable,
+                "no answer (CONNACK) from the broker at \(broker) within \(settings.keepalive) s (uplink.keepalive_s): is it an MQTT broker, and does it expect TLS (uplink.tls)?"
+            )
         case MOSQ_ERR_KEEPALIVE.rawValue:
             // A broker that stopped answering (hung, or a network that drops everything on the way): libmosquitto's
             // own words for it are "Unknown error."

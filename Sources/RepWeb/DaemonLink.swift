@@ -47,8 +47,9 @@ public struct DaemonLink: Service {
             var failing = false
             while !Task.isCancelled {
                 var problem: String?
+                let liveness = Liveness()
                 do {
-                    let end = try await session(reportErrors: !failing)
+                    let end = try await session(reportErrors: !failing, liveness: liveness)
                     if end.subscribed {
                         logger.notice("repd closed the connection; reconnecting")
                         delay = .milliseconds(200)
@@ -65,6 +66,12 @@ public struct DaemonLink: Service {
                     if Task.isCancelled { break }
                     let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
                     problem = Self.problem(error, path: path)
+                    // A connection that got as far as hello (and then hung) was a success until then: this failure
+                    // is news, and the next attempt comes soon.
+                    if liveness.greeted {
+                        failing = false
+                        delay = .milliseconds(200)
+                    }
                     if !failing {
                         logger.warning(
                             "cannot read repd on \(path): \(problem ?? "\(error)"); retrying (every 0.2 s, backing off to 2 s)"
@@ -83,10 +90,15 @@ public struct DaemonLink: Service {
     /// no such socket, or no one listening on it).
     static func problem(_ error: any Error, path: String) -> String? {
         if let error = error as? LinkError { return error.reason }
-        if let code = (error as? IOError)?.errnoCode, code == EACCES || code == EPERM {
-            return "permission denied on \(path): add repd-web's user to the group 'repd'"
-        }
         var info = stat()
+        if let code = (error as? IOError)?.errnoCode, code == EACCES || code == EPERM {
+            // The socket's own group when it can be seen (repd's socket.group), else the packaged one.
+            var group = "repd"
+            if stat(path, &info) == 0, let entry = getgrgid(info.st_gid), let name = entry.pointee.gr_name {
+                group = String(cString: name)
+            }
+            return "permission denied on \(path): add repd-web's user to the group '\(group)'"
+        }
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK { return "\(path) is not a socket" }
         return nil
     }
@@ -94,7 +106,7 @@ public struct DaemonLink: Service {
     /// One connection: hello, subscribe, then events until repd closes it. Returns whether it got as far as
     /// subscribing, and repd's reason when it did not (repd refuses a client beyond `socket.max_clients` with an
     /// `error` line, then closes).
-    private func session(reportErrors: Bool) async throws -> (subscribed: Bool, refusal: String?) {
+    private func session(reportErrors: Bool, liveness: Liveness) async throws -> (subscribed: Bool, refusal: String?) {
         let path = socketPath.isEmpty ? DefaultSocketPath.forClient() : socketPath
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(2))
@@ -103,7 +115,6 @@ public struct DaemonLink: Service {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        let liveness = Liveness()
         let hung = LinkError(
             reason:
                 "repd does not answer: nothing for \(Self.silenceLimit.components.seconds) s, not even to a ping (stopped or hung?)"
@@ -136,7 +147,8 @@ public struct DaemonLink: Service {
                             underlying.close(promise: nil)
                             return
                         }
-                        try await outbound.write(ByteBuffer(string: ClientCommand.ping.line + "\n"))
+                        // A failed write ends the connection, which the reading side sees; keep watching till then.
+                        try? await outbound.write(ByteBuffer(string: ClientCommand.ping.line + "\n"))
                     }
                 }
                 defer { group.cancelAll() }
@@ -175,7 +187,7 @@ public struct DaemonLink: Service {
                     message = try ServerLine.read(json)
                 } catch {
                     unreadable += 1
-                    if unreadable == 1 {
+                    if unreadable == 1, reportErrors || subscribed {
                         logger.warning(
                             "ignoring a line from repd that cannot be read: \(error) (further ones on this connection are counted, not logged)"
                         )
@@ -184,6 +196,7 @@ public struct DaemonLink: Service {
                 }
                 switch message {
                 case .hello(let hello) where !subscribed:
+                    liveness.greet()
                     logger.info("connected to repd \(hello.version) on \(path)")
                     let since = await resumePoint(hello)
                     let command = ClientCommand.subscribe([.rep, .set, .sensor], since: since).line + "\n"
@@ -236,9 +249,16 @@ struct LinkError: Error, CustomStringConvertible {
     var description: String { reason }
 }
 
-/// When repd last said anything on a connection, and whether the connection was given up as not answering.
+/// When repd last said anything on a connection, whether it said hello, and whether the connection was given up as
+/// not answering.
 final class Liveness: Sendable {
-    private let state = Mutex((heard: ContinuousClock.now, hung: false))
+    private let state = Mutex((heard: ContinuousClock.now, hung: false, greeted: false))
+
+    /// Notes that repd said hello.
+    func greet() { state.withLock { $0.greeted = true } }
+
+    /// Whether repd said hello on this connection.
+    var greeted: Bool { state.withLock { $0.greeted } }
 
     /// Notes that repd said something now.
     func heard() { state.withLock { $0.heard = .now } }

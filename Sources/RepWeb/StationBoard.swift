@@ -13,7 +13,7 @@ public actor StationBoard {
     /// A board of `stations` (in the order given) shown through `hub`.
     public init(stations: [StationState], hub: EventStreamHub) {
         precondition(!stations.isEmpty, "at least one station")
-        self.stations = stations
+        self.stations = Self.named(stations)
         self.hub = hub
         self.started = wallClock()
     }
@@ -25,24 +25,39 @@ public actor StationBoard {
     /// station's new state goes out to every browser once (a replay of hundreds of events is one message, not
     /// hundreds).
     public func apply(_ messages: [(line: ServerLine, json: JSONValue)], to index: Int) {
-        let name = stations[index].name
+        let name = stations[index].reportedName
         var changed = false
         for message in messages where stations[index].apply(message.line, json: message.json) { changed = true }
-        if stations[index].name != name { stations[index].name = Self.unique(stations[index].name, index, stations) }
+        if stations[index].reportedName != name {
+            // repd named (or renamed) the station: every unlabelled station's name may move.
+            let named = Self.named(stations)
+            for other in stations.indices where named[other].name != stations[other].name {
+                stations[other].name = named[other].name
+                if other != index { publish(other) }
+            }
+            changed = true
+        }
         if changed { publish(index) }
     }
 
-    /// `name`, or `name-2`, `name-3`… when another station than `index` already has it: two repds on one host both
-    /// named after it stay apart for `?station=` (numbered as given on the command line).
-    static func unique(_ name: String, _ index: Int, _ stations: [StationState]) -> String {
-        let taken = Set(stations.indices.filter { $0 != index }.map { stations[$0].name })
-        var candidate = name
-        var n = 2
-        while taken.contains(candidate) {
-            candidate = "\(name)-\(n)"
-            n += 1
+    /// `stations` with each unlabelled one named what repd calls it (`reportedName`), numbered `-2`, `-3`… when a
+    /// label the user gave or a station before it (in the order given on the command line) has that name already:
+    /// two repds on one host, both named after it, stay apart for `?station=`, the first keeping the plain name.
+    public static func named(_ stations: [StationState]) -> [StationState] {
+        var result = stations
+        var taken = Set(stations.filter(\.labelled).map(\.name))
+        for index in result.indices where !result[index].labelled {
+            let base = result[index].reportedName
+            var candidate = base
+            var n = 2
+            while taken.contains(candidate) {
+                candidate = "\(base)-\(n)"
+                n += 1
+            }
+            result[index].name = candidate
+            taken.insert(candidate)
         }
-        return candidate
+        return result
     }
 
     /// Sets the link state of station `index`, with why it is down (`problem`: see `StationState.linkProblem`); a

@@ -134,7 +134,7 @@ public enum StationPage {
             let s = JSON.parse(e.data);
             // A restarted repd-web knows nothing until it has heard from repd: keep showing what was known meanwhile.
             const before = stations.get(s.index);
-            if (s.set === null && before && before.set !== null) s = Object.assign({}, before, { repd: s.repd });
+            if (s.set === null && before && before.set !== null) s = Object.assign({}, before, { repd: s.repd, repd_problem: s.repd_problem, station: s.station });
             stations.set(s.index, s);
             setOnline(true);
             render();
@@ -171,7 +171,8 @@ public enum StationPage {
           if (overview) {
             renderGrid(all);
             const down = all.filter((s) => s.repd !== "up").length, lost = all.filter((s) => s.repd === "up" && sensorLost(s)).length;
-            setBanners(down > 0, lost > 0);
+            const problem = all.find((s) => s.repd === "down" && s.repd_problem);
+            setBanners(down > 0, lost > 0, problem ? problem.station + ": " + problem.repd_problem : null);
             $("dot").className = !online ? "" : down ? "bad" : lost ? "warn" : "live";
             $("state-text").textContent = !online ? "no connection" : down ? down + " offline" : lost ? lost + " sensor lost" : "all live";
             return;

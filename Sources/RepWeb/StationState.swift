@@ -66,6 +66,9 @@ public struct StationState: Sendable, Equatable {
     public var name: String
     /// Whether the name was given by the user (then events' `station` does not change it).
     public var labelled: Bool
+    /// The name repd gives the station (events' `station`), or the default before it has: `name` unless another
+    /// station has it too (then the board numbers it: `StationBoard.named`).
+    public var reportedName: String
     /// The repd socket this station is read from.
     public var socketPath: String
     /// The connection to repd.
@@ -102,6 +105,7 @@ public struct StationState: Sendable, Equatable {
     public init(socketPath: String, label: String?, defaultName: String) {
         self.socketPath = socketPath
         self.name = label ?? defaultName
+        self.reportedName = label ?? defaultName
         self.labelled = label != nil
     }
 
@@ -131,7 +135,10 @@ public struct StationState: Sendable, Equatable {
             if let last = lastID, id <= last { return false }
             lastID = id
         }
-        if !labelled, let station = event.station, !station.isEmpty { name = station }
+        if !labelled, let station = event.station, !station.isEmpty, reportedName != station {
+            reportedName = station
+            name = station
+        }
         lastEventWall = event.wall
         switch event.body {
         case .workout(.setStarted(let started)):

@@ -31,13 +31,10 @@ public enum WebService {
     ) async throws {
         let hub = EventStreamHub(queueLimit: queueLimit, stallTimeout: stallTimeout, logger: logger)
         let host = hostName().isEmpty ? "station" : hostName()
-        // Stations without a label on one host all get the host's name until repd names them: numbered so
-        // ?station= can tell them apart (repd's own name replaces it, kept apart the same way: StationBoard.unique).
-        var states: [StationState] = []
-        for station in stations {
-            var state = StationState(socketPath: station.socketPath, label: station.label, defaultName: host)
-            state.name = StationBoard.unique(state.name, states.count, states)
-            states.append(state)
+        // Stations without a label on one host all get the host's name until repd names them; the board numbers
+        // names alike (StationBoard.named) so ?station= can tell them apart.
+        let states = stations.map {
+            StationState(socketPath: $0.socketPath, label: $0.label, defaultName: host)
         }
         let board = StationBoard(stations: states, hub: hub)
         let links = stations.enumerated().map { index, station in

@@ -60,7 +60,10 @@ struct RepdWeb: AsyncParsableCommand {
     @Flag(help: "Validate the configuration and exit.")
     var checkConfig = false
 
-    @Option(help: ArgumentHelp("repd's socket, or NAME=PATH; repeat for several stations.", valueName: "[NAME=]PATH"))
+    @Option(
+        help: ArgumentHelp(
+            "repd's socket, or NAME=PATH; repeat for several stations (default: web.socket, a string or an array of them).",
+            valueName: "[NAME=]PATH"))
     var socket: [String] = []
 
     @Option(help: ArgumentHelp("Where to serve the page (web.listen; default 127.0.0.1:8080).", valueName: "HOST:PORT"))

@@ -746,6 +746,28 @@ struct UplinkTests {
     }
 
     @Test(
+        "a peer that never answers MQTT, with keepalive_s as short as the connect timeout: whichever gives up first, the log says no CONNACK came, never 'stopped answering' or 'Unknown error'"
+    )
+    func noConnackWithShortKeepalive() throws {
+        let dir = scratchDirectory()
+        let listener = try #require(SilentListener())
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: listener.port, extra: "keepalive_s = 5"), "--demo", "--loop",
+            "--socket", socketPath, "--journal", dir + "/events.db", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let expected = "uplink: no answer (CONNACK) from the broker at 127.0.0.1:\(listener.port) within 5 s"
+        #expect(
+            eventually(timeout: 15) { daemon.standardError.components(separatedBy: expected).count > 2 },
+            "two attempts said so: \(daemon.standardError.suffix(2000))")
+        #expect(!daemon.standardError.contains("stopped answering"), "\(daemon.standardError.suffix(2000))")
+        #expect(!daemon.standardError.contains("Unknown error"), "\(daemon.standardError.suffix(2000))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test(
         "a broker address that accepts TCP and never answers MQTT: a log line says no CONNACK came, repctl status shows the error and the backlog, and repd keeps counting"
     )
     func noConnack() throws {

@@ -169,4 +169,27 @@ struct StationStateTests {
         #expect(s.sets.count == StationState.maximumSets)
         #expect(s.sets.last?.number == StationState.maximumSets + 5)
     }
+
+    @Test(
+        "names alike are numbered by the order given, not by which repd spoke first, and a label the user gave is never renamed"
+    )
+    func namesAreNumberedByOrder() {
+        func sensor(_ station: String) -> [String] {
+            [#"{"type":"sensor","state":"connected","wall":1.0,"id":1,"station":"\#(station)"}"#]
+        }
+        let blank = [
+            StationState(socketPath: "/a", label: nil, defaultName: "vm"),
+            StationState(socketPath: "/b", label: nil, defaultName: "vm"),
+            StationState(socketPath: "/c", label: "vm", defaultName: "vm"),
+        ]
+        #expect(StationBoard.named(blank).map(\.name) == ["vm-2", "vm-3", "vm"], "the label keeps its name")
+        // The second repd names its station first, then the first one says the same name.
+        var stations = blank
+        for message in messages(sensor("gym")) { stations[1].apply(message.line, json: message.json) }
+        #expect(StationBoard.named(stations).map(\.name) == ["vm-2", "gym", "vm"])
+        for message in messages(sensor("gym")) { stations[0].apply(message.line, json: message.json) }
+        #expect(StationBoard.named(stations).map(\.name) == ["gym", "gym-2", "vm"], "the first given keeps it")
+        for message in messages(sensor("other")) { stations[2].apply(message.line, json: message.json) }
+        #expect(StationBoard.named(stations)[2].name == "vm", "a label is not renamed by repd")
+    }
 }
