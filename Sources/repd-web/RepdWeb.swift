@@ -13,17 +13,7 @@ import RepWeb
 struct RepdWeb: AsyncParsableCommand {
     /// Parses the command line (a negative number after an option attached to it: `CommandLineArguments`) and runs.
     static func main() async {
-        do {
-            var command = try parseAsRoot(
-                CommandLineArguments.attachingNegativeNumbers(Array(CommandLine.arguments.dropFirst())))
-            if var asynchronous = command as? AsyncParsableCommand {
-                try await asynchronous.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(CommandLineArguments.attachingNegativeNumbers(Array(CommandLine.arguments.dropFirst())))
     }
 
     static let configuration = CommandConfiguration(
