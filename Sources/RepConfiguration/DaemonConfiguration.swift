@@ -243,10 +243,11 @@ extension DaemonConfiguration {
                 switch entry.value {
                 case .string(let v): c.webSockets = v.isEmpty ? [] : [v]
                 case .array(let items):
-                    c.webSockets = try items.map { item throws(ConfigError) in
+                    c.webSockets = []
+                    for item in items {
                         guard case .string(let v) = item else { throw reader.error("web", "socket", expected) }
                         guard !v.isEmpty else { throw reader.error("web", "socket", "an entry of the array is empty") }
-                        return v
+                        c.webSockets.append(v)
                     }
                 default: throw reader.error("web", "socket", "\(expected), found \(entry.value.kind)")
                 }
