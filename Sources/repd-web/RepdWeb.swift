@@ -78,7 +78,7 @@ struct RepdWeb: AsyncParsableCommand {
         if let listen {
             do { _ = try ListenAddress(parsing: listen) } catch { throw ValidationError("--listen: \(error)") }
         }
-        for entry in socket where Self.station(entry).socketPath.isEmpty {
+        for entry in socket where Self.station(entry).socketPath.isEmpty || Self.station(entry).label == "" {
             throw ValidationError("--socket '\(entry)': expected PATH or NAME=PATH")
         }
         guard (1...100_000).contains(clientQueue) else { throw ValidationError("--client-queue must be in 1…100000") }
@@ -110,7 +110,7 @@ struct RepdWeb: AsyncParsableCommand {
             stations = [WebService.Station(socketPath: configuration.socket.path)]
         }
         for (entry, station) in zip(socket.isEmpty ? configuration.webSockets : [], stations)
-        where station.socketPath.isEmpty {
+        where station.socketPath.isEmpty || station.label == "" {
             fputs("repd-web: \(config ?? "configuration"): web.socket '\(entry)': expected PATH or NAME=PATH\n", stderr)
             throw ExitCode(78)
         }

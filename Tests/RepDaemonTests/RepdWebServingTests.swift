@@ -320,6 +320,7 @@ struct RepdWebServingTests {
         arguments: [
             (["--client-timeout", "1e300"], "--client-timeout must be from 0.1 to 3600 s"),
             (["--idle-timeout", "0"], "--idle-timeout must be from 0.1 to 3600 s"),
+            (["--socket", "=/tmp/x.sock"], "expected PATH or NAME=PATH"),
             (["--socket", "/tmp/" + String(repeating: "s", count: 120)], "a Unix socket's path holds at most 107"),
         ])
     func refusesValuesItCannotUse(arguments: [String], message: String) throws {
