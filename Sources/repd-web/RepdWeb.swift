@@ -152,7 +152,8 @@ struct RepdWeb: AsyncParsableCommand {
     /// Why `path` cannot be a Unix socket's address (nil when it can, or is empty: the default).
     static func socketPathProblem(_ path: String) -> String? {
         let bytes = path.utf8.count
-        return bytes > 107 ? "the path is \(bytes) bytes; a Unix socket's path holds at most 107" : nil
+        let longest = DaemonConfiguration.longestSocketPath
+        return bytes > longest ? "the path is \(bytes) bytes; a Unix socket's path holds at most \(longest)" : nil
     }
 
     /// `PATH` or `NAME=PATH` (a path may contain '=' after its first '/').

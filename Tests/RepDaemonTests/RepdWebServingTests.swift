@@ -67,6 +67,15 @@ private func firstStation(_ key: String, port: Int) -> JSONValue? {
     elements(webStatus(port: port)?["stations"])?.first?[key]
 }
 
+/// repd-web started with `arguments` and `--listen 127.0.0.1:PORT` on a free port, once it accepts connections.
+private func startWeb(_ arguments: [String]) throws -> (server: DaemonProcess, port: Int) {
+    let port = freePort()
+    let server = try DaemonProcess(
+        executable: productsDirectory + "/repd-web", arguments: arguments + ["--listen", "127.0.0.1:\(port)"])
+    #expect(eventually(timeout: 20) { tcpListens(port) })
+    return (server, port)
+}
+
 @Suite("repd-web serving: HEAD, unfinished requests, and why repd cannot be read", .serialized)
 struct RepdWebServingTests {
     let web = productsDirectory + "/repd-web"
@@ -76,10 +85,7 @@ struct RepdWebServingTests {
     )
     func headIsAnswered() throws {
         let dir = scratchDirectory()
-        let port = freePort()
-        let server = try DaemonProcess(
-            executable: web, arguments: ["--socket", dir + "/none.sock", "--listen", "127.0.0.1:\(port)"])
-        #expect(eventually(timeout: 20) { tcpListens(port) })
+        let (server, port) = try startWeb(["--socket", dir + "/none.sock"])
         for (path, type) in [("/", "text/html; charset=utf-8"), ("/api/status", "application/json")] {
             let client = try #require(TCPClient(port: port))
             client.send("HEAD \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -100,11 +106,7 @@ struct RepdWebServingTests {
     )
     func unfinishedRequestsAreClosed() throws {
         let dir = scratchDirectory()
-        let port = freePort()
-        let server = try DaemonProcess(
-            executable: web,
-            arguments: ["--socket", dir + "/none.sock", "--listen", "127.0.0.1:\(port)", "--idle-timeout", "1"])
-        #expect(eventually(timeout: 20) { tcpListens(port) })
+        let (server, port) = try startWeb(["--socket", dir + "/none.sock", "--idle-timeout", "1"])
         let stream = try #require(TCPClient(port: port))
         stream.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         let slow = try #require(TCPClient(port: port))
@@ -215,10 +217,7 @@ struct RepdWebServingTests {
             "--demo", "--loop", "--socket", socketPath, "--journal", "", "--quiet",
         ])
         #expect(daemonListens(socketPath))
-        let port = freePort()
-        let server = try DaemonProcess(
-            executable: web, arguments: ["--socket", socketPath, "--listen", "127.0.0.1:\(port)"])
-        #expect(eventually(timeout: 20) { tcpListens(port) })
+        let (server, port) = try startWeb(["--socket", socketPath])
         #expect(eventually(timeout: 15) { firstStation("repd", port: port)?.stringValue == "up" })
         daemon.signal(SIGSTOP)
         var problem: String?
@@ -252,13 +251,7 @@ struct RepdWebServingTests {
                 ]))
             #expect(daemonListens("\(dir)/\(name).sock"))
         }
-        let port = freePort()
-        let server = try DaemonProcess(
-            executable: web,
-            arguments: [
-                "--socket", dir + "/rackA.sock", "--socket", dir + "/rackB.sock", "--listen", "127.0.0.1:\(port)",
-            ])
-        #expect(eventually(timeout: 20) { tcpListens(port) })
+        let (server, port) = try startWeb(["--socket", dir + "/rackA.sock", "--socket", dir + "/rackB.sock"])
         var names: [String] = []
         #expect(
             eventually(timeout: 30) {
