@@ -86,6 +86,12 @@ public enum IIODeviceScanner {
         let sysname = udev_device_get_sysname(device).map { String(cString: $0) } ?? ""
         let devnode = udev_device_get_devnode(device).map { String(cString: $0) }
         func attribute(_ name: String) -> String? { Sysfs.readIfPresent(syspath + "/" + name)?.trimmingWhitespace() }
+        /// nil when the attribute does not exist; why, when it exists and cannot be read (permission…).
+        func reading(_ name: String) -> Result<String, IIOError>? {
+            let path = syspath + "/" + name
+            guard Sysfs.exists(path) else { return nil }
+            do { return .success(try Sysfs.read(path).trimmingWhitespace()) } catch { return .failure(error) }
+        }
         let name = attribute("name") ?? sysname
         let bufferDirectory =
             Sysfs.exists(syspath + "/buffer0/enable")
@@ -103,7 +109,7 @@ public enum IIODeviceScanner {
                 let typePath = syspath + "/" + scanDirectory + "/" + file
                 let indexPath = syspath + "/" + scanDirectory + "/in_\(channel)_index"
                 do throws(IIOError) {
-                    guard let typeText = attribute(scanDirectory + "/" + file) else {
+                    guard let typeText = try reading(scanDirectory + "/" + file)?.get() else {
                         throw IIOError(.unsupported, path: typePath, "cannot be read")
                     }
                     let type: ScanType
@@ -127,11 +133,8 @@ public enum IIODeviceScanner {
         }
         channels.sort { $0.index < $1.index }
         let axes = ["x", "y", "z"]
-        let (scale, scaleErrors) = readScale(syspath: syspath, attribute: attribute)
-        let offset = axes.map { axis in
-            (attribute("in_accel_\(axis)_offset") ?? attribute("in_accel_offset")).flatMap { parseDecimalValue($0) }
-                ?? 0
-        }
+        let (scale, scaleErrors) = readScale(syspath: syspath, reading: reading)
+        let (offset, offsetErrors) = readOffset(syspath: syspath, reading: reading)
         // The udev property wins over the driver's attribute; one that does not parse is reported and the next
         // source is used.
         var matrix: [[Double]]?
@@ -172,7 +175,7 @@ public enum IIODeviceScanner {
             ignoredChannels: ignoredChannels,
             hasRawAccel: axes.allSatisfy { Sysfs.exists(syspath + "/in_accel_\($0)_raw") }, scale: scale,
             scaleErrors: channels.contains { $0.name.hasPrefix("accel_") } || Sysfs.exists(syspath + "/in_accel_x_raw")
-                ? scaleErrors : [],
+                ? scaleErrors + offsetErrors : [],
             offset: offset,
             mountMatrix: matrix, mountMatrixSource: matrixSource, mountMatrixProblems: matrixProblems,
             frequencyAttribute: frequencyAttribute,
@@ -181,19 +184,32 @@ public enum IIODeviceScanner {
     }
 
     /// The per-axis scale (`in_accel_<axis>_scale`, else the shared `in_accel_scale`), and why an axis has none: a
-    /// missing or unparseable scale would turn every sample into 0 g.
-    private static func readScale(syspath: String, attribute: (String) -> String?) -> ([Double], [IIOError]) {
+    /// missing, unreadable or unparseable scale, or one that is not a number above 0, would turn every sample into
+    /// 0 g (or mirror or blow it up).
+    private static func readScale(
+        syspath: String, reading: (String) -> Result<String, IIOError>?
+    ) -> ([Double], [IIOError]) {
         var scale: [Double] = []
         var errors: [IIOError] = []
         var missing: [String] = []
         for axis in ["x", "y", "z"] {
-            let file = attribute("in_accel_\(axis)_scale") != nil ? "in_accel_\(axis)_scale" : "in_accel_scale"
-            guard let text = attribute(file) else {
-                missing.append("in_accel_\(axis)_scale")
-                scale.append(0)
-                continue
-            }
-            do { scale.append(try SysfsValue.number(text, path: syspath + "/" + file)) } catch {
+            let file = Sysfs.exists(syspath + "/in_accel_\(axis)_scale") ? "in_accel_\(axis)_scale" : "in_accel_scale"
+            let path = syspath + "/" + file
+            do throws(IIOError) {
+                guard let text = try reading(file)?.get() else {
+                    missing.append("in_accel_\(axis)_scale")
+                    scale.append(0)
+                    continue
+                }
+                let value = try SysfsValue.number(text, path: path)
+                guard value > 0, value.isFinite else {
+                    throw IIOError(
+                        .invalidValue, path: path,
+                        "'\(SysfsValue.printable(text, limit: 40))' is not a usable scale: it must be a number above 0 (m/s² per count)"
+                    )
+                }
+                scale.append(value)
+            } catch {
                 if !errors.contains(error) { errors.append(error) }
                 scale.append(0)
             }
@@ -205,6 +221,36 @@ public enum IIODeviceScanner {
                     "no \(missing.joined(separator: ", ")) or in_accel_scale: counts cannot be converted to g"), at: 0)
         }
         return (scale, errors)
+    }
+
+    /// The per-axis offset in counts (`in_accel_<axis>_offset`, else the shared `in_accel_offset`, else 0), and why
+    /// one that exists cannot be used (unreadable, not a number): taking it as 0 would shift every sample silently.
+    private static func readOffset(
+        syspath: String, reading: (String) -> Result<String, IIOError>?
+    ) -> ([Double], [IIOError]) {
+        var offset: [Double] = []
+        var errors: [IIOError] = []
+        for axis in ["x", "y", "z"] {
+            let file =
+                Sysfs.exists(syspath + "/in_accel_\(axis)_offset") ? "in_accel_\(axis)_offset" : "in_accel_offset"
+            do throws(IIOError) {
+                guard let text = try reading(file)?.get() else {
+                    offset.append(0)
+                    continue
+                }
+                let value = try SysfsValue.number(text, path: syspath + "/" + file)
+                guard value.isFinite else {
+                    throw IIOError(
+                        .invalidValue, path: syspath + "/" + file,
+                        "'\(SysfsValue.printable(text, limit: 40))' is not a finite number")
+                }
+                offset.append(value)
+            } catch {
+                if !errors.contains(error) { errors.append(error) }
+                offset.append(0)
+            }
+        }
+        return (offset, errors)
     }
 
     private static func parseDecimalValue(_ text: String) -> Double? { try? SysfsValue.number(text, path: "") }

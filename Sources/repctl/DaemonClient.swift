@@ -7,19 +7,21 @@ import Synchronization
     @preconcurrency import Glibc
 #endif
 
-/// Set by SIGINT/SIGTERM so blocking loops can finish cleanly.
+/// Set by SIGINT, SIGTERM or SIGHUP so blocking loops can finish cleanly (and put a sensor back as they found it).
 let interrupted = Atomic<Bool>(false)
 
-/// Makes Ctrl-C (and SIGTERM) set `interrupted` instead of killing the process.
+/// Makes Ctrl-C, SIGTERM and SIGHUP (the terminal closed) set `interrupted` instead of killing the process.
 func catchInterrupts() {
     // A parent may start us with these signals blocked (some process launchers do); unblock them.
     var set = sigset_t()
     sigemptyset(&set)
     sigaddset(&set, SIGINT)
     sigaddset(&set, SIGTERM)
+    sigaddset(&set, SIGHUP)
     sigprocmask(SIG_UNBLOCK, &set, nil)
     signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
     signal(SIGTERM) { _ in interrupted.store(true, ordering: .relaxed) }
+    signal(SIGHUP) { _ in interrupted.store(true, ordering: .relaxed) }
     signal(SIGPIPE, SIG_IGN)
 }
 

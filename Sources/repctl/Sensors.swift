@@ -15,7 +15,10 @@ struct Sensors: ParsableCommand {
             Without --read: every IIO accelerometer with its name, node, syspath, channels and their types, scale, \
             sampling frequency and choices, trigger, and whether repd would read it buffered or by polling.
             With --read N: configures the chosen sensor as the daemon does (rate, channels, trigger, watermark, \
-            buffer), prints N decoded samples (seconds, g) and puts the device back as it was.
+            buffer), prints N decoded samples (seconds, g) and puts the device back as it was, also when \
+            interrupted (Ctrl-C, SIGTERM or SIGHUP: the samples read so far are printed).
+            Exit codes: 0 done; 1 no accelerometer, the sensor cannot be read or configured, or fewer than N \
+            samples within --timeout; 64 bad options; 130 interrupted during --read.
 
             Examples:
               repctl sensors
@@ -149,9 +152,16 @@ struct Sensors: ParsableCommand {
         let collected = SampleCollector(limit: count)
         let samples = provider.samplePublisher.sink { collected.add($0) }
         let states = provider.statePublisher.sink { collected.state($0) }
+        // Ctrl-C (or SIGTERM, SIGHUP) must not leave the sensor running as configured here: stop, put it back, and
+        // print what came so far.
+        catchInterrupts()
         provider.start()
         let deadline = monotonicNow() + timeout
-        while !collected.done, monotonicNow() < deadline, collected.failure == nil { usleep(5000) }
+        while !collected.done, monotonicNow() < deadline, collected.failure == nil,
+            !interrupted.load(ordering: .relaxed)
+        {
+            usleep(5000)
+        }
         provider.stop()
         samples.cancel()
         states.cancel()
@@ -177,6 +187,10 @@ struct Sensors: ParsableCommand {
                     "\(format(s.timestamp, decimals: 6))  \(format(s.ax, decimals: 4))  \(format(s.ay, decimals: 4))  \(format(s.az, decimals: 4))"
                 )
             }
+        }
+        if got.count < count, interrupted.load(ordering: .relaxed) {
+            printError("repctl: stopped (interrupted) after \(got.count) of \(count) samples")
+            throw ExitCode(130)
         }
         if got.count < count {
             printError("repctl: only \(got.count) of \(count) samples within \(timeout) s")

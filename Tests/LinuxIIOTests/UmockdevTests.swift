@@ -255,6 +255,46 @@ struct UmockdevTests {
         #expect(bad.errors.contains("iio:device0/in_accel_scale: '0,0095' is not a number"), "\(bad.errors)")
     }
 
+    @Test(
+        "a scale of 0 or below, or an offset that is not a number, is an error named in the listing, and capture fails",
+        arguments: [
+            (
+                "in_accel_scale=0\\n",
+                "in_accel_scale: '0' is not a usable scale: it must be a number above 0 (m/s² per count)"
+            ),
+            (
+                "in_accel_scale=-0.009576806\\n",
+                "in_accel_scale: '-0.009576806' is not a usable scale: it must be a number above 0 (m/s² per count)"
+            ),
+            ("in_accel_scale=0.009576806\\n\nA: in_accel_offset=abc\\n", "in_accel_offset: 'abc' is not a number"),
+        ])
+    func unusableScaleOrOffset(attribute: String, why: String) throws {
+        let run = try requireUmockdev()
+        let device = try wristVariant { $0.replacingOccurrences(of: "in_accel_scale=0.009576806\\n", with: attribute) }
+        let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
+        let text = String(decoding: listing.output, as: UTF8.self)
+        #expect(text.contains("  error     /sys/devices/platform/lis3dh-wrist/iio:device0/\(why)"), "\(text)")
+        let read = try runProgram(
+            run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--poll", "--timeout", "4"])
+        #expect(read.status == 1, "no samples of 0 g, mirrored or shifted")
+        #expect(read.errors.contains("iio:device0/\(why)"), "\(read.errors)")
+    }
+
+    @Test(
+        "Ctrl-C, SIGTERM or SIGHUP during sensors --read stops it (exit 130, the samples so far printed) and puts the device back",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")),
+        arguments: ["SIGINT", "SIGTERM", "SIGHUP"])
+    func interruptedReadRestores(signal: String) throws {
+        let observed = try testbed(signal, program: repctl)
+        let before = try #require(observed["before"] as? [String: String])
+        let during = try #require(observed["during"] as? [String: String])
+        #expect(during["buffer/enable"] == "1", "the signal came while reading")
+        #expect(observed["exit"] as? Int == 130, "\(observed["stderr"] ?? "")")
+        #expect((observed["stderr"] as? String ?? "").contains("repctl: stopped (interrupted) after"))
+        #expect((observed["samples"] as? Int ?? 0) > 0, "the samples read so far are printed")
+        #expect(observed["after"] as? [String: String] == before, "everything is put back")
+    }
+
     @Test("an unparseable accel _type fails capture with the file and why; another channel's is listed as ignored")
     func unparseableScanType() throws {
         let run = try requireUmockdev()

@@ -3,6 +3,7 @@
 
   umockdev-wrapper /usr/bin/python3 testbed.py setup   DEVICE.umockdev REPCTL OUT.json
   umockdev-wrapper /usr/bin/python3 testbed.py silent  DEVICE.umockdev REPCTL OUT.json
+  umockdev-wrapper /usr/bin/python3 testbed.py SIGINT  DEVICE.umockdev REPCTL OUT.json   (or SIGTERM, SIGHUP)
   umockdev-wrapper /usr/bin/python3 testbed.py hotplug DEVICE.umockdev REPD   OUT.json
 
 Each writes what it observed to OUT.json; the Swift tests make the assertions. Records are fed through the
@@ -59,6 +60,24 @@ elif scenario == 'restore':
     out, err = child.communicate(timeout=60)
     feeder.running = False
     result['exit'] = child.returncode
+    result['stderr'] = err
+
+elif scenario in ('SIGINT', 'SIGTERM', 'SIGHUP'):
+    # Ctrl-C (or SIGTERM, or the terminal closing) during `sensors --read` must still put the device back.
+    feeder = bed.feed()
+    child = subprocess.Popen([program, 'sensors', '--read', '100000', '--timeout', '60'], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 45
+    while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
+        time.sleep(0.01)
+    result['during'] = attributes(root)
+    time.sleep(0.5)
+    child.send_signal(getattr(__import__('signal'), scenario))
+    out, err = child.communicate(timeout=30)
+    feeder.running = False
+    result['after'] = attributes(root)
+    result['exit'] = child.returncode
+    result['samples'] = len([line for line in out.split('\n') if line and not line.startswith('#')])
     result['stderr'] = err
 
 elif scenario == 'silent':
