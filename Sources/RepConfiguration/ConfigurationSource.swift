@@ -17,6 +17,14 @@ public enum ConfigurationSource {
         if let explicitPath { return explicitPath }
         return access(defaultPath, R_OK) == 0 ? defaultPath : nil
     }
+
+    /// Why `defaultPath` was not read although it exists (this user may not read it), for a warning; nil when
+    /// `--config` was given or there is nothing to say.
+    public static func skippedDefault(explicitPath: String?) -> String? {
+        guard explicitPath == nil, access(defaultPath, F_OK) == 0, access(defaultPath, R_OK) != 0 else { return nil }
+        return "\(defaultPath) exists but this user cannot read it (\(String(cString: strerror(errno)))): the built-in "
+            + "defaults are used; run as a user that may read it, or pass --config"
+    }
 }
 
 extension DaemonConfiguration {

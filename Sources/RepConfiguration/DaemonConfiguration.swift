@@ -152,7 +152,11 @@ extension DaemonConfiguration {
                 s, ["path", "mode", "group", "max_clients", "client_queue_kib", "allowed_uids", "allowed_gids"])
             if let v = try reader.string(s, "path") { c.socket.path = v }
             if let v = try reader.string(s, "mode") {
-                guard let mode = UInt32(v.hasPrefix("0o") ? String(v.dropFirst(2)) : v, radix: 8), mode <= 0o777 else {
+                let digits = v.hasPrefix("0o") ? String(v.dropFirst(2)) : v
+                // UInt32(_:radix:) takes a sign too: "-0" would make a socket nobody but root may use.
+                guard digits.allSatisfy({ ("0"..."7").contains($0) }), let mode = UInt32(digits, radix: 8),
+                    mode <= 0o777
+                else {
                     throw reader.error("socket", "mode", "'\(v)' is not an octal permission such as \"0660\"")
                 }
                 c.socket.mode = mode

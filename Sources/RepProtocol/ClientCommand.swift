@@ -77,7 +77,7 @@ extension ClientCommand {
         guard let text = String(validating: trimmed, as: UTF8.self) else {
             throw ProtocolError("the line is not UTF-8")
         }
-        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        let words = text.split(omittingEmptySubsequences: true) { $0 == " " || $0 == "\t" }
         let name = String(words[0])
         if name == "history" { return .history(try HistoryRequest.parse(words: words.dropFirst().map(String.init))) }
         var since: Int64?
@@ -129,18 +129,26 @@ extension ClientCommand {
             default: throw ProtocolError("subscribe needs \"events\": an array of rep, set, sensor, samples")
             }
         }
-        let allowed = ["cmd", "events"] + (name == "subscribe" ? ["since"] : [])
+        // Only subscribe takes fields besides "cmd": a reset sent with stray fields is a client's bug, not a reset.
+        let allowed = ["cmd"] + (name == "subscribe" ? ["events", "since"] : [])
         let unknown = members.keys.filter { !allowed.contains($0) }.sorted()
-        guard unknown.isEmpty else { throw ProtocolError("unknown field \"\(unknown[0])\"") }
+        guard unknown.isEmpty || !commandNames.contains(name) else {
+            let only = name == "subscribe" ? "cmd, events and since" : "only \"cmd\""
+            throw ProtocolError(
+                "unknown field \"\(String(unknown[0].prefix(32)))\" (\(String(name.prefix(32))) takes \(only))")
+        }
         return try command(named: name, events: events, since: since, extra: false)
     }
+
+    /// The commands a client may send.
+    private static let commandNames = ["status", "subscribe", "history", "reset", "ping"]
 
     private static func command(
         named name: String, events: [String]?, since: Int64? = nil, extra: Bool
     ) throws(ProtocolError) -> ClientCommand {
-        let names = ["status", "subscribe", "history", "reset", "ping"]
-        guard names.contains(name) else {
-            throw ProtocolError("unknown command \"\(String(name.prefix(64)))\" (\(names.joined(separator: ", ")))")
+        guard commandNames.contains(name) else {
+            throw ProtocolError(
+                "unknown command \"\(String(name.prefix(64)))\" (\(commandNames.joined(separator: ", ")))")
         }
         guard !extra else { throw ProtocolError("\(name) takes no arguments") }
         switch name {

@@ -29,7 +29,8 @@ struct RepdWeb: AsyncParsableCommand {
                              changes, and a ping every 10 s
               /api/status    JSON for kiosks and monitoring
 
-            Configuration: --config FILE (default /etc/repd/repd.toml if it exists), \
+            Configuration: --config FILE (default /etc/repd/repd.toml if it exists and can be read: a warning \
+            says when it cannot), \
             section [web]: listen, socket (empty: socket.path, else repd's default socket). \
             Flags override the file. Several stations: --socket repeated, each PATH or NAME=PATH.
             The page is read-only and has no password: listening beyond 127.0.0.1 shows it \
@@ -102,6 +103,9 @@ struct RepdWeb: AsyncParsableCommand {
         do { configuration = try DaemonConfiguration.load(explicitPath: config) } catch {
             fputs("repd-web: \(error)\n", stderr)
             throw ExitCode(78)
+        }
+        if let skipped = ConfigurationSource.skippedDefault(explicitPath: config) {
+            fputs("repd-web: warning: \(skipped)\n", stderr)
         }
         let address = try listen.map { try ListenAddress(parsing: $0) } ?? configuration.webListen
         var stations = (socket.isEmpty ? configuration.webSockets : socket).map(Self.station)

@@ -31,7 +31,8 @@ struct Repd: AsyncParsableCommand {
               repd --fixture set.csv --speed 4    a recording (t,ax,ay,az), 4x faster
             With --demo or --fixture, each set and rep is also printed here (--quiet turns that off).
 
-            Configuration: --config FILE (default /etc/repd/repd.toml if it exists; every key is documented in \
+            Configuration: --config FILE (default /etc/repd/repd.toml if it exists and can be read: a warning says \
+            when it cannot; every key is documented in \
             config/repd.toml). Flags override the file. --check-config validates, prints the placement and the \
             exercise gate's state, and exits.
             Socket: --socket PATH, else socket.path, else $RUNTIME_DIRECTORY/events.sock (systemd), \
@@ -123,7 +124,11 @@ struct Repd: AsyncParsableCommand {
         }
 
         if checkConfig {
-            print("repd: configuration OK (\(config ?? "defaults")): \(Daemon.detectorSummary(configuration.detector))")
+            if let skipped = ConfigurationSource.skippedDefault(explicitPath: config) {
+                print("repd: warning: \(skipped)")
+            }
+            let source = ConfigurationSource.path(explicitPath: config) ?? "defaults"
+            print("repd: configuration OK (\(source)): \(Daemon.detectorSummary(configuration.detector))")
             if let warning = Daemon.barGateWarning(configuration.detector) { print("repd: warning: \(warning)") }
             return
         }
@@ -131,6 +136,7 @@ struct Repd: AsyncParsableCommand {
         let level = Logger.Level(rawValue: configuration.logLevel.rawValue) ?? .info
         LoggingSystem.bootstrap { JournalLogHandler(label: $0, level: level) }
         let logger = Logger(label: "repd")
+        if let skipped = ConfigurationSource.skippedDefault(explicitPath: config) { logger.warning("\(skipped)") }
 
         var options = Daemon.Options()
         if !quiet, configuration.provider != .iio {

@@ -251,6 +251,20 @@ struct ConfigurationFileTests {
     }
 
     @Test(
+        "socket.mode takes octal digits only: a sign (which would make a socket only root may use) is refused",
+        arguments: ["-0", "+660", "0o-7", "0888", "", "1000"])
+    func socketModeRefused(mode: String) {
+        do {
+            let c = try DaemonConfiguration.parse("[socket]\nmode = \"\(mode)\"\n", file: "x.toml")
+            Issue.record("accepted \(mode.debugDescription) as \(String(c.socket.mode, radix: 8))")
+        } catch {
+            #expect(error.line == 2 && error.key == "socket.mode", "\(error)")
+            #expect(error.reason == "'\(mode)' is not an octal permission such as \"0660\"")
+        }
+        #expect((try? DaemonConfiguration.parse("[socket]\nmode = \"0o640\"\n", file: "x.toml"))?.socket.mode == 0o640)
+    }
+
+    @Test(
         "a [detector] value that validate() refuses is reported under its own key and line",
         arguments: RepDetectorConfiguration.Setting.allCases)
     func detectorSettingKeys(setting: RepDetectorConfiguration.Setting) {
