@@ -14,11 +14,15 @@ extension DaemonConfiguration {
 
     /// Checks what the configuration names on this system, which parsing alone cannot see (the file may be meant for
     /// another machine: `repctl eval --config` reads a board's file anywhere): that `socket.group` exists, that
-    /// `socket.path` fits a Unix socket address, and that the fixture to replay can be read. repd runs it before it
-    /// starts anything, and `--check-config` too, so that both say the same. `file` is the file the configuration
-    /// came from (nil: the defaults); `flags` names the keys the command line set, with the flag that set them
-    /// (`["socket.path": "--socket"]`). A problem is a `ConfigError` naming the file and line, or the flag.
-    public func checkAgainstSystem(file: String?, flags: [String: String] = [:]) throws(ConfigError) {
+    /// `socket.path` fits a Unix socket address, that the fixture to replay is named and can be read (and, with
+    /// `fixtureProblem`, replayed: it returns why not), and that an enabled uplink has a journal to publish after the
+    /// flags changed `journal.path`. repd runs it before it starts anything, and `--check-config` too, so that both
+    /// say the same. `file` is the file the configuration came from (nil: the defaults); `flags` names the keys the
+    /// command line set, with the flag that set them (`["socket.path": "--socket"]`). A problem is a `ConfigError`
+    /// naming the file and line, or the flag.
+    public func checkAgainstSystem(
+        file: String?, flags: [String: String] = [:], fixtureProblem: ((String) -> String?)? = nil
+    ) throws(ConfigError) {
         func error(_ key: String, _ reason: String) -> ConfigError {
             if let flag = flags[key] { return ConfigError(file: "command line", line: 0, key: flag, reason: reason) }
             let place = file ?? "defaults"
@@ -37,6 +41,16 @@ extension DaemonConfiguration {
                 "socket.path",
                 "\(bytes) bytes; a Unix socket's path holds at most \(Self.longestSocketPath): choose a shorter one")
         }
+        if provider == .fixture, fixturePath.isEmpty {
+            throw error(
+                "sensor.provider", "\"fixture\" replays a recording: set [fixture] path, or pass --fixture FILE.csv")
+        }
+        if uplink.enabled, journal.path.isEmpty {
+            throw error(
+                "journal.path",
+                "the uplink is enabled (uplink.enabled) and publishes the journal's events: the journal must not be off"
+            )
+        }
         if provider == .fixture, !fixturePath.isEmpty {
             var info = stat()
             guard stat(fixturePath, &info) == 0 else {
@@ -48,6 +62,7 @@ extension DaemonConfiguration {
             guard access(fixturePath, R_OK) == 0 else {
                 throw error("fixture.path", "cannot read '\(fixturePath)': \(String(cString: strerror(errno)))")
             }
+            if let reason = fixtureProblem?(fixturePath) { throw error("fixture.path", "cannot replay it: \(reason)") }
         }
     }
 

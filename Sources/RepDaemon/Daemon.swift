@@ -184,6 +184,15 @@ public enum Daemon {
         var timing: (@Sendable () -> (source: String, reason: String)?)?
     }
 
+    /// Why the recording at `path` cannot be replayed (its file, line and column, and why), or nil when it can: for
+    /// `checkAgainstSystem(fixtureProblem:)`, so that `--check-config` reads it as a start would.
+    public static func fixtureProblem(path: String) -> String? {
+        do {
+            _ = try FixtureFileReader.read(path: path)
+            return nil
+        } catch { return "\(error)" }
+    }
+
     /// The sensor the configuration asks for.
     static func makeSensor(_ configuration: DaemonConfiguration, logger: Logger) throws -> Sensor {
         switch configuration.provider {

@@ -116,8 +116,11 @@ struct Repd: AsyncParsableCommand {
         var flagged: [String: String] = [:]
         if fixture != nil { flagged["fixture.path"] = "--fixture" }
         if socket != nil { flagged["socket.path"] = "--socket" }
+        if journal != nil { flagged["journal.path"] = "--journal" }
         do {
-            try configuration.checkAgainstSystem(file: ConfigurationSource.path(explicitPath: config), flags: flagged)
+            try configuration.checkAgainstSystem(
+                file: ConfigurationSource.path(explicitPath: config), flags: flagged,
+                fixtureProblem: Daemon.fixtureProblem(path:))
         } catch {
             fputs("repd: \(LogText.escaped("\(error)"))\n", stderr)
             throw ExitCode(78)

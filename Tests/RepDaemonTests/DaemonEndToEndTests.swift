@@ -303,6 +303,34 @@ struct DaemonEndToEndTests {
         #expect(access(socketPath, F_OK) != 0 && access(journal, F_OK) != 0, "no socket file, no journal left behind")
     }
 
+    @Test(
+        "--check-config and a start agree: a fixture provider without a file, a recording that cannot be replayed, and an uplink whose journal --journal '' turned off are refused by both with the file and line, or the flag",
+        arguments: [
+            ("[sensor]\nprovider = \"fixture\"\n", [String](), ":2: sensor.provider: \"fixture\" replays a recording"),
+            ("", ["--fixture", "BAD"], "command line: --fixture: cannot replay it: BAD:3: ax: 'abc' is not a number"),
+            (
+                "[sensor]\nprovider = \"demo\"\n[uplink]\nenabled = true\nhost = \"127.0.0.1\"\n", ["--journal", ""],
+                "command line: --journal: the uplink is enabled (uplink.enabled) and publishes the journal's events"
+            ),
+        ])
+    func checkAgreesWithStart(file: String, flags: [String], expected: String) throws {
+        let dir = scratchDirectory()
+        let config = dir + "/repd.toml"
+        try file.write(toFile: config, atomically: true, encoding: .utf8)
+        let bad = dir + "/bad.csv"
+        try "t,ax,ay,az\n0,0,0,1\n0.02,abc,0,1\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let arguments = ["--config", config] + flags.map { $0 == "BAD" ? bad : $0 }
+        let wanted = expected.replacingOccurrences(of: "BAD", with: bad)
+        let check = try DaemonProcess(arguments: arguments + ["--check-config"])
+        #expect(check.waitForExit() == 78)
+        #expect(check.standardError.contains(wanted), "\(check.standardError)")
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: arguments + ["--socket", socketPath])
+        #expect(daemon.waitForExit() == 78)
+        #expect(daemon.standardError.contains(wanted), "\(daemon.standardError)")
+        #expect(access(socketPath, F_OK) != 0, "nothing started")
+    }
+
     @Test("--version prints the build's version, the one hello and status carry")
     func version() throws {
         let printed = try DaemonProcess(arguments: ["--version"])
