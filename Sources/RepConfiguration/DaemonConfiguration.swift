@@ -450,6 +450,20 @@ private struct TableReader {
             for setting in settings {
                 allowed = allowed.replacing(setting.rawValue, with: setting.configurationKey)
             }
+            // A bound set by another key (rest_to_end_set_s ≥ maximum_rep_period_s): when the refused key is not in
+            // the file (its default) and the other one is, the other one is what the user wrote: name it, on its line.
+            let entries = document.tables["detector"]?.entries ?? [:]
+            if entries[key] == nil,
+                let other = settings.first(where: {
+                    $0.configurationKey != key && error.allowed.contains($0.rawValue)
+                        && entries[$0.configurationKey] != nil
+                })
+            {
+                throw self.error(
+                    "detector", other.configurationKey,
+                    "\(d[keyPath: other.keyPath]) needs \(key) (\(error.value), its default) to be \(allowed): set "
+                        + "\(key) too")
+            }
             throw self.error("detector", key, "\(error.value) is not allowed: expected \(allowed)")
         }
         return d

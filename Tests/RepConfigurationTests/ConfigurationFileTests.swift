@@ -279,6 +279,32 @@ struct ConfigurationFileTests {
         }
     }
 
+    @Test(
+        "a [detector] key whose value moves another key's bound past that key's default is named on its own line, with the key to set too",
+        arguments: [
+            (
+                "[detector]\n# slow physio reps\nmaximum_rep_period_s = 10\n", 3, "maximum_rep_period_s",
+                "10.0 needs rest_to_end_set_s (8.0, its default) to be a number ≥ maximum_rep_period_s, at most 3600: set rest_to_end_set_s too"
+            ),
+            (
+                "[detector]\nwalking_period_low_s = 2\n", 2, "walking_period_low_s",
+                "2.0 needs walking_period_high_s (1.7, its default) to be a number > walking_period_low_s: set walking_period_high_s too"
+            ),
+            (
+                "[detector]\nmaximum_rep_period_s = 10\nrest_to_end_set_s = 9\n", 3, "rest_to_end_set_s",
+                "9.0 is not allowed: expected a number ≥ maximum_rep_period_s, at most 3600"
+            ),
+        ])
+    func boundSetByAnotherKey(text: String, line: Int, key: String, reason: String) {
+        do {
+            _ = try DaemonConfiguration.parse(text, file: "x.toml")
+            Issue.record("accepted: \(text.debugDescription)")
+        } catch {
+            #expect(error.line == line && error.key == "detector.\(key)", "\(error)")
+            #expect(error.reason == reason)
+        }
+    }
+
     @Test("placement = \"bar\" turns the exercise gate off unless minimum_exercise_likelihood is set")
     func barPlacementGateDefault() throws {
         #expect(try DaemonConfiguration.parse("[detector]\n", file: "x.toml").detector.minimumExerciseLikelihood == 0.2)
