@@ -132,6 +132,9 @@ public enum IIODeviceScanner {
             }
         }
         channels.sort { $0.index < $1.index }
+        if let scanDirectory {
+            channelErrors += layoutProblems(channels, directory: syspath + "/" + scanDirectory)
+        }
         let axes = ["x", "y", "z"]
         let (scale, scaleErrors) = readScale(syspath: syspath, reading: reading)
         let (offset, offsetErrors) = readOffset(syspath: syspath, reading: reading)
@@ -254,6 +257,37 @@ public enum IIODeviceScanner {
     }
 
     private static func parseDecimalValue(_ text: String) -> Double? { try? SysfsValue.number(text, path: "") }
+
+    /// What makes the record layout of the channels repd reads unknowable: an accel axis whose `_type` file is
+    /// missing while its `_en` or `_index` exists (it would otherwise fall back to polling with no word why), and two
+    /// of them (or the timestamp) at one index, or at a negative one.
+    private static func layoutProblems(_ channels: [ScanChannel], directory: String) -> [IIOError] {
+        var problems: [IIOError] = []
+        for axis in ["accel_x", "accel_y", "accel_z"] where !Sysfs.exists(directory + "/in_\(axis)_type") {
+            if Sysfs.exists(directory + "/in_\(axis)_en") || Sysfs.exists(directory + "/in_\(axis)_index") {
+                problems.append(
+                    IIOError(
+                        .unsupported, path: directory + "/in_\(axis)_type",
+                        "missing, though in_\(axis)_en or in_\(axis)_index exists: the record layout cannot be known"))
+            }
+        }
+        var seen: [Int: String] = [:]
+        for channel in channels where ["accel_x", "accel_y", "accel_z", "timestamp"].contains(channel.name) {
+            let path = directory + "/in_\(channel.name)_index"
+            if channel.index < 0 {
+                problems.append(IIOError(.invalidValue, path: path, "\(channel.index) is not an index (0 or more)"))
+            } else if let other = seen[channel.index] {
+                problems.append(
+                    IIOError(
+                        .invalidValue, path: path,
+                        "\(channel.index) is also in_\(other)_index: two channels at one place, the record layout is ambiguous"
+                    ))
+            } else {
+                seen[channel.index] = channel.name
+            }
+        }
+        return problems
+    }
 
     private static func hasTypeFiles(_ directory: String) -> Bool {
         listDirectory(directory).contains { $0.hasPrefix("in_") && $0.hasSuffix("_type") }

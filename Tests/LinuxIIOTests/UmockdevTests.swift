@@ -281,6 +281,32 @@ struct UmockdevTests {
     }
 
     @Test(
+        "an accel _type missing beside its _en and _index, or two accel channels at one index, is an error naming the file; capture fails instead of polling with no word why",
+        arguments: [
+            (
+                "A: scan_elements/in_accel_z_type=le:s12/16>>4\\n\n", "",
+                "scan_elements/in_accel_z_type: missing, though in_accel_z_en or in_accel_z_index exists"
+            ),
+            (
+                "A: scan_elements/in_accel_y_index=1\\n", "A: scan_elements/in_accel_y_index=0\\n",
+                "scan_elements/in_accel_y_index: 0 is also in_accel_x_index: two channels at one place"
+            ),
+        ])
+    func ambiguousLayout(line: String, replacement: String, why: String) throws {
+        let run = try requireUmockdev()
+        let device = try wristVariant {
+            #expect($0.contains(line), "the recipe still has the line to change")
+            return $0.replacingOccurrences(of: line, with: replacement)
+        }
+        let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
+        let text = String(decoding: listing.output, as: UTF8.self)
+        #expect(text.contains("  error     /sys/devices/platform/lis3dh-wrist/iio:device0/\(why)"), "\(text)")
+        let read = try runProgram(run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--timeout", "4"])
+        #expect(read.status == 1)
+        #expect(read.errors.contains("iio:device0/\(why)"), "\(read.errors)")
+    }
+
+    @Test(
         "Ctrl-C, SIGTERM or SIGHUP during sensors --read stops it (exit 130, the samples so far printed) and puts the device back",
         .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")),
         arguments: ["SIGINT", "SIGTERM", "SIGHUP"])
