@@ -37,6 +37,9 @@ public struct IIODevice: Sendable, Equatable {
     public var mountMatrixSource: String?
     /// Mount matrices that did not parse (udev property or sysfs file, and why); the next source was used instead.
     public var mountMatrixProblems: [IIOError] = []
+    /// A sampling frequency, or list of them, that does not parse (the file and why): the rate asked for is written
+    /// as it is, and the listing says the rate is unknown.
+    public var frequencyProblems: [IIOError] = []
     /// The sampling frequency attribute's file name (`sampling_frequency` or `in_accel_sampling_frequency`).
     public var frequencyAttribute: String?
     /// The current sampling frequency, Hz.

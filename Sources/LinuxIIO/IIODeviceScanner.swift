@@ -166,9 +166,24 @@ public enum IIODeviceScanner {
             Sysfs.exists(syspath + "/" + $0)
         }
         // The list may be shared by type or not (bmc150: in_accel_sampling_frequency with sampling_frequency_available).
-        let available =
-            frequencyAttribute.flatMap { attribute($0 + "_available") ?? attribute("sampling_frequency_available") }
-            .flatMap { try? SysfsValue.availableValues($0, path: "") } ?? []
+        var frequencyProblems: [IIOError] = []
+        var available: [Double] = []
+        var samplingFrequency: Double?
+        if let frequencyAttribute {
+            let list = [frequencyAttribute + "_available", "sampling_frequency_available"].first {
+                Sysfs.exists(syspath + "/" + $0)
+            }
+            if let list, let text = attribute(list) {
+                do { available = try SysfsValue.availableValues(text, path: syspath + "/" + list) } catch {
+                    frequencyProblems.append(error)
+                }
+            }
+            if let text = attribute(frequencyAttribute) {
+                do { samplingFrequency = try SysfsValue.number(text, path: syspath + "/" + frequencyAttribute) } catch {
+                    frequencyProblems.append(error)
+                }
+            }
+        }
         let number = sysname.split(separator: "e").last.flatMap { Int($0) } ?? 0
         let own = triggers.filter { $0 == "\(name)-dev\(number)" || $0 == "\(name)-trigger" }
         return IIODevice(
@@ -181,8 +196,8 @@ public enum IIODeviceScanner {
                 ? scaleErrors + offsetErrors : [],
             offset: offset,
             mountMatrix: matrix, mountMatrixSource: matrixSource, mountMatrixProblems: matrixProblems,
-            frequencyAttribute: frequencyAttribute,
-            samplingFrequency: frequencyAttribute.flatMap { attribute($0) }.flatMap { parseDecimalValue($0) },
+            frequencyProblems: frequencyProblems, frequencyAttribute: frequencyAttribute,
+            samplingFrequency: samplingFrequency,
             availableFrequencies: available, currentTrigger: attribute("trigger/current_trigger"), ownTriggers: own)
     }
 
@@ -255,8 +270,6 @@ public enum IIODeviceScanner {
         }
         return (offset, errors)
     }
-
-    private static func parseDecimalValue(_ text: String) -> Double? { try? SysfsValue.number(text, path: "") }
 
     /// What makes the record layout of the channels repd reads unknowable: an accel axis whose `_type` file is
     /// missing while its `_en` or `_index` exists (it would otherwise fall back to polling with no word why), and two

@@ -241,12 +241,16 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         stateSubject.send(state)
     }
 
-    /// Logs each mount matrix of `found` that does not parse, and which one is used instead (at capture start).
+    /// Logs each mount matrix of `found` that does not parse, and which one is used instead, and each sampling
+    /// frequency file that does not parse (at capture start).
     func warnAboutMountMatrix(_ found: IIODevice) {
         for problem in found.mountMatrixProblems {
             let used = found.mountMatrixSource.map { "using \($0) instead" } ?? "using none (samples are not rotated)"
             logger.warning(
                 "sensor: \(found.sysname): ignoring a mount matrix that does not parse (\(problem)); \(used)")
+        }
+        for problem in found.frequencyProblems {
+            logger.warning("sensor: \(found.sysname): \(problem); the rate asked for is written as it is")
         }
     }
 

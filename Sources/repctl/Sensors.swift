@@ -101,7 +101,7 @@ struct Sensors: ParsableCommand {
                 "  mount     \(m.map { $0.map { "\($0)" }.joined(separator: ", ") }.joined(separator: "; ")) (\(d.mountMatrixSource ?? ""))"
             )
         }
-        for problem in d.mountMatrixProblems { lines.append("  warning   \(problem)") }
+        for problem in d.mountMatrixProblems + d.frequencyProblems { lines.append("  warning   \(problem)") }
         let frequency = d.samplingFrequency.map { "\($0) Hz" } ?? "unknown"
         lines.append(
             "  rate      \(frequency)\(d.availableFrequencies.isEmpty ? "" : "; available " + d.availableFrequencies.map { JSONWriter.numberText($0) }.joined(separator: " "))"
@@ -133,6 +133,7 @@ struct Sensors: ParsableCommand {
             ("offset", .array(d.offset.map { .number($0) })),
             ("mount_matrix", d.mountMatrix.map { .array($0.map { .array($0.map { .number($0) }) }) } ?? .null),
             ("mount_matrix_problems", .array(d.mountMatrixProblems.map { .string($0.description) })),
+            ("frequency_problems", .array(d.frequencyProblems.map { .string($0.description) })),
             ("sampling_frequency", d.samplingFrequency.map { .number($0) } ?? .null),
             ("available_frequencies", .array(d.availableFrequencies.map { .number($0) })),
             ("trigger", d.currentTrigger.map { .string($0) } ?? .null),

@@ -306,6 +306,25 @@ struct UmockdevTests {
         #expect(read.errors.contains("iio:device0/\(why)"), "\(read.errors)")
     }
 
+    @Test("a sampling frequency list that does not parse is a warning naming the file; the sensor is still read")
+    func malformedFrequencyList() throws {
+        let run = try requireUmockdev()
+        let device = try wristVariant {
+            $0.replacingOccurrences(
+                of: "sampling_frequency_available=1 10 25 50 100 200 400", with: "sampling_frequency_available=1 abc 25"
+            )
+        }
+        let why =
+            "/sys/devices/platform/lis3dh-wrist/iio:device0/sampling_frequency_available: '1 abc 25' is not a list of numbers"
+        let listing = try runProgram(run, ["-d", device, "--", repctl, "sensors"])
+        let text = String(decoding: listing.output, as: UTF8.self)
+        #expect(listing.status == 0 && text.contains("  warning   \(why)"), "\(text)")
+        let read = try runProgram(
+            run, ["-d", device, "--", repctl, "sensors", "--read", "2", "--poll", "--timeout", "4"])
+        #expect(read.status == 0, "\(read.errors)")
+        #expect(read.errors.contains(why), "logged at capture: \(read.errors)")
+    }
+
     @Test(
         "Ctrl-C, SIGTERM or SIGHUP during sensors --read stops it (exit 130, the samples so far printed) and puts the device back",
         .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")),
