@@ -67,6 +67,7 @@ public struct HistoryRequest: Sendable, Equatable {
         for word in words {
             guard let equals = word.firstIndex(of: "=") else {
                 if word == "latest" {
+                    guard given.insert(word).inserted else { throw ProtocolError("history: latest is given twice") }
                     request.latest = true
                 } else {
                     kinds += word.split(separator: ",").map(String.init)
@@ -75,6 +76,7 @@ public struct HistoryRequest: Sendable, Equatable {
             }
             let key = String(word[..<equals])
             let value = String(word[word.index(after: equals)...])
+            if key == "latest" { throw ProtocolError("history: latest takes no value (write just latest)") }
             guard given.insert(key).inserted else {
                 throw ProtocolError("history: \(String(key.prefix(32))) is given twice")
             }

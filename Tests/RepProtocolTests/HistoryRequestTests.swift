@@ -44,6 +44,8 @@ struct HistoryRequestTests {
             ("history from=yesterday", "from"), ("history samples", "samples"), ("history colour=red", "colour"),
             (#"{"cmd":"history","latest":1}"#, "latest"), (#"{"cmd":"history","events":[]}"#, "events"),
             (#"{"cmd":"history","to":-5}"#, "to"), (#"{"cmd":"history","since":3}"#, "since"),
+            ("history latest latest limit=1", "latest is given twice"),
+            ("history latest=true", "latest takes no value"),
         ])
     func refused(line: String, named: String) {
         let reason = refusal(of: line)
