@@ -6,6 +6,9 @@ public struct IIODevice: Sendable, Equatable {
     public var sysname: String
     /// `/dev/iio:deviceN`, nil when the device has no node.
     public var devnode: String?
+    /// Whether udev names a device node that is not there (a container that sees sysfs but not the device): the
+    /// device is then polled.
+    public var devnodeMissing = false
     /// The `name` attribute.
     public var name: String
     /// The `label` attribute, if any.
@@ -58,7 +61,7 @@ public struct IIODevice: Sendable, Equatable {
 
     /// Whether x, y and z can be captured through the buffer.
     public var hasBufferedAccel: Bool {
-        devnode != nil
+        devnode != nil && !devnodeMissing
             && ["accel_x", "accel_y", "accel_z"].allSatisfy { name in scanChannels.contains { $0.name == name } }
     }
 

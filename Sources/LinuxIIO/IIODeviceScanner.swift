@@ -187,7 +187,8 @@ public enum IIODeviceScanner {
         let number = sysname.split(separator: "e").last.flatMap { Int($0) } ?? 0
         let own = triggers.filter { $0 == "\(name)-dev\(number)" || $0 == "\(name)-trigger" }
         return IIODevice(
-            syspath: syspath, sysname: sysname, devnode: devnode, name: name, label: attribute("label"),
+            syspath: syspath, sysname: sysname, devnode: devnode,
+            devnodeMissing: devnode.map { !Sysfs.exists($0) } ?? false, name: name, label: attribute("label"),
             udevInitialized: udev_device_get_is_initialized(device) != 0, bufferDirectory: bufferDirectory,
             scanElementsDirectory: scanDirectory, scanChannels: channels, channelErrors: channelErrors,
             ignoredChannels: ignoredChannels,

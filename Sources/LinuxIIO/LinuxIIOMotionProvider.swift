@@ -123,7 +123,8 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                 let outcome: CaptureOutcome
                 // Accel or timestamp scan elements that do not parse fail the buffered setup (with the file and
                 // why) rather than fall back to polling unnoticed.
-                if found.hasBufferedAccel || (found.devnode != nil && !found.channelErrors.isEmpty),
+                if found.hasBufferedAccel
+                    || (found.devnode != nil && !found.devnodeMissing && !found.channelErrors.isEmpty),
                     found.bufferDirectory != nil, !options.forcePolling
                 {
                     let buffered: CaptureOutcome
@@ -152,6 +153,8 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                         reason = "polling was asked for"
                     } else if found.devnode == nil {
                         reason = "the device has no buffer (no \(found.sysname) device node)"
+                    } else if found.devnodeMissing, let node = found.devnode {
+                        reason = "\(node) does not exist (a container that does not pass the device in?)"
                     } else {
                         reason = "the device has no usable buffer"
                     }

@@ -82,7 +82,7 @@ struct Sensors: ParsableCommand {
 
     private func describeText(_ d: IIODevice) -> String {
         var lines = ["\(d.sysname): \(d.name)\(d.label.map { " (label \($0))" } ?? "")"]
-        lines.append("  node      \(d.devnode ?? "none")")
+        lines.append("  node      \(d.devnode ?? "none")\(d.devnodeMissing ? " (does not exist: polled instead)" : "")")
         lines.append("  syspath   \(d.syspath)")
         lines.append(
             "  capture   \(d.captureMode)\(d.bufferDirectory.map { " (\($0)/)" } ?? "")\(d.udevInitialized ? "" : "; not initialized by udevd (sysfs only)")"
@@ -115,7 +115,8 @@ struct Sensors: ParsableCommand {
     private func describeJSON(_ d: IIODevice) -> String {
         JSONWriter.Value.object([
             ("sysname", .string(d.sysname)), ("name", .string(d.name)), ("label", d.label.map { .string($0) } ?? .null),
-            ("devnode", d.devnode.map { .string($0) } ?? .null), ("syspath", .string(d.syspath)),
+            ("devnode", d.devnode.map { .string($0) } ?? .null), ("devnode_missing", .bool(d.devnodeMissing)),
+            ("syspath", .string(d.syspath)),
             ("capture", .string(d.captureMode)), ("udev_initialized", .bool(d.udevInitialized)),
             (
                 "channels",

@@ -306,6 +306,23 @@ struct UmockdevTests {
         #expect(read.errors.contains("iio:device0/\(why)"), "\(read.errors)")
     }
 
+    @Test(
+        "a device node udev names that does not exist (a container) is listed as missing and polled, saying why",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
+    func missingNodeIsPolled() throws {
+        let observed = try testbed("nonode", program: repctl)
+        let listing = observed["listing"] as? String ?? ""
+        #expect(listing.contains("  node      /dev/iio:device0 (does not exist: polled instead)"), "\(listing)")
+        #expect(listing.contains("  capture   polling"), "\(listing)")
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        let output = observed["stdout"] as? String ?? ""
+        #expect(
+            output.contains(
+                "via polling (/dev/iio:device0 does not exist (a container that does not pass the device in?))"),
+            "\(output)")
+        #expect(observed["after"] as? [String: String] == observed["before"] as? [String: String])
+    }
+
     @Test("a sampling frequency list that does not parse is a warning naming the file; the sensor is still read")
     func malformedFrequencyList() throws {
         let run = try requireUmockdev()

@@ -80,6 +80,18 @@ elif scenario in ('SIGINT', 'SIGTERM', 'SIGHUP'):
     result['samples'] = len([line for line in out.split('\n') if line and not line.startswith('#')])
     result['stderr'] = err
 
+elif scenario == 'nonode':
+    # udev names a node that is not there (a container that sees sysfs but not the device): polled instead.
+    os.remove(os.path.join(root, 'dev/iio:device0'))
+    listing = subprocess.run([program, 'sensors'], env=env, capture_output=True, text=True, timeout=30)
+    child = subprocess.run([program, 'sensors', '--read', '3', '--timeout', '5'], env=env, capture_output=True,
+                           text=True, timeout=30)
+    result['listing'] = listing.stdout
+    result['exit'] = child.returncode
+    result['stdout'] = child.stdout
+    result['stderr'] = child.stderr
+    result['after'] = attributes(root)
+
 elif scenario == 'silent':
     # A buffer that never delivers (nothing is written to the PTY): after the delivery deadline repctl must poll
     # in_accel_*_raw instead, and both captures must put back what they changed.
