@@ -173,8 +173,8 @@ public enum IIODeviceScanner {
             let list = [frequencyAttribute + "_available", "sampling_frequency_available"].first {
                 Sysfs.exists(syspath + "/" + $0)
             }
-            if let list, let text = attribute(list) {
-                do { available = try SysfsValue.availableValues(text, path: syspath + "/" + list) } catch {
+            if let list, let text = reading(list) {
+                do { available = try SysfsValue.availableValues(text.get(), path: syspath + "/" + list) } catch {
                     frequencyProblems.append(error)
                 }
             }

@@ -22,7 +22,8 @@ public enum ConfigurationSource {
     /// `--config` was given or there is nothing to say.
     public static func skippedDefault(explicitPath: String?) -> String? {
         guard explicitPath == nil, access(defaultPath, F_OK) == 0, access(defaultPath, R_OK) != 0 else { return nil }
-        return "\(defaultPath) exists but this user cannot read it (\(String(cString: strerror(errno)))): the built-in "
+        let reason = String(cString: strerror(errno))
+        return "\(defaultPath) exists but this user cannot read it (\(reason)): the built-in "
             + "defaults are used; run as a user that may read it, or pass --config"
     }
 }

@@ -42,8 +42,10 @@ extension DaemonConfiguration {
                 "\(bytes) bytes; a Unix socket's path holds at most \(Self.longestSocketPath): choose a shorter one")
         }
         if provider == .fixture, fixturePath.isEmpty {
+            // `--fixture ''` is the flag's fault, not the file's.
             throw error(
-                "sensor.provider", "\"fixture\" replays a recording: set [fixture] path, or pass --fixture FILE.csv")
+                flags["fixture.path"] != nil ? "fixture.path" : "sensor.provider",
+                "\"fixture\" replays a recording: set [fixture] path, or pass --fixture FILE.csv")
         }
         if uplink.enabled, journal.path.isEmpty {
             throw error(

@@ -15,7 +15,8 @@ struct Record: ParsableCommand {
         abstract: "Record raw samples to a fixture CSV: from the running daemon, or straight from the sensor.",
         discussion: """
             Writes t,ax,ay,az (seconds, g) to FILE.partial and renames it to FILE at the end, so a file under the \
-            final name is always complete; Ctrl-C ends the recording cleanly. A progress line shows elapsed time, \
+            final name is always complete; Ctrl-C (or SIGTERM, or SIGHUP unless ignored as under nohup) ends the \
+            recording cleanly. A progress line shows elapsed time, \
             samples, rate and the reps the daemon counted meanwhile.
 
             Examples:

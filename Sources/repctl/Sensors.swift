@@ -16,7 +16,8 @@ struct Sensors: ParsableCommand {
             sampling frequency and choices, trigger, and whether repd would read it buffered or by polling.
             With --read N: configures the chosen sensor as the daemon does (rate, channels, trigger, watermark, \
             buffer), prints N decoded samples (seconds, g) and puts the device back as it was, also when \
-            interrupted (Ctrl-C, SIGTERM or SIGHUP: the samples read so far are printed).
+            interrupted (Ctrl-C, SIGTERM, or SIGHUP unless ignored as under nohup: the samples read so far are \
+            printed).
             Exit codes: 0 done; 1 no accelerometer, the sensor cannot be read or configured, or fewer than N \
             samples within --timeout; 64 bad options; 130 interrupted during --read.
 

@@ -12,7 +12,7 @@ struct Subscribe: ParsableCommand {
         abstract: "Print repd's events as they happen; reconnects when the daemon restarts, and resumes where it was.",
         discussion: """
             Lines read like "set 2 · rep 7 · 1.9 s"; --json prints the protocol's own lines (docs/PROTOCOL.md). \
-            Ctrl-C exits cleanly. --since ID first prints the journaled events after that id. Once it has \
+            Ctrl-C (or SIGTERM, or SIGHUP unless ignored as under nohup) exits cleanly. --since ID first prints the journaled events after that id. Once it has \
             printed an event with an id, a reconnect asks for the events after it, so none is missed or repeated; \
             when repd comes back on another journal file (another `journal` in hello, or its newest id below the \
             last one printed), that journal is printed from its start, and so is it when --since is above its \

@@ -130,7 +130,7 @@ struct RepdWeb: AsyncParsableCommand {
                 $0.socketPath.isEmpty ? DefaultSocketPath.forClient() + " (default)" : $0.socketPath
             }
             print(
-                "repd-web: configuration OK (\(config ?? "defaults")): http://\(address)/, \(paths.joined(separator: ", "))"
+                "repd-web: configuration OK (\(ConfigurationSource.path(explicitPath: config) ?? "defaults")): http://\(address)/, \(paths.joined(separator: ", "))"
             )
             return
         }

@@ -96,6 +96,37 @@ struct RepctlSubscribeTests {
         #expect(daemon.waitForExit() == 0)
     }
 
+    @Test(
+        "repctl subscribe ends cleanly on SIGHUP (the terminal closed), but keeps running under nohup, which ignores it",
+        .enabled(if: access("/usr/bin/nohup", X_OK) == 0 && access("/usr/bin/env", X_OK) == 0, "needs nohup and env"))
+    func hangupUnlessNohup() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--speed", "4", "--loop", "--socket", socketPath, "--journal", "", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        // The test runner's children may inherit SIGHUP ignored: start the plain one with it at its default.
+        let plain = try DaemonProcess(
+            executable: "/usr/bin/env",
+            arguments: ["--default-signal=HUP", repctl, "subscribe", "--socket", socketPath])
+        let underNohup = try DaemonProcess(
+            executable: "/usr/bin/nohup", arguments: [repctl, "subscribe", "--socket", socketPath])
+        #expect(
+            eventually(timeout: 20) {
+                plain.standardOutput.contains("rep") && underNohup.standardOutput.contains("rep")
+            })
+        plain.signal(SIGHUP)
+        underNohup.signal(SIGHUP)
+        #expect(plain.waitForExit() == 0, "SIGHUP ends it like Ctrl-C: \(plain.standardError)")
+        let printed = underNohup.standardOutput.count
+        #expect(eventually(timeout: 15) { underNohup.standardOutput.count > printed }, "still printing after SIGHUP")
+        underNohup.signal(SIGINT)
+        #expect(underNohup.waitForExit() == 0, "\(underNohup.standardError)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
     @Test("repctl subscribe --json with no repd says why on stderr and exits 1 (stdout stays empty)")
     func noDaemonIsSaidInJSONMode() throws {
         let dir = scratchDirectory()

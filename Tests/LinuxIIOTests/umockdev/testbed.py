@@ -9,7 +9,7 @@
 Each writes what it observed to OUT.json; the Swift tests make the assertions. Records are fed through the
 device's PTY in the wrist.umockdev layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp (16 bytes).
 """
-import json, os, socket, subprocess, sys, time
+import json, os, signal, socket, subprocess, sys, time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from wrist_testbed import DEV, WristTestbed
@@ -65,14 +65,17 @@ elif scenario == 'restore':
 elif scenario in ('SIGINT', 'SIGTERM', 'SIGHUP'):
     # Ctrl-C (or SIGTERM, or the terminal closing) during `sensors --read` must still put the device back.
     feeder = bed.feed()
+    # The test runner's children may inherit SIGHUP ignored (repctl then keeps it ignored, as under nohup) or blocked
+    # (repctl unblocks it).
+    default_hangup = lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL)
     child = subprocess.Popen([program, 'sensors', '--read', '100000', '--timeout', '60'], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_hangup)
     deadline = time.time() + 45
     while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
         time.sleep(0.01)
     result['during'] = attributes(root)
     time.sleep(0.5)
-    child.send_signal(getattr(__import__('signal'), scenario))
+    child.send_signal(getattr(signal, scenario))
     out, err = child.communicate(timeout=30)
     feeder.running = False
     result['after'] = attributes(root)
