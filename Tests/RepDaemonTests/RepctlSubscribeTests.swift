@@ -12,15 +12,20 @@ import Testing
 struct RepctlSubscribeTests {
     let repctl = productsDirectory + "/repctl"
 
+    /// repd on the demo workout, looped at `speed` times real time, without a journal; listening when it returns.
+    private func loopingDemo(speed: Int) throws -> (DaemonProcess, String) {
+        let socketPath = scratchDirectory() + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--loop", "--speed", "\(speed)", "--socket", socketPath, "--journal", "", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        return (daemon, socketPath)
+    }
+
     @Test(
         "repctl subscribe | head -1 ends once head has gone (status 141), instead of running on against a closed pipe")
     func endsWhenItsOutputCloses() throws {
-        let dir = scratchDirectory()
-        let socketPath = dir + "/events.sock"
-        let daemon = try DaemonProcess(arguments: [
-            "--demo", "--loop", "--speed", "10", "--socket", socketPath, "--journal", "", "--quiet",
-        ])
-        #expect(daemonListens(socketPath))
+        let (daemon, socketPath) = try loopingDemo(speed: 10)
         let pipeline = try DaemonProcess(
             executable: "/bin/bash",
             arguments: ["-c", "set -o pipefail; '\(repctl)' subscribe --socket '\(socketPath)' --json | head -1"])
@@ -100,12 +105,7 @@ struct RepctlSubscribeTests {
         "repctl subscribe ends cleanly on SIGHUP (the terminal closed), but keeps running under nohup, which ignores it",
         .enabled(if: access("/usr/bin/nohup", X_OK) == 0 && access("/usr/bin/env", X_OK) == 0, "needs nohup and env"))
     func hangupUnlessNohup() throws {
-        let dir = scratchDirectory()
-        let socketPath = dir + "/events.sock"
-        let daemon = try DaemonProcess(arguments: [
-            "--demo", "--speed", "4", "--loop", "--socket", socketPath, "--journal", "", "--quiet",
-        ])
-        #expect(daemonListens(socketPath))
+        let (daemon, socketPath) = try loopingDemo(speed: 4)
         // The test runner's children may inherit SIGHUP ignored: start the plain one with it at its default.
         let plain = try DaemonProcess(
             executable: "/usr/bin/env",
