@@ -85,13 +85,14 @@ public enum IIODeviceScanner {
         let syspath = udev_device_get_syspath(device).map { String(cString: $0) } ?? ""
         let sysname = udev_device_get_sysname(device).map { String(cString: $0) } ?? ""
         let devnode = udev_device_get_devnode(device).map { String(cString: $0) }
-        func attribute(_ name: String) -> String? { Sysfs.readIfPresent(syspath + "/" + name)?.trimmingWhitespace() }
         /// nil when the attribute does not exist; why, when it exists and cannot be read (permission…).
         func reading(_ name: String) -> Result<String, IIOError>? {
             let path = syspath + "/" + name
             guard Sysfs.exists(path) else { return nil }
             do { return .success(try Sysfs.read(path).trimmingWhitespace()) } catch { return .failure(error) }
         }
+        /// The attribute's text; nil when it does not exist or cannot be read.
+        func attribute(_ name: String) -> String? { try? reading(name)?.get() }
         let name = attribute("name") ?? sysname
         let bufferDirectory =
             Sysfs.exists(syspath + "/buffer0/enable")
@@ -208,31 +209,22 @@ public enum IIODeviceScanner {
     private static func readScale(
         syspath: String, reading: (String) -> Result<String, IIOError>?
     ) -> ([Double], [IIOError]) {
-        var scale: [Double] = []
-        var errors: [IIOError] = []
         var missing: [String] = []
-        for axis in ["x", "y", "z"] {
-            let file = Sysfs.exists(syspath + "/in_accel_\(axis)_scale") ? "in_accel_\(axis)_scale" : "in_accel_scale"
-            let path = syspath + "/" + file
-            do throws(IIOError) {
-                guard let text = try reading(file)?.get() else {
-                    missing.append("in_accel_\(axis)_scale")
-                    scale.append(0)
-                    continue
-                }
-                let value = try SysfsValue.number(text, path: path)
-                guard value > 0, value.isFinite else {
-                    throw IIOError(
-                        .invalidValue, path: path,
-                        "'\(SysfsValue.printable(text, limit: 40))' is not a usable scale: it must be a number above 0 (m/s² per count)"
-                    )
-                }
-                scale.append(value)
-            } catch {
-                if !errors.contains(error) { errors.append(error) }
-                scale.append(0)
+        let (scale, found) = readPerAxis("scale", syspath: syspath, reading: reading) {
+            (axis: String, value: Double?, text: String, path: String) throws(IIOError) -> Double in
+            guard let value else {
+                missing.append("in_accel_\(axis)_scale")
+                return 0
             }
+            guard value > 0, value.isFinite else {
+                throw IIOError(
+                    .invalidValue, path: path,
+                    "'\(SysfsValue.printable(text, limit: 40))' is not a usable scale: it must be a number above 0 (m/s² per count)"
+                )
+            }
+            return value
         }
+        var errors = found
         if !missing.isEmpty {
             errors.insert(
                 IIOError(
@@ -247,29 +239,43 @@ public enum IIODeviceScanner {
     private static func readOffset(
         syspath: String, reading: (String) -> Result<String, IIOError>?
     ) -> ([Double], [IIOError]) {
-        var offset: [Double] = []
+        readPerAxis("offset", syspath: syspath, reading: reading) {
+            (_: String, value: Double?, text: String, path: String) throws(IIOError) -> Double in
+            guard let value else { return 0 }
+            guard value.isFinite else {
+                throw IIOError(
+                    .invalidValue, path: path, "'\(SysfsValue.printable(text, limit: 40))' is not a finite number")
+            }
+            return value
+        }
+    }
+
+    /// Reads `in_accel_<axis>_<attribute>` (else the shared `in_accel_<attribute>`) for x, y and z: `use` gets the
+    /// axis, the number (nil when neither file exists), its text and path, and returns the value or throws why it
+    /// cannot be used. An axis whose file cannot be read, does not parse or is refused is 0, with its error (each
+    /// error once: a shared file serves all three).
+    private static func readPerAxis(
+        _ attribute: String, syspath: String, reading: (String) -> Result<String, IIOError>?,
+        use: (String, Double?, String, String) throws(IIOError) -> Double
+    ) -> ([Double], [IIOError]) {
+        var values: [Double] = []
         var errors: [IIOError] = []
         for axis in ["x", "y", "z"] {
-            let file =
-                Sysfs.exists(syspath + "/in_accel_\(axis)_offset") ? "in_accel_\(axis)_offset" : "in_accel_offset"
+            let own = "in_accel_\(axis)_\(attribute)"
+            let file = Sysfs.exists(syspath + "/" + own) ? own : "in_accel_\(attribute)"
+            let path = syspath + "/" + file
             do throws(IIOError) {
                 guard let text = try reading(file)?.get() else {
-                    offset.append(0)
+                    values.append(try use(axis, nil, "", path))
                     continue
                 }
-                let value = try SysfsValue.number(text, path: syspath + "/" + file)
-                guard value.isFinite else {
-                    throw IIOError(
-                        .invalidValue, path: syspath + "/" + file,
-                        "'\(SysfsValue.printable(text, limit: 40))' is not a finite number")
-                }
-                offset.append(value)
+                values.append(try use(axis, try SysfsValue.number(text, path: path), text, path))
             } catch {
                 if !errors.contains(error) { errors.append(error) }
-                offset.append(0)
+                values.append(0)
             }
         }
-        return (offset, errors)
+        return (values, errors)
     }
 
     /// What makes the record layout of the channels repd reads unknowable: an accel axis whose `_type` file is

@@ -13,25 +13,20 @@ let interrupted = Atomic<Bool>(false)
 /// Makes Ctrl-C, SIGTERM and SIGHUP (the terminal closed) set `interrupted` instead of killing the process. A SIGHUP
 /// that `nohup` (or a parent) set to be ignored stays ignored.
 func catchInterrupts() {
+    var hangup = sigaction()
+    let hangupIgnored =
+        sigaction(SIGHUP, nil, &hangup) == 0
+        && unsafeBitCast(hangup.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     // A parent may start us with these signals blocked (some process launchers do); unblock them.
     var set = sigset_t()
     sigemptyset(&set)
     sigaddset(&set, SIGINT)
     sigaddset(&set, SIGTERM)
+    if !hangupIgnored { sigaddset(&set, SIGHUP) }
     sigprocmask(SIG_UNBLOCK, &set, nil)
     signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
     signal(SIGTERM) { _ in interrupted.store(true, ordering: .relaxed) }
-    var hangup = sigaction()
-    let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
-    if sigaction(SIGHUP, nil, &hangup) == 0,
-        unsafeBitCast(hangup.__sigaction_handler.sa_handler, to: Int.self) != ignored
-    {
-        signal(SIGHUP) { _ in interrupted.store(true, ordering: .relaxed) }
-        var hangupSet = sigset_t()
-        sigemptyset(&hangupSet)
-        sigaddset(&hangupSet, SIGHUP)
-        sigprocmask(SIG_UNBLOCK, &hangupSet, nil)
-    }
+    if !hangupIgnored { signal(SIGHUP) { _ in interrupted.store(true, ordering: .relaxed) } }
     signal(SIGPIPE, SIG_IGN)
 }
 
