@@ -5,6 +5,12 @@ import PackageDescription
 /// PlainText, RepDetection, RepSettings, RepConfiguration. Linux-only modules: CUdev (libudev), LinuxIIO, RepDaemon.
 /// RepJournal needs the system's SQLite (CSQLite, libsqlite3-dev); RepUplink the system's libmosquitto (CMosquitto,
 /// libmosquitto-dev).
+///
+/// `REPD_WITHOUT_WEB=1` in the environment leaves out the station display (repd-web, RepWeb, RepWebTests) and
+/// repd-bench with the packages only they need (Hummingbird and its dependencies, hdrhistogram-swift): the graph of
+/// Package@swift-6.0.swift. scripts/test builds its sanitizer runs so, which run neither.
+let withoutWeb = Context.environment["REPD_WITHOUT_WEB"] == "1"
+
 let package = Package(
     name: "repd",
     platforms: [.macOS(.v15)],
@@ -25,11 +31,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
-        // HTTP for the optional station display (repd-web) only; without its default traits (swift-configuration,
-        // full Foundation).
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
-    ],
+    ]
+        + (withoutWeb
+            ? []
+            : [
+                .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
+                // HTTP for the optional station display (repd-web) only; without its default traits
+                // (swift-configuration, full Foundation).
+                .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+            ]),
     targets: [
         // The core: samples, the provider protocol and its one sample sink, the SPSC ring.
         .target(
@@ -233,3 +243,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+if withoutWeb {
+    let webAndBench: Set = ["repd-bench", "RepWeb", "repd-web", "RepWebTests"]
+    package.products.removeAll { webAndBench.contains($0.name) }
+    package.targets.removeAll { webAndBench.contains($0.name) }
+}

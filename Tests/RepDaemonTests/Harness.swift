@@ -16,7 +16,12 @@ let productsDirectory: String = {
     return (exe as NSString).deletingLastPathComponent
 }()
 
-/// A fresh folder for one test.
+/// Why repd-web cannot be run here, or nil when it can: a build made with `REPD_WITHOUT_WEB=1` (scripts/test's
+/// sanitizer runs) leaves it out.
+let repdWebPrerequisite: String? =
+    FileManager.default.isExecutableFile(atPath: productsDirectory + "/repd-web")
+    ? nil : "repd-web is not in this build (REPD_WITHOUT_WEB=1 leaves it out, as scripts/test's sanitizer runs do)"
+
 /// The repository's `config/repd.toml` (found from this file, so wherever the build folder is).
 let documentedConfiguration = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("config/repd.toml").path

@@ -113,9 +113,21 @@ struct RepctlFileTests {
         arguments: [
             ("repd", ["--demo", "--speed", "-5"], "--speed must be a positive number"),
             ("repctl", ["history", "--since", "-1"], "--since must be an event id (0 or more)"),
-            ("repd-web", ["--client-timeout", "-1"], "--client-timeout must be from 0.1 to 3600 s"),
         ])
     func negativeNumbersReachValidation(program: String, arguments: [String], message: String) throws {
+        try expectNegativeNumberReachesValidation(program: program, arguments: arguments, message: message)
+    }
+
+    @Test(
+        "a negative number after repd-web's option reaches its own check",
+        .enabled(if: repdWebPrerequisite == nil, Comment(rawValue: repdWebPrerequisite ?? "")))
+    func negativeNumberReachesRepdWebValidation() throws {
+        try expectNegativeNumberReachesValidation(
+            program: "repd-web", arguments: ["--client-timeout", "-1"],
+            message: "--client-timeout must be from 0.1 to 3600 s")
+    }
+
+    private func expectNegativeNumberReachesValidation(program: String, arguments: [String], message: String) throws {
         let process = try DaemonProcess(executable: productsDirectory + "/" + program, arguments: arguments)
         #expect(process.waitForExit() == 64)
         #expect(process.standardError.contains(message), "\(process.standardError)")

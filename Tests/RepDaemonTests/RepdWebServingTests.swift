@@ -76,7 +76,9 @@ private func startWeb(_ arguments: [String]) throws -> (server: DaemonProcess, p
     return (server, port)
 }
 
-@Suite("repd-web serving: HEAD, unfinished requests, and why repd cannot be read", .serialized)
+@Suite(
+    "repd-web serving: HEAD, unfinished requests, and why repd cannot be read", .serialized,
+    .enabled(if: repdWebPrerequisite == nil, Comment(rawValue: repdWebPrerequisite ?? "")))
 struct RepdWebServingTests {
     let web = productsDirectory + "/repd-web"
 
