@@ -17,9 +17,9 @@
     X(mosquitto_username_pw_set) X(mosquitto_will_set) X(mosquitto_tls_set) X(mosquitto_tls_insecure_set) \
     X(mosquitto_max_inflight_messages_set) X(mosquitto_connect_async) X(mosquitto_disconnect) X(mosquitto_publish) \
     X(mosquitto_socket) X(mosquitto_loop_read) X(mosquitto_loop_write) X(mosquitto_loop_misc) \
-    X(mosquitto_want_write) X(mosquitto_connect_callback_set) X(mosquitto_disconnect_callback_set) \
-    X(mosquitto_publish_callback_set) X(mosquitto_log_callback_set) X(mosquitto_strerror) \
-    X(mosquitto_connack_string)
+    X(mosquitto_want_write) X(mosquitto_connect_v5_callback_set) X(mosquitto_disconnect_v5_callback_set) \
+    X(mosquitto_publish_v5_callback_set) X(mosquitto_log_callback_set) X(mosquitto_strerror) \
+    X(mosquitto_connack_string) X(mosquitto_reason_string) X(mosquitto_int_option)
 
 #define REPD_POINTER(name) static __typeof__(name) *p_##name;
 REPD_MOSQUITTO_FUNCTIONS(REPD_POINTER)
@@ -98,15 +98,23 @@ int mosquitto_loop_read(struct mosquitto *mosq, int max_packets) { return p_mosq
 int mosquitto_loop_write(struct mosquitto *mosq, int max_packets) { return p_mosquitto_loop_write(mosq, max_packets); }
 int mosquitto_loop_misc(struct mosquitto *mosq) { return p_mosquitto_loop_misc(mosq); }
 bool mosquitto_want_write(struct mosquitto *mosq) { return p_mosquitto_want_write(mosq); }
-void mosquitto_connect_callback_set(struct mosquitto *mosq, void (*on_connect)(struct mosquitto *, void *, int)) {
-    p_mosquitto_connect_callback_set(mosq, on_connect);
+void mosquitto_connect_v5_callback_set(struct mosquitto *mosq,
+                                       void (*on_connect)(struct mosquitto *, void *, int, int,
+                                                          const mosquitto_property *)) {
+    p_mosquitto_connect_v5_callback_set(mosq, on_connect);
 }
-void mosquitto_disconnect_callback_set(struct mosquitto *mosq,
-                                       void (*on_disconnect)(struct mosquitto *, void *, int)) {
-    p_mosquitto_disconnect_callback_set(mosq, on_disconnect);
+void mosquitto_disconnect_v5_callback_set(struct mosquitto *mosq,
+                                          void (*on_disconnect)(struct mosquitto *, void *, int,
+                                                                const mosquitto_property *)) {
+    p_mosquitto_disconnect_v5_callback_set(mosq, on_disconnect);
 }
-void mosquitto_publish_callback_set(struct mosquitto *mosq, void (*on_publish)(struct mosquitto *, void *, int)) {
-    p_mosquitto_publish_callback_set(mosq, on_publish);
+void mosquitto_publish_v5_callback_set(struct mosquitto *mosq,
+                                       void (*on_publish)(struct mosquitto *, void *, int, int,
+                                                          const mosquitto_property *)) {
+    p_mosquitto_publish_v5_callback_set(mosq, on_publish);
+}
+int mosquitto_int_option(struct mosquitto *mosq, enum mosq_opt_t option, int value) {
+    return p_mosquitto_int_option(mosq, option, value);
 }
 void mosquitto_log_callback_set(struct mosquitto *mosq,
                                 void (*on_log)(struct mosquitto *, void *, int, const char *)) {
@@ -117,4 +125,7 @@ const char *mosquitto_strerror(int mosq_errno) {
 }
 const char *mosquitto_connack_string(int connack_code) {
     return p_mosquitto_connack_string != NULL ? p_mosquitto_connack_string(connack_code) : "libmosquitto is not loaded";
+}
+const char *mosquitto_reason_string(int reason_code) {
+    return p_mosquitto_reason_string != NULL ? p_mosquitto_reason_string(reason_code) : "libmosquitto is not loaded";
 }

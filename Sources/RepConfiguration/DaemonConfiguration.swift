@@ -361,7 +361,10 @@ private struct TableReader {
         ]
         try checkKeys(s, keys)
         if let v = try bool(s, "enabled") { u.enabled = v }
-        if let v = try string(s, "host") { u.host = v }
+        if let v = try string(s, "host") {
+            if let problem = Self.hostProblem(v) { throw error("uplink", "host", problem) }
+            u.host = v
+        }
         if let v = try integer(s, "port") {
             guard (1...65535).contains(v) else { throw error("uplink", "port", "\(v) is not in 1…65535") }
             u.port = Int(v)
@@ -373,10 +376,19 @@ private struct TableReader {
             u.clientID = v.isEmpty ? nil : v
         }
         if let v = try string(s, "topic_prefix") {
-            guard !v.isEmpty, !v.contains("+"), !v.contains("#"), !v.hasPrefix("/"), !v.hasSuffix("/") else {
+            guard !v.isEmpty, !v.contains("+"), !v.contains("#"), !v.hasPrefix("/"), !v.hasSuffix("/"),
+                !v.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }), v.utf8.count <= 1024
+            else {
                 throw error(
                     "uplink", "topic_prefix",
-                    "'\(v)' is not a topic prefix: not empty, no '+' or '#', no '/' at either end")
+                    "'\(v)' is not a topic prefix: not empty, no '+' or '#', no '/' at either end, no control characters"
+                )
+            }
+            guard !v.hasPrefix("$") else {
+                // Brokers keep topics that start with '$' for themselves ($SYS): mosquitto drops what is published
+                // there.
+                throw error(
+                    "uplink", "topic_prefix", "'\(v)' starts with '$': brokers keep those topics ($SYS) to themselves")
             }
             u.topicPrefix = v
         }
@@ -423,7 +435,31 @@ private struct TableReader {
             }
         }
         if u.enabled, u.host.isEmpty { throw error("uplink", "host", "the uplink is enabled and needs a broker host") }
+        if u.passwordFile != nil, u.username == nil {
+            // MQTT sends a password only with a user name: without one it would never reach the broker.
+            throw error("uplink", "password_file", "a password goes with a user name: set uplink.username too")
+        }
         return u
+    }
+
+    /// Why `host` is not a host name or address (a URL, or a port written into it); nil when it may be one.
+    static func hostProblem(_ host: String) -> String? {
+        if let scheme = host.firstRange(of: "://") {
+            let name = host[scheme.upperBound...].split(separator: ":").first.map {
+                $0.split(separator: "/").first ?? $0
+            }
+            return
+                "'\(host)' is a URL; write the host alone (host = \"\(name ?? "")\"), with port and tls for the rest"
+        }
+        // One colon: "name:port" (an IPv6 address has several).
+        let parts = host.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, let port = Int(parts[1]) {
+            return "'\(host)' holds a port: write host = \"\(parts[0])\" and port = \(port)"
+        }
+        if host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            return "'\(host)' has spaces or control characters: it is no host name or address"
+        }
+        return nil
     }
 
     func detector(_ t: Section) throws(ConfigError) -> RepDetectorConfiguration {

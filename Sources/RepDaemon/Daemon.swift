@@ -9,6 +9,7 @@ import NIOPosix
 import RepConfiguration
 import RepDetection
 import RepProtocol
+import RepUplink
 import ServiceLifecycle
 
 #if canImport(Glibc)
@@ -137,6 +138,19 @@ public enum Daemon {
         return "placement = \"bar\" with minimum_exercise_likelihood = \(detector.minimumExerciseLikelihood) set: "
             + "the exercise gate, trained on wrists, stays on and dismisses every set of one or two reps; "
             + "remove the line (repd.toml of before 2026-12-04 set 0.2) to turn it off"
+    }
+
+    /// What `--check-config` says of an enabled uplink's files (the TLS CA, certificate and key, the password
+    /// file) that cannot be used: the key, its line in `file`, and why. repd would still count and serve, and the
+    /// uplink retry and say the same at each attempt. A file the user checking may not read is not reported (the
+    /// check may run as another user than repd's).
+    public static func uplinkFileWarning(_ configuration: DaemonConfiguration, file: String?) -> String? {
+        guard configuration.uplink.enabled,
+            let problem = UplinkFiles.problem(configuration.uplink, permissionsToo: false)
+        else { return nil }
+        let line = file.map { DaemonConfiguration.line(of: problem.key, inFile: $0) } ?? 0
+        let place = file.map { line > 0 ? "\($0):\(line): " : "\($0): " } ?? ""
+        return "\(place)\(problem): repd would count and serve, but its uplink could not connect"
     }
 
     /// The event journal the configuration asks for: nil when `journal.path` is empty, or (logged, and with what

@@ -28,6 +28,9 @@ struct InflightWindow {
         lastSent = id
     }
 
+    /// The event id sent as message `mid` and not yet acknowledged (nil for a message that is not an event).
+    func eventID(mid: Int32) -> Int64? { idByMID[mid] }
+
     /// The broker acknowledged message `mid`; returns the event's id (nil for a message that is not an event,
     /// such as the status).
     @discardableResult

@@ -15,6 +15,9 @@ public struct UplinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case tls
         /// An open connection ended (broker stopped, network lost, keep-alive timeout).
         case connectionLost = "connection_lost"
+        /// The broker refused a message it was sent (MQTT 5: a PUBACK's reason code, such as an ACL's "not
+        /// authorized", or a packet over its maximum size): the uplink sends nothing after it until it is taken.
+        case messageRefused = "message_refused"
         /// The journal cannot be read or the progress not stored.
         case journal
     }

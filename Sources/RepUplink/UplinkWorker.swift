@@ -23,6 +23,11 @@ final class UplinkWorker {
     private var connection: MQTTConnection?
     private var connected = false
     private var connectStarted = ContinuousClock.now
+    private var connectedAt = ContinuousClock.now
+    /// MQTT 5 until a broker refuses it (then 3.1.1 for as long as repd runs).
+    private var protocolVersion = MQTTConnection.MQTTVersion.v5
+    /// Whether the broker refused a status message (said once: the refusal of each event says the rest).
+    private var statusRefused = false
     private var delay: Double
     private var nextAttempt = ContinuousClock.now
     private var lastError: String?
@@ -88,16 +93,36 @@ final class UplinkWorker {
         if case .success(let ready) = polled, ready > 0, fds[0].revents & Int16(POLLIN) != 0 { shared.wake.reset() }
         guard let connection else { return }
         do throws(UplinkError) {
+            // A connection refused before CONNACK: plain MQTT's read says so, but over TLS libmosquitto's read
+            // returns as if the handshake only waited for more, and poll() would report the hang-up at once, again
+            // and again (a busy loop, and "no CONNACK" 5 s later instead of the reason).
+            if fds.count > 1, !connected, fds[1].revents & Int16(POLLHUP | POLLERR) != 0,
+                let reason = socketError(connection.socket)
+            {
+                throw UplinkError(
+                    .unreachable, "cannot reach the broker at \(settings.host):\(settings.port): \(reason)")
+            }
             if fds.count > 1, fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { try connection.read() }
+            if fds.count > 1, !connected, connection.socket >= 0, fds[1].revents & Int16(POLLHUP) != 0 {
+                // The connect's own error may be gone (TLS's first write took it): whether a peer was ever
+                // connected tells a refused connection from one the broker closed.
+                guard peerConnected(connection.socket) else {
+                    throw UplinkError(
+                        .unreachable,
+                        "cannot reach the broker at \(settings.host):\(settings.port): the TCP connection failed (nothing listens there, or it cannot be reached)"
+                    )
+                }
+                throw UplinkError(
+                    .connectionLost,
+                    "the broker at \(settings.host):\(settings.port) closed the connection before its CONNACK"
+                        + (settings.tls != nil ? " (does it speak TLS on this port? uplink.tls)" : ""))
+            }
             if connection.socket >= 0, connection.wantsWrite, fds.count > 1, fds[1].revents & Int16(POLLOUT) != 0 {
                 try connection.write()
             }
             if connection.socket >= 0 { try connection.misc() }
             try handle(connection.takeEvents(), on: connection)
-            if connection.socket < 0 {
-                throw UplinkError(
-                    .connectionLost, "the connection to the broker at \(settings.host):\(settings.port) ended")
-            }
+            if connection.socket < 0 { throw connection.ended() }
         } catch {
             failed(error)
         }
@@ -108,16 +133,45 @@ final class UplinkWorker {
             switch event {
             case .connected:
                 connected = true
+                connectedAt = ContinuousClock.now
                 connections += 1
-                delay = settings.reconnectMin
                 if lastError != nil { logger.notice("uplink: connected again to \(settings.brokerURL)") }
                 lastError = nil
-                let backlog = (try? journal?.newestID).flatMap { $0 }.map { max(0, $0 - window.watermark) } ?? 0
+                let newest = (try? journal?.newestID) ?? 0
+                // Retention may have removed events the broker never acknowledged: they cannot be sent.
+                let oldest = (try? journal?.oldestID) ?? nil
+                var resumeAfter = window.watermark
+                if let oldest, oldest - 1 > resumeAfter, resumeAfter < newest {
+                    logger.warning(
+                        "uplink: events \(resumeAfter + 1)–\(oldest - 1) were removed from the journal (journal.max_events, max_age_days or max_size_mb) before the broker acknowledged them: they cannot be sent"
+                    )
+                    resumeAfter = oldest - 1
+                }
                 logger.info(
-                    "uplink: connected to \(settings.brokerURL) as \(settings.clientID); sending \(settings.eventsTopic) after event id \(window.watermark) (backlog \(backlog))"
+                    "uplink: connected to \(settings.brokerURL) as \(settings.clientID) (\(connection.protocolVersion.name)); sending \(settings.eventsTopic) after event id \(window.watermark) (backlog \(max(0, newest - resumeAfter)))"
                 )
-                _ = try connection.publish(topic: settings.statusTopic, payload: statusPayload(.online), retain: true)
-            case .acknowledged(let mid):
+                _ = try connection.publish(
+                    topic: settings.statusTopic, payload: statusPayload(.online), retain: true,
+                    what: "the status message")
+            case .acknowledged(let mid, let reason) where reason >= 0x80:
+                // MQTT 5: the broker refused the message. The event is not acknowledged: nothing after it goes out
+                // until the broker takes it (the journal keeps it), and the connection is made again after the
+                // backoff delay, which grows while the refusals go on.
+                let words = MQTTConnection.describeReason(reason)
+                if let id = window.eventID(mid: mid) {
+                    throw UplinkError(
+                        .messageRefused,
+                        "the broker at \(settings.host):\(settings.port) refused event id \(id) on \(settings.eventsTopic): \(words)\(Self.refusalHint(reason, settings)); the uplink sends nothing after it until the broker takes it"
+                    )
+                }
+                if mid == offlineMID { offlineMID = nil }
+                if !statusRefused {
+                    statusRefused = true
+                    logger.warning(
+                        "uplink: the broker at \(settings.host):\(settings.port) refused the status message on \(settings.statusTopic): \(words)\(Self.refusalHint(reason, settings))"
+                    )
+                }
+            case .acknowledged(let mid, _):
                 if window.acknowledged(mid: mid) == nil, mid == offlineMID { offlineMID = nil }
             case .refused, .disconnected:
                 break  // read() reports it, with the reason
@@ -141,7 +195,8 @@ final class UplinkWorker {
                     entry.json, id: entry.id, station: entry.station, journal: journalIdentity(journal))
                 do {
                     let mid = try connection.publish(
-                        topic: settings.eventsTopic, payload: String(line.dropLast()), retain: false)
+                        topic: settings.eventsTopic, payload: String(line.dropLast()), retain: false,
+                        what: "event id \(entry.id)")
                     window.sent(id: entry.id, mid: mid)
                     published += 1
                 } catch {
@@ -158,7 +213,11 @@ final class UplinkWorker {
         var settings = settings
         do throws(UplinkError) {
             if let file = settings.passwordFile { settings.password = try PasswordFile.read(file) }
-            let connection = try MQTTConnection(settings: settings, will: statusPayload(.will))
+            if let tls = settings.tls, let problem = UplinkFiles.problem(tls) {
+                throw UplinkError(.setup, problem.description)
+            }
+            let connection = try MQTTConnection(
+                settings: settings, will: statusPayload(.will), protocol: protocolVersion)
             self.connection = connection
             connectStarted = ContinuousClock.now
             window = InflightWindow(acked: window.watermark)
@@ -169,13 +228,34 @@ final class UplinkWorker {
     }
 
     /// Ends the connection after `error`, logs why, and schedules the next attempt (the delay doubles each time,
-    /// from `reconnectMin` to `reconnectMax`). Whatever was in flight is sent again on the next connection.
+    /// from `reconnectMin` to `reconnectMax`, and starts again from `reconnectMin` once a connection has lasted
+    /// `stableConnection`: a broker that accepts each connection and soon drops it, or refuses what it is sent, is
+    /// not asked every `reconnectMin`). Whatever was in flight is sent again on the next connection.
     private func failed(_ error: UplinkError) {
         let wasConnected = connected
         let inFlight = window.count
+        let refusedVersion = connection.map { $0.protocolVersion == .v5 && [1, 0x84].contains($0.refusal) } ?? false
         connection = nil
         connected = false
         window.reset()
+        if refusedVersion {
+            // A broker that speaks only MQTT 3.1.1 refuses an MQTT 5 CONNECT: speak 3.1.1 to it at once.
+            protocolVersion = .v311
+            nextAttempt = ContinuousClock.now
+            logger.notice(
+                "uplink: the broker at \(settings.host):\(settings.port) does not speak MQTT 5; connecting with MQTT 3.1.1, in which a broker cannot say that it refused an event (an ACL, a size limit): such an event would count as delivered"
+            )
+            return
+        }
+        let lasted = ContinuousClock.now - connectedAt
+        if wasConnected, lasted >= Self.stableConnection { delay = settings.reconnectMin }
+        var error = error
+        if wasConnected, lasted < Self.stableConnection, error.kind == .connectionLost {
+            // The broker's own reason (MQTT 5's DISCONNECT) is not always sent: mosquitto 2.0 closes a taken-over
+            // session without it.
+            error.message +=
+                " after \(formatSeconds(Double(lasted.components.seconds) + Double(lasted.components.attoseconds) / 1e18)) s (if this repeats: another client may use the client id \(settings.clientID); each station needs its own journal.station or uplink.client_id)"
+        }
         let wait = delay
         delay = min(settings.reconnectMax, delay * 2)
         nextAttempt = ContinuousClock.now + .milliseconds(Int(wait * 1000))
@@ -189,6 +269,40 @@ final class UplinkWorker {
             logger.error("uplink: \(error.message); \(retry)")
         }
         lastError = error.message
+    }
+
+    /// How long a connection must last for the next failure to be retried after `reconnectMin` again.
+    static let stableConnection = Duration.seconds(10)
+
+    /// The pending error on `socket` (`SO_ERROR`: a connect that failed), in the system's words; nil when none.
+    private func socketError(_ socket: Int32) -> String? {
+        guard socket >= 0 else { return nil }
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(socket, SOL_SOCKET, SO_ERROR, &code, &length) == 0, code != 0 else { return nil }
+        return String(cString: strerror(code))
+    }
+
+    /// Whether `socket` was ever connected to a peer (a connect that failed leaves none).
+    private func peerConnected(_ socket: Int32) -> Bool {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(socket, $0, &length) == 0 }
+        }
+    }
+
+    /// What to check when the broker refuses a message with `reason`.
+    private static func refusalHint(_ reason: Int32, _ settings: UplinkSession) -> String {
+        let who = settings.username.map { "user \($0)" } ?? "anonymous clients"
+        switch reason {
+        case 0x87, 0x90:
+            return " (check that the broker's ACL lets \(who) publish to \(settings.topicPrefix)/\(settings.station)/#)"
+        case 0x95, 0x97:
+            return " (the broker's limit on message size or count: mosquitto's message_size_limit or max_packet_size)"
+        default:
+            return ""
+        }
     }
 
     // MARK: - The journal
@@ -311,7 +425,8 @@ final class UplinkWorker {
         if connected, let connection {
             do {
                 offlineMID = try connection.publish(
-                    topic: settings.statusTopic, payload: statusPayload(.stopped), retain: true)
+                    topic: settings.statusTopic, payload: statusPayload(.stopped), retain: true,
+                    what: "the status message")
                 let until = ContinuousClock.now + .milliseconds(500)
                 while connected, offlineMID != nil, ContinuousClock.now < until { service(timeoutMilliseconds: 50) }
                 connection.disconnect()

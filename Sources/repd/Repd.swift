@@ -133,6 +133,11 @@ struct Repd: AsyncParsableCommand {
             let source = ConfigurationSource.path(explicitPath: config) ?? "defaults"
             print("repd: configuration OK (\(source)): \(Daemon.detectorSummary(configuration.detector))")
             if let warning = Daemon.barGateWarning(configuration.detector) { print("repd: warning: \(warning)") }
+            if let warning = Daemon.uplinkFileWarning(
+                configuration, file: ConfigurationSource.path(explicitPath: config))
+            {
+                print("repd: warning: \(LogText.escaped(warning))")
+            }
             return
         }
 

@@ -39,6 +39,14 @@ struct UplinkConfigurationTests {
         #expect(c.uplink.brokerURL == "mqtts://broker.gym.lan:8883")
     }
 
+    @Test("an IPv6 address is a host, its colons no port")
+    func ipv6Host() throws {
+        #expect(try DaemonConfiguration.parse("[uplink]\nhost = \"::1\"\n", file: "t.toml").uplink.host == "::1")
+        #expect(
+            try DaemonConfiguration.parse("[uplink]\nhost = \"fd00::1:8883\"\n", file: "t.toml").uplink.host
+                == "fd00::1:8883")
+    }
+
     @Test("without ca_file, TLS trusts ca_path (default /etc/ssl/certs); without tls = true, no TLS at all")
     func tlsTrust() throws {
         let plain = try DaemonConfiguration.parse("[uplink]\nenabled = true\nca_path = \"/x\"\n", file: "t.toml")
@@ -70,7 +78,27 @@ struct UplinkConfigurationTests {
             ),
             (
                 "[uplink]\ntopic_prefix = \"a/#\"",
-                "t.toml:2: uplink.topic_prefix: 'a/#' is not a topic prefix: not empty, no '+' or '#', no '/' at either end"
+                "t.toml:2: uplink.topic_prefix: 'a/#' is not a topic prefix: not empty, no '+' or '#', no '/' at either end, no control characters"
+            ),
+            (
+                "[uplink]\ntopic_prefix = \"gym\\tx\"",
+                "t.toml:2: uplink.topic_prefix: 'gym\tx' is not a topic prefix: not empty, no '+' or '#', no '/' at either end, no control characters"
+            ),
+            (
+                "[uplink]\ntopic_prefix = \"$SYS/repd\"",
+                "t.toml:2: uplink.topic_prefix: '$SYS/repd' starts with '$': brokers keep those topics ($SYS) to themselves"
+            ),
+            (
+                "[uplink]\nhost = \"mqtt://broker.gym.lan:1883\"",
+                "t.toml:2: uplink.host: 'mqtt://broker.gym.lan:1883' is a URL; write the host alone (host = \"broker.gym.lan\"), with port and tls for the rest"
+            ),
+            (
+                "[uplink]\nhost = \"broker.gym.lan:8883\"",
+                "t.toml:2: uplink.host: 'broker.gym.lan:8883' holds a port: write host = \"broker.gym.lan\" and port = 8883"
+            ),
+            (
+                "[uplink]\nusername = \"\"\npassword_file = \"/etc/repd/mqtt-password\"",
+                "t.toml:3: uplink.password_file: a password goes with a user name: set uplink.username too"
             ),
             (
                 "[uplink]\npassword = \"secret\"",

@@ -19,6 +19,15 @@ struct PasswordFileTests {
         #expect(try PasswordFile.read(file("s3cret", mode: 0o640)) == "s3cret")
     }
 
+    @Test("a file written on Windows: its line end (\\r\\n) and Notepad's byte order mark are not part of the password")
+    func windowsLineEnds() throws {
+        #expect(try PasswordFile.read(file("s3cret\r\n", mode: 0o600)) == "s3cret")
+        #expect(try PasswordFile.read(file("\u{FEFF}s3cret word\r\n", mode: 0o600)) == "s3cret word")
+        let twoLines = try file("a\r\nb\r\n", mode: 0o600)
+        #expect(PasswordFile.problem(twoLines) == .severalLines)
+        #expect(PasswordFile.problem(try file("\r\n", mode: 0o600)) == .empty)
+    }
+
     @Test("a file other users can read, an empty file, two lines or no file are refused, naming the file")
     func refuses() throws {
         let readable = try file("s3cret\n", mode: 0o644)
