@@ -232,6 +232,11 @@ final class EventHub: Sendable {
     /// Writes a journaled event's line as it went out live (`ServerMessage.journaled`: the object with `id` and
     /// `station` added) straight into `buffer`, without building it as a string first: a replay writes thousands.
     static func writeJournaled(_ entry: JournalEntry, stationJSON: String, to buffer: inout ByteBuffer) {
+        // A row damaged on the disk (or written by something else) is not passed on as invalid JSON.
+        guard !entry.json.utf8.dropLast().contains(10), case .object = try? JSONParser.parse(entry.json.utf8) else {
+            buffer.writeString(ServerMessage.damaged(type: entry.type, id: entry.id, station: entry.station))
+            return
+        }
         buffer.writeString(entry.json)
         while let last = buffer.getInteger(at: buffer.writerIndex - 1, as: UInt8.self),
             last == UInt8(ascii: "\n") || last == UInt8(ascii: "}")
@@ -320,7 +325,7 @@ final class EventHub: Sendable {
                 let more = entries.count > request.limit
                 if more { entries = request.latest ? Array(entries.dropFirst()) : Array(entries.dropLast()) }
                 let line = ServerMessage.history(
-                    entries.map { ($0.json, $0.id, $0.station) }, more: more, newestID: newest)
+                    entries.map { ($0.json, $0.id, $0.station, $0.type) }, more: more, newestID: newest)
                 var buffer = channel.allocator.buffer(capacity: line.utf8.count)
                 buffer.writeString(line)
                 let written = channel.writeAndFlush(buffer)

@@ -138,6 +138,9 @@ public final class EventJournal {
                     json TEXT NOT NULL)
                 """, operation: "open")
             try execute("CREATE INDEX IF NOT EXISTS events_wall ON events(wall)", operation: "open")
+            // `history sensor` (and any query for a rare type) walked every row before: 11 ms over 50 000 events,
+            // during which live events wait; 0.05 ms with this index (2026-12-06).
+            try execute("CREATE INDEX IF NOT EXISTS events_type_id ON events(type, id)", operation: "open")
             // The uplink's progress: per broker, the newest id up to which the broker acknowledged every event.
             try execute(
                 """

@@ -41,6 +41,6 @@ public struct JournaledEvent: Sendable, Equatable {
 
     /// The line sent once the event is journaled: with its `id` and the journaling `station` added.
     public func line(id: Int64, station: String) -> String {
-        ServerMessage.journaled(line, id: id, station: station)
+        ServerMessage.journaled(line, id: id, station: station, checked: false)
     }
 }

@@ -122,16 +122,39 @@ public enum ServerMessage {
     /// A journaled event's line: `body` (one JSON object, with or without its newline) with `"id"` and `"station"`
     /// added at its end, and `"journal"` (the journal file's identity) after them when given: the uplink's messages
     /// carry it, since each stands alone (a socket client has it once, in `hello`).
+    ///
+    /// A body that is not one JSON object (a journal row damaged on the disk, or written by something else) gives
+    /// `damaged(type:id:station:journal:)`'s line in its place: the id stays accounted for, and a client reading
+    /// the line is not given invalid JSON. `checked` false skips that check, for a body this process just made.
     public static func journaled(
-        _ body: some StringProtocol, id: Int64, station: String, journal: String? = nil
+        _ body: some StringProtocol, id: Int64, station: String, journal: String? = nil, type: String = "",
+        checked: Bool = true
     ) -> String {
         var object = Substring(body)
         while object.last == "\n" { object = object.dropLast() }
+        if checked {
+            // One line: a line end inside (JSON white space) would split the protocol's line in two.
+            guard !object.utf8.contains(10), !object.utf8.contains(13),
+                case .object = try? JSONParser.parse(object.utf8)
+            else {
+                return damaged(type: type, id: id, station: station, journal: journal)
+            }
+        }
         precondition(object.last == "}", "a journaled event is one JSON object")
         object = object.dropLast()
         let separator = object.last == "{" ? "" : ","
         let file = journal.map { ",\"journal\":\(JSONWriter.Value.string($0).text)" } ?? ""
         return "\(object)\(separator)\"id\":\(id),\"station\":\(JSONWriter.Value.string(station).text)\(file)}\n"
+    }
+
+    /// What stands for journaled event `id` whose stored text is not one JSON object:
+    /// `{"type":"damaged","of":"rep","id":…,"station":…}` (`of`: the journal's type column for it, when known).
+    public static func damaged(type: String, id: Int64, station: String, journal: String? = nil) -> String {
+        var members: [(String, JSONWriter.Value)] = [("type", .string("damaged"))]
+        if !type.isEmpty { members.append(("of", .string(type))) }
+        members += [("id", .integer(Int(id))), ("station", .string(station))]
+        if let journal { members.append(("journal", .string(journal))) }
+        return line(members)
     }
 
     /// The message type of one of the lines `event` and `sensor` make (the journal's `type` column).
@@ -369,12 +392,12 @@ public enum ServerMessage {
     /// The reply to `history`: `events` holds the journaled events (each as it was sent live, with `id` and
     /// `station`) oldest first; `more` says the limit cut the answer short (ask again with `after` = the last id).
     public static func history(
-        _ events: [(json: String, id: Int64, station: String)], more: Bool, newestID: Int64?
+        _ events: [(json: String, id: Int64, station: String, type: String)], more: Bool, newestID: Int64?
     ) -> String {
         var text = "{\"type\":\"history\",\"events\":["
         for (index, event) in events.enumerated() {
             if index > 0 { text += "," }
-            var object = journaled(event.json, id: event.id, station: event.station)
+            var object = journaled(event.json, id: event.id, station: event.station, type: event.type)
             object.removeLast()  // the newline
             text += object
         }

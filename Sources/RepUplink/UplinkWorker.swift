@@ -192,7 +192,13 @@ final class UplinkWorker {
             guard !page.isEmpty else { return }
             for entry in page {
                 let line = ServerMessage.journaled(
-                    entry.json, id: entry.id, station: entry.station, journal: journalIdentity(journal))
+                    entry.json, id: entry.id, station: entry.station, journal: journalIdentity(journal),
+                    type: entry.type)
+                if line.hasPrefix("{\"type\":\"damaged\"") {
+                    logger.error(
+                        "uplink: event id \(entry.id) in the journal is damaged (not one JSON object): it goes out as {\"type\":\"damaged\"}"
+                    )
+                }
                 do {
                     let mid = try connection.publish(
                         topic: settings.eventsTopic, payload: String(line.dropLast()), retain: false,

@@ -121,19 +121,26 @@ struct History: ParsableCommand {
         }
     }
 
+    /// The reply to `history`, within 10 s in all (live events in between do not extend the wait).
     private static func awaitReply(_ connection: RepConnection) throws -> ServerLine.History {
-        while true {
-            switch connection.next(timeout: 10) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, !interrupted.load(ordering: .relaxed) {
+            switch connection.next(timeout: .milliseconds(200)) {
             case .message(.history(let history), _): return history
             case .message(.error(let message), _):
                 printError("repctl: \(message)")
                 throw ExitCode(1)
-            case .message: continue
-            case .timeout, .closed:
-                printError("repctl: repd did not answer history")
+            case .malformed(let error, let text) where text.hasPrefix("{\"type\":\"history\""):
+                printError("repctl: repd's history reply cannot be read: \(error)")
+                throw ExitCode(1)
+            case .message, .malformed, .timeout: continue
+            case .closed:
+                printError("repctl: repd closed the connection before it answered history")
                 throw ExitCode(1)
             }
         }
+        printError("repctl: repd did not answer history within 10 s")
+        throw ExitCode(1)
     }
 
     /// `2026-11-24 11:32:05` in the local time zone.

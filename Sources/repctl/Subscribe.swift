@@ -100,7 +100,9 @@ struct Subscribe: ParsableCommand {
                                     + "a new journal; printing it from its start")
                             resumeAfter = 0
                         }
-                        journal = hello.journal
+                        // A repd without a journal (its file could not be opened) names none: the printed ids
+                        // still came from the last one named.
+                        journal = hello.journal ?? journal
                         connection.sendCommand(.subscribe(Self.kinds(events), since: resumeAfter))
                     }
                     if case .subscribed = message { replayPending = false }

@@ -116,7 +116,11 @@ struct ServerLineRoundTripTests {
         let rep = ServerMessage.event(Self.workoutEvents[2], wall: 10)
         let sensorLine = ServerMessage.sensor(.sensorLost(reason: "gone"), wall: 11)
         let line = ServerMessage.history(
-            [(json: rep, id: 7, station: "gym"), (json: sensorLine, id: 9, station: "gym")], more: true, newestID: 31)
+            [
+                (json: rep, id: 7, station: "gym", type: "rep"),
+                (json: sensorLine, id: 9, station: "gym", type: "sensor"),
+            ],
+            more: true, newestID: 31)
         guard case .history(let history) = try ServerLine.parse(line) else {
             Issue.record("not a history reply")
             return

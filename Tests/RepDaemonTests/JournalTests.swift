@@ -454,9 +454,9 @@ struct RepctlResumeTests {
     }
 
     @Test(
-        "repctl subscribe, when repd comes back on another journal file, says so and prints that file from its start",
-        arguments: [false, true])
-    func repctlAfterNewJournal(otherFileAlreadyLonger: Bool) throws {
+        "repctl subscribe, when repd comes back on another journal file, says so and prints that file from its start, also after a repd without a journal in between",
+        arguments: [(false, false), (true, false), (true, true)])
+    func repctlAfterNewJournal(otherFileAlreadyLonger: Bool, noJournalBetween: Bool) throws {
         let dir = scratchDirectory()
         let short = try WorkoutFixture(directory: scratchDirectory(), repsPerSet: [3], lead: 10)
         let workout = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 10)
@@ -486,9 +486,19 @@ struct RepctlResumeTests {
         first.signal(SIGTERM)
         #expect(first.waitForExit() == 0)
         let before = ids(printed()).count
+        var betweenReps = 0
+        if noJournalBetween {
+            // A repd whose journal cannot be opened (a folder): its hello names no journal, its events no ids.
+            let between = try DaemonProcess(arguments: arguments(short, dir))
+            #expect(daemonListens(socketPath))
+            #expect(eventually(timeout: 30) { printed().filter { $0.rep != nil }.count == 6 })
+            between.signal(SIGTERM)
+            #expect(between.waitForExit() == 0)
+            betweenReps = 3
+        }
         let second = try DaemonProcess(arguments: arguments(workout, dir + "/second.db"))
         #expect(daemonListens(socketPath))
-        #expect(eventually(timeout: 30) { printed().filter { $0.rep != nil }.count >= 3 + secondReps })
+        #expect(eventually(timeout: 30) { printed().filter { $0.rep != nil }.count >= 3 + betweenReps + secondReps })
         second.signal(SIGTERM)
         #expect(second.waitForExit() == 0)
         repctl.signal(SIGINT)
@@ -496,7 +506,8 @@ struct RepctlResumeTests {
         let after = Array(ids(printed()).dropFirst(before))
         #expect(after.first == 1 && after == Array(1...max(1, after.count)), "the other file from id 1: \(after)")
         #expect(after.count > before, "the other file holds more than the first: \(before) and \(after.count)")
-        #expect(printed().filter { $0.rep != nil }.count == 3 + secondReps, "every rep of both files once")
+        #expect(
+            printed().filter { $0.rep != nil }.count == 3 + betweenReps + secondReps, "every rep of both files once")
         #expect(repctl.standardError.contains("a new journal; printing it from its start"), "\(repctl.standardError)")
     }
 

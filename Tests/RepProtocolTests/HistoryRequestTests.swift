@@ -77,7 +77,10 @@ struct HistoryRequestTests {
     @Test("the reply carries every event with its id and station, the count and whether more are left")
     func reply() throws {
         let line = ServerMessage.history(
-            [(#"{"type":"rep","set":1}"#, 4, "rack-1"), (#"{"type":"set_end","set":1,"reps":1}"#, 5, "rack-1")],
+            [
+                (#"{"type":"rep","set":1}"#, 4, "rack-1", "rep"),
+                (#"{"type":"set_end","set":1,"reps":1}"#, 5, "rack-1", "set_end"),
+            ],
             more: true, newestID: 9)
         let message = try JSONParser.parse(line)
         #expect(message["type"]?.stringValue == "history")
@@ -88,5 +91,25 @@ struct HistoryRequestTests {
         #expect(events.map { $0["id"]?.int } == [4, 5])
         #expect(events.map { $0["station"]?.stringValue } == ["rack-1", "rack-1"])
         #expect(events[1]["reps"]?.int == 1)
+    }
+
+    @Test(
+        "a journal row that is not one JSON object (damaged on the disk) stands as {\"type\":\"damaged\"} with its id: the reply stays valid JSON, and nothing traps",
+        arguments: [
+            #"{"type":"rep","set":3,"rep"#, #"{"type":"rep","set":3,"rep}"#, "{\"type\":\"rep\",\n\"set\":3}", "",
+            "[1,2]", #"{"a":1}{"b":2}"#,
+        ])
+    func damagedRow(json: String) throws {
+        let line = ServerMessage.history(
+            [(#"{"type":"rep","set":1}"#, 99, "rack-1", "rep"), (json, 100, "rack-1", "rep")], more: false,
+            newestID: 100)
+        let message = try JSONParser.parse(line)
+        guard case .array(let events)? = message["events"] else { Issue.record("no events array"); return }
+        #expect(events.map { $0["id"]?.int } == [99, 100])
+        #expect(events[1]["type"]?.stringValue == "damaged")
+        #expect(events[1]["of"]?.stringValue == "rep")
+        #expect(events[1]["station"]?.stringValue == "rack-1")
+        let single = ServerMessage.journaled(json, id: 100, station: "rack-1", journal: "abc", type: "rep")
+        #expect(single == #"{"type":"damaged","of":"rep","id":100,"station":"rack-1","journal":"abc"}"# + "\n")
     }
 }
