@@ -97,6 +97,23 @@ public final class EventJournal {
     private var lastID: Int64 = 0
     /// The end of the durable reservation: no id above it has been handed out.
     private var reservedThrough: Int64 = 0
+    /// The files this connection opened (device and inode of `path`, its `-wal` and its `-shm`), to tell at close
+    /// whether `path` still names them.
+    private var openedFiles: [String: FileID] = [:]
+
+    /// A file's device and inode.
+    private struct FileID: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        /// The file `path` names now; nil when none.
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
 
     /// Opens (or creates) the journal at `path`. Throws a `JournalError` naming the file when it cannot be opened,
     /// is not a database, or cannot be written. `bootID` defaults to the running kernel's boot id; `idBlock` is the
@@ -173,6 +190,7 @@ public final class EventJournal {
                 "INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
             select = try prepare(
                 "SELECT id, station, type, wall, json FROM events WHERE id > ? ORDER BY id LIMIT ?", operation: "open")
+            for suffix in ["", "-wal", "-shm"] { openedFiles[suffix] = FileID(path + suffix) }
         } catch {
             close()
             throw error
@@ -190,8 +208,21 @@ public final class EventJournal {
         sqlite3_finalize(select)
         insert = nil
         select = nil
+        // A file moved or replaced at `path` while open (a backup restored by `mv`): SQLite leaves this
+        // connection's write-ahead log and shared memory at `path-wal` and `path-shm` when it closes, and the next
+        // open of `path` would apply them to the other file, and damage it. They belong to the file gone from
+        // `path` (lost with it): removed, when `path` no longer names the file opened and they are still this
+        // connection's own.
+        let replaced = db != nil && openedFiles[""] != nil && FileID(path) != openedFiles[""]
         if db != nil { sqlite3_close_v2(db) }
         db = nil
+        if replaced {
+            for suffix in ["-wal", "-shm"]
+            where openedFiles[suffix] != nil && FileID(path + suffix) == openedFiles[suffix] {
+                unlink(path + suffix)
+            }
+        }
+        openedFiles = [:]
     }
 
     /// How long a statement waits for another connection's lock on the file before it fails (`SQLITE_BUSY`).
@@ -495,9 +526,31 @@ public final class EventJournal {
     }
 
     private func failure(_ operation: String, _ rc: Int32) -> JournalError {
-        let message =
+        var message =
             db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+        if rc & 0xFF == SQLITE_CANTOPEN || rc & 0xFF == SQLITE_READONLY, let why = Self.whyNotWritable(path) {
+            message += " (\(why))"
+        }
         return JournalError(path: path, operation: operation, code: rc, message: message)
+    }
+
+    /// What the file system says against a journal at `path` (SQLite says only "unable to open database file" or
+    /// "attempt to write a readonly database"): a folder in its place, a folder that does not exist or takes no
+    /// new files (the log and shared memory files are made beside it), a file or its log that may not be written.
+    static func whyNotWritable(_ path: String) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return "it is a folder, not a file" }
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard stat(folder, &info) == 0 else { return "its folder \(folder): \(String(cString: strerror(errno)))" }
+        guard access(folder, W_OK) == 0 else {
+            return "its folder \(folder) takes no new files (\(String(cString: strerror(errno)))): SQLite makes the "
+                + "-wal and -shm files beside the journal"
+        }
+        for file in [path, path + "-wal", path + "-shm"] where access(file, F_OK) == 0 && access(file, W_OK) != 0 {
+            return "\(file) may not be written: \(String(cString: strerror(errno))) (owned by another user?)"
+        }
+        return nil
     }
 
     private func closedError(_ operation: String) -> JournalError {

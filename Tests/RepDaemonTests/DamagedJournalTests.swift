@@ -8,9 +8,10 @@ import Testing
 #endif
 
 /// A journal row damaged on the disk (a cut-off or otherwise broken JSON text) is answered as
-/// `{"type":"damaged",...}` with its id, by `history`, a replay and the uplink alike: repd trapped on it before.
+/// `{"type":"damaged",...}` with its id, by `history`, a replay and the uplink alike: repd trapped on it before. A
+/// journal file replaced while repd runs is not damaged by what repd leaves behind.
 @Suite(
-    "a damaged journal row", .serialized,
+    "damaged and replaced journal files", .serialized,
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3 to damage a row"))
 struct DamagedJournalTests {
     @Test(
@@ -71,5 +72,61 @@ struct DamagedJournalTests {
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(2000))")
         #expect(!daemon.standardError.contains("Precondition failed"))
+    }
+
+    @Test(
+        "a backup restored over the journal with mv while repd runs, then repd restarted as status advises: the restored file opens whole (the old file's write-ahead log was applied to it and damaged it)"
+    )
+    func replacedWhileRunning() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let backup = dir + "/backup.db"
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [4], lead: 10)
+        let maker = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", backup, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(LineClient(path: socketPath)?.next(timeout: 30, { $0.sensorState == .finished ? true : nil }) != nil)
+        maker.signal(SIGTERM)
+        #expect(maker.waitForExit() == 0)
+
+        let running = try DaemonProcess(arguments: [
+            "--demo", "--loop", "--speed", "50", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let watcher = try #require(LineClient(path: socketPath))
+        watcher.send("subscribe since=0\n")
+        #expect(watcher.next(type: "rep", timeout: 30) != nil)
+        #expect(rename(backup, journalPath) == 0)
+        let status = try #require(LineClient(path: socketPath))
+        #expect(
+            eventually(timeout: 10) {
+                status.send("status\n")
+                return status.next { $0.status }?.journal?.writing == false
+            }, "status says the journal is not written")
+        running.signal(SIGTERM)
+        #expect(running.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: journalPath + "-wal"), "the old file's log is gone")
+
+        let restarted = try DaemonProcess(arguments: [
+            "--demo", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        let hello = try #require(client.next { $0.hello })
+        client.send("history after=0 limit=200\n")
+        let history = try #require(client.next(type: "history", timeout: 10))
+        guard case .array(let events)? = history["events"] else {
+            Issue.record("no events in \(history)")
+            return
+        }
+        let restoredIDs = events.compactMap { $0["id"]?.int }.filter { $0 <= Int(hello.newestID ?? 0) }
+        #expect(!restoredIDs.isEmpty && restoredIDs == Array(1...restoredIDs.count), "\(restoredIDs)")
+        #expect(events.allSatisfy { $0["type"]?.stringValue != "damaged" }, "\(events)")
+        #expect(events.filter { $0["type"]?.stringValue == "rep" }.count >= 4, "the backup's 4 reps")
+        restarted.signal(SIGTERM)
+        #expect(restarted.waitForExit() == 0)
+        #expect(!restarted.standardError.contains("malformed"), "\(restarted.standardError.suffix(2000))")
     }
 }

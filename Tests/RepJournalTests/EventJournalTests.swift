@@ -224,6 +224,24 @@ struct EventJournalTests {
         }
     }
 
+    @Test(
+        "a journal that cannot be opened says what the file system says: a folder in its place, a folder that does not exist"
+    )
+    func cannotOpenSaysWhy() throws {
+        let folder = Scratch.directory("journal-folder")
+        do { _ = try EventJournal(path: folder, station: "a") } catch {
+            #expect(error.message == "unable to open database file (it is a folder, not a file)", "\(error)")
+        }
+        let missing = folder + "/nowhere/events.db"
+        do { _ = try EventJournal(path: missing, station: "a") } catch {
+            #expect(
+                error.message
+                    == "unable to open database file (its folder \(folder)/nowhere: No such file or directory)",
+                "\(error)")
+        }
+        #expect(throws: JournalError.self) { try EventJournal(path: folder, station: "a") }
+    }
+
     @Test("the file is in WAL mode")
     func walMode() throws {
         let dir = scratchDirectory()
