@@ -47,7 +47,11 @@ struct Status: ParsableCommand {
         var journal = ""
         if let j = s.journal {
             journal = "\njournal  \(j.path), newest event id \(j.newestID)"
-            if !j.writing { journal += ", NOT WRITING: \(j.error ?? "?") (events go out without ids)" }
+            if !j.writing {
+                // A replaced file is still written (its reason says where the events go); else events have no ids.
+                let replaced = j.error?.contains("deleted or replaced while repd runs") == true
+                journal += ", NOT WRITING: \(j.error ?? "?")" + (replaced ? "" : " (events go out without ids)")
+            }
         }
         var uplink = ""
         if let u = s.uplink {

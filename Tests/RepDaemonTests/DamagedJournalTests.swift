@@ -105,6 +105,9 @@ struct DamagedJournalTests {
                 status.send("status\n")
                 return status.next { $0.status }?.journal?.writing == false
             }, "status says the journal is not written")
+        let text = try runTool(productsDirectory + "/repctl", ["status", "--socket", socketPath])
+        #expect(text.contains("was deleted or replaced while repd runs"), "\(text)")
+        #expect(!text.contains("without ids"), "events still get ids (in the file gone from the path): \(text)")
         running.signal(SIGTERM)
         #expect(running.waitForExit() == 0)
         #expect(!FileManager.default.fileExists(atPath: journalPath + "-wal"), "the old file's log is gone")

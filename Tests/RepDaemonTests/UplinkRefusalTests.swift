@@ -313,4 +313,48 @@ struct UplinkRefusalTests {
                 "repd: warning: \(missing):8: uplink.ca_file \(dir)/nowhere.pem: No such file or directory: repd would count and serve, but its uplink could not connect"
             ), "\(checkMissing.standardOutput)")
     }
+
+    @Test(
+        "events the journal pruned before the broker took them: the log names their ids, the backlog counts only what can be sent, and the rest arrives"
+    )
+    func prunedBeforeDelivery() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        broker.stop()  // away while the first repd runs
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let config = try uplinkConfig(dir, port: broker.port, extra: "[journal]\nmax_events = 100")
+        func run(until done: (ServerMessage.Status) -> Bool) throws -> DaemonProcess {
+            let daemon = try DaemonProcess(arguments: [
+                "--config", config, "--demo", "--loop", "--speed", "200", "--socket", socketPath, "--journal",
+                journalPath, "--station", "bench-8", "--quiet",
+            ])
+            #expect(daemonListens(socketPath))
+            let client = try #require(LineClient(path: socketPath))
+            #expect(
+                eventually(timeout: 30) {
+                    client.send("status\n")
+                    return client.next { $0.status }.map(done) == true
+                })
+            return daemon
+        }
+        let first = try run { ($0.journal?.newestID ?? 0) >= 150 }
+        first.signal(SIGTERM)
+        #expect(first.waitForExit() == 0)
+        let newest = try newestID(journalPath)
+        try broker.start()
+        // The next start prunes to the newest 100 (retention runs at start): ids up to newest − 100 are gone.
+        let second = try run { $0.uplink?.state == "connected" }
+        let gone =
+            #/uplink: events 1–(\d+) were removed from the journal \(journal\.max_events, max_age_days or max_size_mb\) before the broker acknowledged them: they cannot be sent/#
+        let match = second.standardError.firstMatch(of: gone)
+        #expect(match.flatMap { Int($0.1) }.map { $0 >= newest - 100 } == true, "\(second.standardError.suffix(2000))")
+        // The backlog it starts with is what the journal still holds, not everything after id 0.
+        let connected = second.standardError.firstMatch(
+            of: #/as repd-bench-8 \(MQTT 5\); sending repd/bench-8/events after event id 0 \(backlog (\d+)\)/#)
+        #expect(connected.flatMap { Int($0.1) }.map { $0 < newest } == true, "\(second.standardError.suffix(2000))")
+        #expect(uplinkCaughtUp(socketPath)?.backlog == 0)
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+    }
 }
