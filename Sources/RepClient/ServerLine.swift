@@ -120,6 +120,9 @@ public struct ServerEvent: Sendable, Equatable {
         case workout(WorkoutEvent)
         /// The sensor's state changed; `timestamps` (`device` or `host`) says where sample times come from.
         case sensor(MotionProviderState, timestamps: String?)
+        /// A journaled event whose stored text could not be read (`{"type":"damaged"}`): `of` is the type the
+        /// journal filed it under (empty when unknown). Its `wall` reads as 0.
+        case damaged(of: String)
     }
 
     /// What happened.
@@ -144,6 +147,7 @@ public struct ServerEvent: Sendable, Equatable {
         switch body {
         case .workout(let event): ServerMessage.typeName(of: event)
         case .sensor: "sensor"
+        case .damaged: "damaged"
         }
     }
 
@@ -152,6 +156,7 @@ public struct ServerEvent: Sendable, Equatable {
         switch body {
         case .workout(let event): ServerMessage.kind(of: event)
         case .sensor: .sensor
+        case .damaged(let type): ServerMessage.kind(ofType: type) ?? .rep
         }
     }
 }
@@ -214,7 +219,7 @@ extension ServerLine {
                     protocolVersion: try m.int("protocol"), version: try m.string("version"),
                     sensor: try sensorInfo(m.object("sensor")), subscribed: try kinds(m, "subscribed"),
                     newestID: try m.optionalID("newest_id"), journal: try m.optionalString("journal")))
-        case "set_start", "rep", "set_end", "sensor": return .event(try event(m))
+        case "set_start", "rep", "set_end", "sensor", "damaged": return .event(try event(m))
         case "samples": return .samples(try samples(m))
         case "status": return .status(try status(m), version: try m.string("version"))
         case "history":
@@ -223,7 +228,7 @@ extension ServerLine {
             for (index, item) in items.enumerated() {
                 let entry = try m.element(item, at: index, of: "events")
                 guard case .string(let type)? = entry.values["type"],
-                    ["set_start", "rep", "set_end", "sensor"].contains(type)
+                    ["set_start", "rep", "set_end", "sensor", "damaged"].contains(type)
                 else { throw ServerLineError(reason: "not a journaled event", member: entry.path) }
                 events.append(try event(Members(entry.values, path: type), reportingAs: entry.path))
             }
@@ -246,6 +251,10 @@ extension ServerLine {
         let type = m.values["type"]?.stringValue ?? ""
         let body: ServerEvent.Body
         switch type {
+        case "damaged":
+            return ServerEvent(
+                .damaged(of: m.values["of"]?.stringValue ?? ""), wall: 0, id: try m.optionalID("id"),
+                station: try m.optionalString("station"))
         case "set_start":
             body = .workout(
                 .setStarted(SetEvent(setNumber: try m.int("set"), timestamp: try m.double("t"), repCount: 0)))

@@ -362,7 +362,8 @@ private struct TableReader {
         try checkKeys(s, keys)
         if let v = try bool(s, "enabled") { u.enabled = v }
         if let v = try string(s, "host") {
-            if let problem = Self.hostProblem(v) { throw error("uplink", "host", problem) }
+            // Checked only for an uplink that runs: a file that kept a wrong host with the uplink off still loads.
+            if u.enabled, let problem = Self.hostProblem(v) { throw error("uplink", "host", problem) }
             u.host = v
         }
         if let v = try integer(s, "port") {
@@ -435,8 +436,9 @@ private struct TableReader {
             }
         }
         if u.enabled, u.host.isEmpty { throw error("uplink", "host", "the uplink is enabled and needs a broker host") }
-        if u.passwordFile != nil, u.username == nil {
-            // MQTT sends a password only with a user name: without one it would never reach the broker.
+        if u.enabled, u.passwordFile != nil, u.username == nil {
+            // repd sends a password only with a user name (MQTT 3.1.1 has no other way): without one it would never
+            // reach the broker.
             throw error("uplink", "password_file", "a password goes with a user name: set uplink.username too")
         }
         return u

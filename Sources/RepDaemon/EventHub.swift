@@ -233,7 +233,9 @@ final class EventHub: Sendable {
     /// `station` added) straight into `buffer`, without building it as a string first: a replay writes thousands.
     static func writeJournaled(_ entry: JournalEntry, stationJSON: String, to buffer: inout ByteBuffer) {
         // A row damaged on the disk (or written by something else) is not passed on as invalid JSON.
-        guard !entry.json.utf8.dropLast().contains(10), case .object = try? JSONParser.parse(entry.json.utf8) else {
+        var json = Substring(entry.json)
+        while json.last == "\n" { json = json.dropLast() }
+        guard ServerMessage.isOneObject(json) else {
             buffer.writeString(ServerMessage.damaged(type: entry.type, id: entry.id, station: entry.station))
             return
         }

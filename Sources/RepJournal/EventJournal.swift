@@ -143,6 +143,8 @@ public final class EventJournal {
         sqlite3_busy_timeout(db, Self.lockWaitMilliseconds)
         do {
             // journal_mode answers with a row: the mode in force (a file that cannot hold a WAL says "delete").
+            // Before anything is written (WAL mode is written into the file): another program's file stays as it was.
+            try checkSchema()
             try execute("PRAGMA journal_mode=WAL", operation: "open")
             try execute("PRAGMA synchronous=\(synchronous == .full ? "FULL" : "NORMAL")", operation: "open")
             try execute(
@@ -208,15 +210,17 @@ public final class EventJournal {
         sqlite3_finalize(select)
         insert = nil
         select = nil
-        // A file moved or replaced at `path` while open (a backup restored by `mv`): SQLite leaves this
-        // connection's write-ahead log and shared memory at `path-wal` and `path-shm` when it closes, and the next
-        // open of `path` would apply them to the other file, and damage it. They belong to the file gone from
-        // `path` (lost with it): removed, when `path` no longer names the file opened and they are still this
-        // connection's own.
+        // A file moved or replaced at `path` while open (a backup restored by `mv`): SQLite then neither checkpoints
+        // this connection's write-ahead log nor removes it (nor the shared memory) when it closes, and the next open
+        // of `path` would apply them to the other file, and damage it. So: the log is checkpointed into the file
+        // this connection has open (wherever it went: moved aside, it keeps its last events), and the connection
+        // that hands out ids removes `path-wal` and `path-shm` when they are still the ones it opened (a symlinked
+        // path has them beside its target, never recorded here).
         let replaced = db != nil && openedFiles[""] != nil && FileID(path) != openedFiles[""]
+        if replaced { sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) }
         if db != nil { sqlite3_close_v2(db) }
         db = nil
-        if replaced {
+        if replaced, handsOutIDs {
             for suffix in ["-wal", "-shm"]
             where openedFiles[suffix] != nil && FileID(path + suffix) == openedFiles[suffix] {
                 unlink(path + suffix)
@@ -242,6 +246,46 @@ public final class EventJournal {
 
     /// Reads the file's identity, or (`create`) makes it when the file has none: a new file, or one from before
     /// identities.
+    /// The message types repd journals.
+    private static let allTypes: Set = ["set_start", "rep", "set_end", "sensor"]
+
+    /// The tables a repd journal holds (`sqlite_sequence` is SQLite's own, for AUTOINCREMENT).
+    private static let ownTables: Set = [
+        "events", "uplink_progress", "id_reservation", "journal_identity", "sqlite_sequence",
+    ]
+    /// The columns of `events`, in order.
+    private static let eventColumns = ["id", "station", "type", "wall", "json"]
+
+    /// Refuses a database that is not a repd journal (another program's file named by mistake: repd would add its
+    /// tables to it) or holds an `events` table of another shape (appends would fail one by one), naming what it
+    /// found. A new, empty file passes.
+    private func checkSchema() throws(JournalError) {
+        var tables: [String] = []
+        let list = try prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", operation: "open")
+        defer { sqlite3_finalize(list) }
+        while sqlite3_step(list) == SQLITE_ROW { tables.append(text(list, 0)) }
+        let foreign = tables.filter { !Self.ownTables.contains($0) }
+        guard foreign.isEmpty else {
+            throw JournalError(
+                path: path, operation: "open", code: SQLITE_MISMATCH,
+                message:
+                    "not a repd journal: it holds the tables \(foreign.joined(separator: ", ")) (another program's database?); "
+                    + "name a file of its own in journal.path")
+        }
+        guard tables.contains("events") else { return }
+        var columns: [String] = []
+        let info = try prepare("PRAGMA table_info(events)", operation: "open")
+        defer { sqlite3_finalize(info) }
+        while sqlite3_step(info) == SQLITE_ROW { columns.append(text(info, 1)) }
+        guard columns == Self.eventColumns, tables.contains("sqlite_sequence") else {
+            throw JournalError(
+                path: path, operation: "open", code: SQLITE_MISMATCH,
+                message:
+                    "its events table is not a repd journal's (columns \(columns.joined(separator: ", ")), expected \(Self.eventColumns.joined(separator: ", ")) with AUTOINCREMENT ids)"
+            )
+        }
+    }
+
     private func readIdentity(create: Bool) throws(JournalError) -> String {
         let statement = try prepare("SELECT identity FROM journal_identity WHERE one = 1", operation: "open")
         defer { sqlite3_finalize(statement) }
@@ -354,7 +398,9 @@ public final class EventJournal {
         if query.before != nil { conditions.append("id < ?2") }
         if query.from != nil { conditions.append("wall >= ?3") }
         if query.to != nil { conditions.append("wall < ?4") }
-        if let types = query.types {
+        // Every type asked for is no condition: with it SQLite would take the type index and sort (4 times slower for
+        // a `to`-bounded latest page).
+        if let types = query.types, !Self.allTypes.isSubset(of: Set(types)) {
             // The types are the protocol's own names, checked by the caller; quoting keeps any other text inert.
             let list = types.map { "'" + $0.replacing("'", with: "''") + "'" }.joined(separator: ",")
             conditions.append("type IN (\(list))")

@@ -132,19 +132,23 @@ public enum ServerMessage {
     ) -> String {
         var object = Substring(body)
         while object.last == "\n" { object = object.dropLast() }
-        if checked {
-            // One line: a line end inside (JSON white space) would split the protocol's line in two.
-            guard !object.utf8.contains(10), !object.utf8.contains(13),
-                case .object = try? JSONParser.parse(object.utf8)
-            else {
-                return damaged(type: type, id: id, station: station, journal: journal)
-            }
-        }
+        if checked, !isOneObject(object) { return damaged(type: type, id: id, station: station, journal: journal) }
         precondition(object.last == "}", "a journaled event is one JSON object")
         object = object.dropLast()
         let separator = object.last == "{" ? "" : ","
         let file = journal.map { ",\"journal\":\(JSONWriter.Value.string($0).text)" } ?? ""
         return "\(object)\(separator)\"id\":\(id),\"station\":\(JSONWriter.Value.string(station).text)\(file)}\n"
+    }
+
+    /// Whether `text` (a journal row, without its line end) is one JSON object on one line, from its `{` to its
+    /// `}`: nothing before or after them (not even white space, which JSON allows: the id is added before the last
+    /// brace), and no line end inside (which would split the protocol's line).
+    public static func isOneObject(_ text: some StringProtocol) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}"), !bytes.contains(10),
+            !bytes.contains(13), case .object = try? JSONParser.parse(bytes)
+        else { return false }
+        return true
     }
 
     /// What stands for journaled event `id` whose stored text is not one JSON object:

@@ -175,6 +175,14 @@ final class MQTTConnection {
                 "\(what) (\(bytes.count) bytes on \(topic)) is larger than the broker at \(settings.host):\(settings.port) takes (its maximum packet size): raise that limit on the broker (mosquitto: max_packet_size); the uplink sends nothing after it until then"
             )
         }
+        if rc == MOSQ_ERR_RETAIN_NOT_SUPPORTED.rawValue || rc == MOSQ_ERR_QOS_NOT_SUPPORTED.rawValue {
+            // The broker's CONNACK (MQTT 5) said it takes no retained messages, or no QoS 1.
+            let kind = rc == MOSQ_ERR_QOS_NOT_SUPPORTED.rawValue ? "QoS 1 messages" : "retained messages"
+            throw UplinkError(
+                .messageRefused,
+                "the broker at \(settings.host):\(settings.port) takes no \(kind) (its CONNACK says so): \(what) cannot be sent"
+            )
+        }
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw failure(rc, connecting: false) }
         return mid
     }

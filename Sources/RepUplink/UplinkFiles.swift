@@ -6,8 +6,8 @@ import RepSettings
 #endif
 
 /// The files an uplink reads (the TLS CA, certificate and key, the password file), checked for what libmosquitto and
-/// OpenSSL would refuse with fewer words: which key names the file, and what is wrong with it. repd warns at start
-/// and `--check-config` says so (the daemon counts without its uplink); each connection attempt checks again.
+/// OpenSSL would refuse with fewer words: which key names the file, and what is wrong with it. `repd --check-config`
+/// warns of them (the daemon would count without its uplink); each connection attempt checks again and logs it.
 public enum UplinkFiles {
     /// One problem: the key that names the file, and why it cannot be used (the path first).
     public struct Problem: Sendable, Equatable, CustomStringConvertible {

@@ -26,6 +26,9 @@ final class UplinkWorker {
     private var connectedAt = ContinuousClock.now
     /// MQTT 5 until a broker refuses it (then 3.1.1 for as long as repd runs).
     private var protocolVersion = MQTTConnection.MQTTVersion.v5
+    /// The event the broker refused (its PUBACK's reason, or over its packet size): until the broker has taken it,
+    /// one event at a time is sent, so that what follows it is not sent again at each attempt.
+    private var heldID: Int64?
     /// Whether the broker refused a status message (said once: the refusal of each event says the rest).
     private var statusRefused = false
     private var delay: Double
@@ -103,7 +106,7 @@ final class UplinkWorker {
                     .unreachable, "cannot reach the broker at \(settings.host):\(settings.port): \(reason)")
             }
             if fds.count > 1, fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { try connection.read() }
-            if fds.count > 1, !connected, connection.socket >= 0, fds[1].revents & Int16(POLLHUP) != 0 {
+            if fds.count > 1, !connection.accepted, connection.socket >= 0, fds[1].revents & Int16(POLLHUP) != 0 {
                 // The connect's own error may be gone (TLS's first write took it): whether a peer was ever
                 // connected tells a refused connection from one the broker closed.
                 guard peerConnected(connection.socket) else {
@@ -136,7 +139,7 @@ final class UplinkWorker {
                 connectedAt = ContinuousClock.now
                 connections += 1
                 if lastError != nil { logger.notice("uplink: connected again to \(settings.brokerURL)") }
-                lastError = nil
+                if heldID == nil { lastError = nil }  // a refused event's error stands until the broker takes it
                 let newest = (try? journal?.newestID) ?? 0
                 // Retention may have removed events the broker never acknowledged: they cannot be sent.
                 let oldest = (try? journal?.oldestID) ?? nil
@@ -150,15 +153,20 @@ final class UplinkWorker {
                 logger.info(
                     "uplink: connected to \(settings.brokerURL) as \(settings.clientID) (\(connection.protocolVersion.name)); sending \(settings.eventsTopic) after event id \(window.watermark) (backlog \(max(0, newest - resumeAfter)))"
                 )
-                _ = try connection.publish(
-                    topic: settings.statusTopic, payload: statusPayload(.online), retain: true,
-                    what: "the status message")
+                do {
+                    _ = try connection.publish(
+                        topic: settings.statusTopic, payload: statusPayload(.online), retain: true,
+                        what: "the status message")
+                } catch  where error.kind == .messageRefused {
+                    statusRefusedOnce(error.message)
+                }
             case .acknowledged(let mid, let reason) where reason >= 0x80:
                 // MQTT 5: the broker refused the message. The event is not acknowledged: nothing after it goes out
                 // until the broker takes it (the journal keeps it), and the connection is made again after the
                 // backoff delay, which grows while the refusals go on.
                 let words = MQTTConnection.describeReason(reason)
                 if let id = window.eventID(mid: mid) {
+                    heldID = id
                     throw UplinkError(
                         .messageRefused,
                         "the broker at \(settings.host):\(settings.port) refused event id \(id) on \(settings.eventsTopic): \(words)\(Self.refusalHint(reason, settings)); the uplink sends nothing after it until the broker takes it"
@@ -173,6 +181,11 @@ final class UplinkWorker {
                 }
             case .acknowledged(let mid, _):
                 if window.acknowledged(mid: mid) == nil, mid == offlineMID { offlineMID = nil }
+                if let held = heldID, window.watermark >= held {
+                    heldID = nil
+                    lastError = nil
+                    logger.notice("uplink: the broker took event id \(held); sending the rest")
+                }
             case .refused, .disconnected:
                 break  // read() reports it, with the reason
             }
@@ -182,9 +195,11 @@ final class UplinkWorker {
     /// Publishes journaled events after the last one sent, while the window has room.
     private func pump() {
         guard let connection, connected, let journal else { return }
-        while window.count < settings.maxInflight {
+        // One event at a time while a refused one is held.
+        let room = heldID.map { window.watermark < $0 } == true ? 1 : settings.maxInflight
+        while window.count < room {
             let page: [JournalEntry]
-            do { page = try journal.events(after: window.lastSent, limit: settings.maxInflight - window.count) } catch {
+            do { page = try journal.events(after: window.lastSent, limit: room - window.count) } catch {
                 journalTrouble(error)
                 return
             }
@@ -206,11 +221,19 @@ final class UplinkWorker {
                     window.sent(id: entry.id, mid: mid)
                     published += 1
                 } catch {
+                    if error.kind == .messageRefused { heldID = entry.id }
                     failed(error)
                     return
                 }
             }
         }
+    }
+
+    /// Logs a refused status message, once: the refusal of each event says the rest.
+    private func statusRefusedOnce(_ message: String) {
+        guard !statusRefused else { return }
+        statusRefused = true
+        logger.warning("uplink: \(message)")
     }
 
     // MARK: - Connecting
@@ -256,7 +279,9 @@ final class UplinkWorker {
         let lasted = ContinuousClock.now - connectedAt
         if wasConnected, lasted >= Self.stableConnection { delay = settings.reconnectMin }
         var error = error
-        if wasConnected, lasted < Self.stableConnection, error.kind == .connectionLost {
+        if wasConnected, lasted < Self.stableConnection, error.kind == .connectionLost,
+            !error.message.contains("client id")
+        {
             // The broker's own reason (MQTT 5's DISCONNECT) is not always sent: mosquitto 2.0 closes a taken-over
             // session without it.
             error.message +=

@@ -139,6 +139,8 @@ public struct StationState: Sendable, Equatable {
             reportedName = station
             name = station
         }
+        // A damaged journal row: its id counts as seen (a resume goes on after it); it says nothing else.
+        if case .damaged = event.body { return false }
         lastEventWall = event.wall
         switch event.body {
         case .workout(.setStarted(let started)):
@@ -170,6 +172,8 @@ public struct StationState: Sendable, Equatable {
         case .sensor(let state, _):
             sensor = ServerMessage.stateName(state)
             sensorMessage = Self.message(of: state)
+        case .damaged:
+            break
         }
         return true
     }

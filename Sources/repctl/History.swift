@@ -117,7 +117,12 @@ struct History: ParsableCommand {
             if let text = item.text { print(text) }
         } else {
             let id = item.event.id.map { "#\($0) " } ?? ""
-            print("\(Self.localTime(item.event.wall))  \(id)\(Subscribe.describe(item.event))")
+            // A damaged row has no time: as wide a gap in its place.
+            let time =
+                if case .damaged = item.event.body { String(repeating: " ", count: 19) } else {
+                    Self.localTime(item.event.wall)
+                }
+            print("\(time)  \(id)\(Subscribe.describe(item.event))")
         }
     }
 
@@ -139,6 +144,7 @@ struct History: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        if interrupted.load(ordering: .relaxed) { throw ExitCode(130) }
         printError("repctl: repd did not answer history within 10 s")
         throw ExitCode(1)
     }

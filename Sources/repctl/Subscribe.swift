@@ -190,6 +190,8 @@ struct Subscribe: ParsableCommand {
                 default: nil
                 }
             return "sensor \(ServerMessage.stateName(state))\(message.map { ": \($0)" } ?? "")"
+        case .damaged(let type):
+            return "an event\(type.isEmpty ? "" : " (\(type))") damaged in repd's journal: its text cannot be read"
         }
     }
 }

@@ -39,6 +39,13 @@ struct UplinkConfigurationTests {
         #expect(c.uplink.brokerURL == "mqtts://broker.gym.lan:8883")
     }
 
+    @Test("with the uplink off, a host or password file it could not use does not stop the file loading")
+    func disabledUplinkLoads() throws {
+        let c = try DaemonConfiguration.parse(
+            "[uplink]\nhost = \"broker:1883\"\npassword_file = \"/x\"\n", file: "t.toml")
+        #expect(!c.uplink.enabled && c.uplink.host == "broker:1883")
+    }
+
     @Test("an IPv6 address is a host, its colons no port")
     func ipv6Host() throws {
         #expect(try DaemonConfiguration.parse("[uplink]\nhost = \"::1\"\n", file: "t.toml").uplink.host == "::1")
@@ -89,16 +96,16 @@ struct UplinkConfigurationTests {
                 "t.toml:2: uplink.topic_prefix: '$SYS/repd' starts with '$': brokers keep those topics ($SYS) to themselves"
             ),
             (
-                "[uplink]\nhost = \"mqtt://broker.gym.lan:1883\"",
-                "t.toml:2: uplink.host: 'mqtt://broker.gym.lan:1883' is a URL; write the host alone (host = \"broker.gym.lan\"), with port and tls for the rest"
+                "[uplink]\nenabled = true\nhost = \"mqtt://broker.gym.lan:1883\"",
+                "t.toml:3: uplink.host: 'mqtt://broker.gym.lan:1883' is a URL; write the host alone (host = \"broker.gym.lan\"), with port and tls for the rest"
             ),
             (
-                "[uplink]\nhost = \"broker.gym.lan:8883\"",
-                "t.toml:2: uplink.host: 'broker.gym.lan:8883' holds a port: write host = \"broker.gym.lan\" and port = 8883"
+                "[uplink]\nenabled = true\nhost = \"broker.gym.lan:8883\"",
+                "t.toml:3: uplink.host: 'broker.gym.lan:8883' holds a port: write host = \"broker.gym.lan\" and port = 8883"
             ),
             (
-                "[uplink]\nusername = \"\"\npassword_file = \"/etc/repd/mqtt-password\"",
-                "t.toml:3: uplink.password_file: a password goes with a user name: set uplink.username too"
+                "[uplink]\nenabled = true\nusername = \"\"\npassword_file = \"/etc/repd/mqtt-password\"",
+                "t.toml:4: uplink.password_file: a password goes with a user name: set uplink.username too"
             ),
             (
                 "[uplink]\npassword = \"secret\"",

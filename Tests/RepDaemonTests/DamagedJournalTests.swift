@@ -69,6 +69,10 @@ struct DamagedJournalTests {
         #expect(replayed.first { $0.0 == 4 }?.1 == "damaged", "\(replayed)")
         client.send("ping\n")
         #expect(client.next(type: "pong", timeout: 10) != nil, "repd still serves")
+        // repctl reads such a reply, and says what the row is.
+        let printed = try runTool(
+            productsDirectory + "/repctl", ["history", "--socket", socketPath, "--since", "2", "--before", "7"])
+        #expect(printed.contains("an event (rep) damaged in repd's journal"), "\(printed)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(2000))")
         #expect(!daemon.standardError.contains("Precondition failed"))
@@ -131,5 +135,48 @@ struct DamagedJournalTests {
         restarted.signal(SIGTERM)
         #expect(restarted.waitForExit() == 0)
         #expect(!restarted.standardError.contains("malformed"), "\(restarted.standardError.suffix(2000))")
+    }
+
+    @Test(
+        "another program's database named as the journal is refused as not a repd journal (repd added its tables to it), and counting goes on without ids"
+    )
+    func foreignDatabase() throws {
+        let dir = scratchDirectory()
+        let other = dir + "/app.db"
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        make.arguments = [
+            "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('create table customers (name text)'); c.commit()",
+            other,
+        ]
+        try make.run()
+        make.waitUntilExit()
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--speed", "20", "--socket", socketPath, "--journal", other, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        #expect(client.next(type: "rep", timeout: 30).map { $0["id"] == nil } == true, "a rep, without an id")
+        #expect(
+            daemon.standardError.contains(
+                "journal: cannot open \(other): not a repd journal: it holds the tables customers (another program's database?)"
+            ), "\(daemon.standardError.suffix(2000))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let tables = Process()
+        tables.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        tables.arguments = [
+            "-c",
+            "import sqlite3, sys; print(','.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute(\"select name from sqlite_master where type = 'table' order by name\")))",
+            other,
+        ]
+        let output = Pipe()
+        tables.standardOutput = output
+        try tables.run()
+        let names = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        tables.waitUntilExit()
+        #expect(names.trimmingCharacters(in: .whitespacesAndNewlines) == "customers", "untouched: \(names)")
     }
 }

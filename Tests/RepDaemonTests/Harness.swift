@@ -19,7 +19,8 @@ let productsDirectory: String = {
 /// Why repd-web cannot be run here, or nil when it can: a build made with `REPD_WITHOUT_WEB=1` (scripts/test's
 /// sanitizer runs) leaves it out.
 let repdWebPrerequisite: String? =
-    FileManager.default.isExecutableFile(atPath: productsDirectory + "/repd-web")
+    ProcessInfo.processInfo.environment["REPD_WITHOUT_WEB"] != "1"
+        && FileManager.default.isExecutableFile(atPath: productsDirectory + "/repd-web")
     ? nil : "repd-web is not in this build (REPD_WITHOUT_WEB=1 leaves it out, as scripts/test's sanitizer runs do)"
 
 /// The repository's `config/repd.toml` (found from this file, so wherever the build folder is).

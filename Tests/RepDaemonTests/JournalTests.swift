@@ -489,7 +489,9 @@ struct RepctlResumeTests {
         var betweenReps = 0
         if noJournalBetween {
             // A repd whose journal cannot be opened (a folder): its hello names no journal, its events no ids.
-            let between = try DaemonProcess(arguments: arguments(short, dir))
+            // 5 s of stillness first (at 20 times real time): repctl, backing off, is back before the first rep.
+            let late = try WorkoutFixture(directory: scratchDirectory(), repsPerSet: [3], lead: 100)
+            let between = try DaemonProcess(arguments: arguments(late, dir))
             #expect(daemonListens(socketPath))
             #expect(eventually(timeout: 30) { printed().filter { $0.rep != nil }.count == 6 })
             between.signal(SIGTERM)

@@ -229,17 +229,14 @@ struct EventJournalTests {
     )
     func cannotOpenSaysWhy() throws {
         let folder = Scratch.directory("journal-folder")
-        do { _ = try EventJournal(path: folder, station: "a") } catch {
-            #expect(error.message == "unable to open database file (it is a folder, not a file)", "\(error)")
+        let inPlace = #expect(throws: JournalError.self) { try EventJournal(path: folder, station: "a") }
+        #expect(inPlace?.message == "unable to open database file (it is a folder, not a file)")
+        let missing = #expect(throws: JournalError.self) {
+            try EventJournal(path: folder + "/nowhere/events.db", station: "a")
         }
-        let missing = folder + "/nowhere/events.db"
-        do { _ = try EventJournal(path: missing, station: "a") } catch {
-            #expect(
-                error.message
-                    == "unable to open database file (its folder \(folder)/nowhere: No such file or directory)",
-                "\(error)")
-        }
-        #expect(throws: JournalError.self) { try EventJournal(path: folder, station: "a") }
+        #expect(
+            missing?.message == "unable to open database file (its folder \(folder)/nowhere: No such file or directory)"
+        )
     }
 
     @Test("the file is in WAL mode")

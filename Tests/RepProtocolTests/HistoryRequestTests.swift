@@ -97,7 +97,7 @@ struct HistoryRequestTests {
         "a journal row that is not one JSON object (damaged on the disk) stands as {\"type\":\"damaged\"} with its id: the reply stays valid JSON, and nothing traps",
         arguments: [
             #"{"type":"rep","set":3,"rep"#, #"{"type":"rep","set":3,"rep}"#, "{\"type\":\"rep\",\n\"set\":3}", "",
-            "[1,2]", #"{"a":1}{"b":2}"#,
+            "[1,2]", #"{"a":1}{"b":2}"#, #"{"a":1} "#, "{\"a\":1}\t", " {\"a\":1}", "{\"a\":\r1}",
         ])
     func damagedRow(json: String) throws {
         let line = ServerMessage.history(
