@@ -32,16 +32,13 @@ struct DamagedJournalTests {
         first.signal(SIGTERM)
         #expect(first.waitForExit() == 0)
         // Row 4 (a rep) cut off mid-member, as a torn write or a bad sector leaves it.
-        let damage = Process()
-        damage.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        damage.arguments = [
-            "-c",
-            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"update events set json = '{\\\"type\\\":\\\"rep\\\",\\\"set\\\":1,\\\"rep' where id = 4\"); c.commit()",
-            journalPath,
-        ]
-        try damage.run()
-        damage.waitUntilExit()
-        #expect(damage.terminationStatus == 0)
+        try runTool(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"update events set json = '{\\\"type\\\":\\\"rep\\\",\\\"set\\\":1,\\\"rep' where id = 4\"); c.commit()",
+                journalPath,
+            ])
 
         let daemon = try DaemonProcess(arguments: [
             "--demo", "--loop", "--socket", socketPath, "--journal", journalPath, "--quiet",
@@ -143,15 +140,13 @@ struct DamagedJournalTests {
     func foreignDatabase() throws {
         let dir = scratchDirectory()
         let other = dir + "/app.db"
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        make.arguments = [
-            "-c",
-            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('create table customers (name text)'); c.commit()",
-            other,
-        ]
-        try make.run()
-        make.waitUntilExit()
+        try runTool(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('create table customers (name text)'); c.commit()",
+                other,
+            ])
         let socketPath = dir + "/events.sock"
         let daemon = try DaemonProcess(arguments: [
             "--demo", "--speed", "20", "--socket", socketPath, "--journal", other, "--quiet",
@@ -165,18 +160,13 @@ struct DamagedJournalTests {
             ), "\(daemon.standardError.suffix(2000))")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
-        let tables = Process()
-        tables.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        tables.arguments = [
-            "-c",
-            "import sqlite3, sys; print(','.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute(\"select name from sqlite_master where type = 'table' order by name\")))",
-            other,
-        ]
-        let output = Pipe()
-        tables.standardOutput = output
-        try tables.run()
-        let names = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        tables.waitUntilExit()
+        let names = try runTool(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, sys; print(','.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute(\"select name from sqlite_master where type = 'table' order by name\")))",
+                other,
+            ])
         #expect(names.trimmingCharacters(in: .whitespacesAndNewlines) == "customers", "untouched: \(names)")
     }
 }
