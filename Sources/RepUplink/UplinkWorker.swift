@@ -173,12 +173,9 @@ final class UplinkWorker {
                     )
                 }
                 if mid == offlineMID { offlineMID = nil }
-                if !statusRefused {
-                    statusRefused = true
-                    logger.warning(
-                        "uplink: the broker at \(settings.host):\(settings.port) refused the status message on \(settings.statusTopic): \(words)\(Self.refusalHint(reason, settings))"
-                    )
-                }
+                statusRefusedOnce(
+                    "the broker at \(settings.host):\(settings.port) refused the status message on \(settings.statusTopic): \(words)\(Self.refusalHint(reason, settings))"
+                )
             case .acknowledged(let mid, _):
                 if window.acknowledged(mid: mid) == nil, mid == offlineMID { offlineMID = nil }
                 if let held = heldID, window.watermark >= held {
