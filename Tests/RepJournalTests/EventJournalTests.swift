@@ -30,6 +30,30 @@ struct EventJournalTests {
     }
 
     @Test(
+        "the page cache stays under its bound (EventJournal.pageCacheKiB) after 4 MB of events were appended and read back"
+    )
+    func pageCacheIsBounded() throws {
+        let journal = try EventJournal(path: scratchDirectory() + "/events.db", station: "bench")
+        let padding = String(repeating: "x", count: 400)
+        for n in 1...10_000 {
+            _ = try journal.append(
+                type: "rep", json: "{\"type\":\"rep\",\"rep\":\(n),\"p\":\"\(padding)\"}", wall: Double(n))
+        }
+        var read = 0
+        var after: Int64 = 0
+        while case let page = try journal.events(after: after, limit: 1000), let last = page.last {
+            read += page.count
+            after = last.id
+        }
+        #expect(read == 10_000)
+        _ = try journal.events(matching: JournalQuery(types: ["rep"], limit: 50, latest: true))
+        // SQLite's default (2000 KiB) held about 2 MB here; each cached page also carries a few hundred bytes of
+        // SQLite's own header, hence the 25 % margin.
+        let bound = EventJournal.pageCacheKiB * 1024 * 5 / 4
+        #expect(journal.pageCacheBytes > 0 && journal.pageCacheBytes <= bound, "\(journal.pageCacheBytes) bytes")
+    }
+
+    @Test(
         "ids survive reopening the file and are never reused, also after every row was pruned",
         arguments: EventJournal.Synchronous.allCases)
     func idsAreNeverReused(synchronous: EventJournal.Synchronous) throws {
