@@ -7,8 +7,9 @@ import PackageDescription
 /// libmosquitto-dev).
 ///
 /// `REPD_WITHOUT_WEB=1` in the environment leaves out the station display (repd-web, RepWeb, RepWebTests) and
-/// repd-bench with the packages only they need (Hummingbird and its dependencies, hdrhistogram-swift): the graph of
-/// Package@swift-6.0.swift. scripts/test builds its sanitizer runs so, which run neither.
+/// repd-bench, so the packages only they need (Hummingbird and its dependencies, hdrhistogram-swift) are not built.
+/// They stay declared: a build with and one without share Package.resolved (scripts/test runs both at once; leaving
+/// them out rewrote it without their pins). scripts/test builds its sanitizer runs so, which run neither.
 let withoutWeb = Context.environment["REPD_WITHOUT_WEB"] == "1"
 
 let package = Package(
@@ -31,15 +32,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
-    ]
-        + (withoutWeb
-            ? []
-            : [
-                .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
-                // HTTP for the optional station display (repd-web) only; without its default traits
-                // (swift-configuration, full Foundation).
-                .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
-            ]),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
+        // HTTP for the optional station display (repd-web) only; without its default traits
+        // (swift-configuration, full Foundation).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+    ],
     targets: [
         // The core: samples, the provider protocol and its one sample sink, the SPSC ring.
         .target(
