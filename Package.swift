@@ -9,7 +9,7 @@ import PackageDescription
 /// `REPD_WITHOUT_WEB=1` in the environment leaves out the station display (repd-web, RepWeb, RepWebTests) and
 /// repd-bench, so the packages only they need (Hummingbird and its dependencies, hdrhistogram-swift) are not built.
 /// They stay declared: a build with and one without share Package.resolved (scripts/test runs both at once; leaving
-/// them out rewrote it without their pins). scripts/test builds its sanitizer runs so, which run neither.
+/// them out could rewrite it without their pins). scripts/test builds its sanitizer runs so, which run neither.
 let withoutWeb = Context.environment["REPD_WITHOUT_WEB"] == "1"
 
 let package = Package(

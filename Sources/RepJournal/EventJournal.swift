@@ -233,12 +233,12 @@ public final class EventJournal {
     /// How long a statement waits for another connection's lock on the file before it fails (`SQLITE_BUSY`).
     public static let lockWaitMilliseconds: Int32 = 2000
 
-    /// The most memory SQLite's page cache of one connection may hold, KiB (`PRAGMA cache_size`). SQLite's default, 2000
-    /// KiB, fills with the pages appends and queries touch and stays full: a repd that had run a while held about 1.9 MiB
-    /// more anonymous memory than with this bound (measured 2026-12-06, `RssAnon` of a debug repd after 4400 events: 6.7
-    /// against 4.8 MiB), and the uplink's connection can hold as much again. Appends touch the last pages of the table and
-    /// its indexes; a replay or `history` page reads a run of rows once. Costs measured the same day: 20 000 appends 0.92 s
-    /// instead of 0.74 s, a replay of them 1.5–1.7 s instead of 1.4–1.5 s.
+    /// The most memory SQLite's page cache of one connection may hold, KiB (`PRAGMA cache_size`). SQLite's default,
+    /// 2000 KiB, fills with the pages appends and queries touch and stays full: a repd that had run a while held about
+    /// 1.9 MiB more anonymous memory than with this bound (measured 2026-12-06, `RssAnon` of a debug repd after 4400
+    /// events: 6.7 against 4.8 MiB), and the uplink's connection can hold as much again. Costs measured the same day:
+    /// 20 000 appends 0.90–0.94 s instead of 0.73–0.75 s, a replay of them to a fast reader 1.5–1.7 s instead of
+    /// 1.4–1.5 s.
     public static let pageCacheKiB = 256
 
     /// Whether statements wait up to `lockWaitMilliseconds` for another connection's lock (true, as opened) or fail
