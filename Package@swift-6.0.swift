@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(
             name: "MotionFixturesTests",
-            dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore", "TestScratch"]),
+            dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore", "PlainText", "TestScratch"]),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore", "RepDetection"]),
         .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
         .testTarget(

@@ -2,8 +2,9 @@ import MotionCore
 import PlainText
 
 /// Parses the fixture CSV format one line at a time: a header naming `t`, `ax`, `ay`, `az` (any order), then one
-/// sample per row, in seconds and g. Blank lines are skipped; a trailing `\r` (CRLF files) and spaces around fields
-/// are ignored.
+/// sample per row, in seconds and g. Blank lines are skipped; a trailing `\r` (CRLF files), spaces around fields and
+/// a UTF-8 byte order mark before the header (spreadsheets' "CSV UTF-8") are ignored. Times beyond ±10¹² s and
+/// accelerations beyond ±1000 g are refused (`MotionSample.isPlausible`): such a file is in other units.
 ///
 /// Each line is checked as it arrives, so a file is streamed, and the first bad line ends the parse with its line
 /// number and the reason.
@@ -28,7 +29,10 @@ public struct FixtureCSVParser: Sendable {
     /// Consumes one line (without its `\n`) and returns the sample on it, or nil for the header and blank lines.
     public mutating func consume(line raw: UnsafeRawBufferPointer) throws(FixtureError) -> MotionSample? {
         lineNumber += 1
-        let line = Self.trimmed(raw)
+        var line = Self.trimmed(raw)
+        if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
+            line = Self.trimmed(UnsafeRawBufferPointer(rebasing: line[3...]))
+        }
         if line.isEmpty { return nil }
         if fieldOrder.isEmpty { try parseHeader(line); return nil }
 
@@ -48,6 +52,9 @@ public struct FixtureCSVParser: Sendable {
                 }
                 guard value.isFinite else {
                     throw error(.notFinite(column: Self.columns[column], text: String(decoding: text, as: UTF8.self)))
+                }
+                guard abs(value) <= (column == 0 ? MotionSample.timestampLimit : MotionSample.accelerationLimit) else {
+                    throw error(.outOfRange(column: Self.columns[column], text: String(decoding: text, as: UTF8.self)))
                 }
                 switch column {
                 case 0: values.0 = value

@@ -20,6 +20,8 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
         case notANumber(column: String, text: String)
         /// A field is NaN or infinite.
         case notFinite(column: String, text: String)
+        /// A field is finite but beyond what a sample may carry (`MotionSample.timestampLimit`, `accelerationLimit`).
+        case outOfRange(column: String, text: String)
         /// A row's time is earlier than the row before it.
         case timeWentBackwards(previous: Double, found: Double)
         /// The header is there, but no data row follows.
@@ -37,6 +39,10 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
             case .wrongFieldCount(let expected, let found): "expected \(expected) fields, found \(found)"
             case .notANumber(let column, let text): "\(column): '\(text)' is not a number"
             case .notFinite(let column, let text): "\(column): '\(text)' is not finite (NaN and infinity are refused)"
+            case .outOfRange(let column, let text) where column == "t":
+                "t: '\(text)' is beyond ±10¹² s (31 700 years): times are in seconds (nanoseconds or microseconds?)"
+            case .outOfRange(let column, let text):
+                "\(column): '\(text)' is beyond ±1000 g: accelerations are in g (1 g = 9.80665 m/s²)"
             case .timeWentBackwards(let previous, let found): "time goes backwards: t=\(found) after t=\(previous)"
             case .noSamples: "no data rows after the header"
             }

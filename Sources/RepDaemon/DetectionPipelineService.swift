@@ -46,6 +46,7 @@ final class DetectionPipelineService: Service {
         batch.reserveCapacity(4096)
         var events: [WorkoutEvent] = []
         events.reserveCapacity(64)
+        var ignored = IgnoredSamplesLog()
         var iterator = doorbell.stream.makeAsyncIterator()
         let heartbeat = notifier.watchdogInterval.map { max(0.05, $0 / 3) } ?? 1.0
         var lastHeartbeat = ContinuousClock.now - .seconds(3600)
@@ -65,7 +66,7 @@ final class DetectionPipelineService: Service {
         await withGracefulShutdownHandler {
             while !stopping.load(ordering: .acquiring) {
                 let open = await doorbell.wait(&iterator) { !self.consumer.isEmpty || self.control.resetPending }
-                let drained = drain(into: &batch, detector: &detector, events: &events)
+                let drained = drain(into: &batch, detector: &detector, events: &events, ignored: &ignored)
                 if control.takeReset() {
                     // A new workout: the open set is closed and announced, then counts start again from set 1.
                     detector.finish(into: &events)
@@ -100,7 +101,7 @@ final class DetectionPipelineService: Service {
             self.stopping.store(true, ordering: .releasing)
             self.doorbell.ringAlways()
         }
-        drain(into: &batch, detector: &detector, events: &events)
+        drain(into: &batch, detector: &detector, events: &events, ignored: &ignored)
         detector.finish(into: &events)
         announce(&events)
         record(detector)
@@ -114,7 +115,8 @@ final class DetectionPipelineService: Service {
     /// `events` is scratch space (empty before and after), kept by the caller so nothing allocates per batch.
     @discardableResult
     private func drain(
-        into batch: inout [MotionSample], detector: inout RepDetector, events: inout [WorkoutEvent]
+        into batch: inout [MotionSample], detector: inout RepDetector, events: inout [WorkoutEvent],
+        ignored: inout IgnoredSamplesLog
     ) -> Int {
         var total = 0
         while true {
@@ -126,6 +128,7 @@ final class DetectionPipelineService: Service {
             detector.process(batch, into: &events)
             announce(&events)
             record(detector)
+            ignored.report(detector.ignoredSamples, to: logger)
         }
         state.updateRing(consumer.statistics)
         return total
@@ -146,5 +149,23 @@ final class DetectionPipelineService: Service {
             hub.publishJournaled(.workout(event, wall: wall))
             onEvent(event)
         }
+    }
+}
+
+/// Says in the log how many samples the detector ignored (their time did not advance, or a value was not finite,
+/// beyond ±1000 g or beyond ±10¹² s: `MotionSample.isPlausible`), the first time and then at most once a minute.
+struct IgnoredSamplesLog {
+    private var reported = 0
+    private var reportedAt = ContinuousClock.now
+
+    mutating func report(_ total: Int, to logger: Logger) {
+        guard total != reported else { return }
+        let now = ContinuousClock.now
+        guard reported == 0 || now - reportedAt >= .seconds(60) else { return }
+        logger.warning(
+            "the detector ignored \(total - reported) samples (\(total) in all): their time did not advance, or a value was not finite, beyond ±1000 g or beyond ±10¹² s; check the sensor's scale and timestamps"
+        )
+        reported = total
+        reportedAt = now
     }
 }

@@ -26,13 +26,14 @@ import MotionCore
 ///    count, and the count announced live when it differs.
 ///
 /// The detector reads no clock and allocates nothing per sample in steady state (only when a set starts or ends).
-/// Samples whose time does not advance are ignored; a gap up to `gapToReset` is bridged, a longer one restarts the
-/// tracker without ending the set.
+/// Samples whose time does not advance, and samples that are not plausible (`MotionSample.isPlausible`: a value that
+/// is not finite, an acceleration beyond ±1000 g, a time beyond ±10¹² s), are ignored; a gap up to `gapToReset` is
+/// bridged, a longer one restarts the tracker without ending the set.
 public struct RepDetector: Sendable {
     /// The configuration in use.
     public let configuration: RepDetectorConfiguration
 
-    /// Samples ignored because their time did not advance.
+    /// Samples ignored because their time did not advance or they were not plausible (`MotionSample.isPlausible`).
     public private(set) var ignoredSamples = 0
     /// Reps counted since the start or the last reset (corrected by each set's final count): the `rep` events sent
     /// so far, not those the open set holds (`HeldSetEvents`).
@@ -332,6 +333,12 @@ public struct RepDetector: Sendable {
     /// Processes one sample, appending any events it completes to `events`.
     public mutating func process(_ sample: MotionSample, into events: inout [WorkoutEvent]) {
         let t = sample.timestamp
+        // NaN fails every comparison, so this also refuses values that are not finite. One absurd value would swamp
+        // the sliding sums (and a time past Int's range would trap computing its grid index).
+        guard sample.isPlausible else {
+            ignoredSamples += 1
+            return
+        }
         guard started else {
             started = true
             quality.record(sample)
@@ -350,7 +357,7 @@ public struct RepDetector: Sendable {
             return
         }
         let dt = t - lastTime
-        guard dt > 0, dt.isFinite else {
+        guard dt > 0 else {
             ignoredSamples += 1
             return
         }

@@ -45,7 +45,8 @@ public enum EvaluationManifest {
         var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
         if lines.last == "" { lines.removeLast() }
-        guard let header = lines.first else { throw ManifestError(file: file, line: 0, reason: "the file is empty") }
+        guard var header = lines.first else { throw ManifestError(file: file, line: 0, reason: "the file is empty") }
+        if header.hasPrefix("\u{FEFF}") { header.removeFirst() }  // a spreadsheet's "CSV UTF-8" byte order mark
         let names = fields(header)
         var index: [String: Int] = [:]
         for (position, name) in names.enumerated() { index[name] = position }

@@ -200,6 +200,14 @@ struct Generate: ParsableCommand {
                 guard value >= 0, value.isFinite else { throw ValidationError("\(name) must be a number >= 0.") }
             }
         }
+        // A fixture holds accelerations within ±1000 g (MotionSample.accelerationLimit): the reader refuses more.
+        let inG = [
+            (amplitude, "--amplitude"), (noise ?? 0, "--noise"), (bounce, "--bounce"), (heelStrike, "--heel-strike"),
+            (bias, "--bias"),
+        ]
+        for (value, name) in inG where abs(value) > 100 {
+            throw ValidationError("\(name) must be within ±100 g (a fixture holds at most ±1000 g).")
+        }
         let samples = try estimatedSeconds() * rate
         guard samples <= Double(Self.maximumSamples) else {
             let about = samples < 1e15 ? "about \(format(samples, decimals: 0))" : "more than 10^15"

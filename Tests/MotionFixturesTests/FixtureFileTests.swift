@@ -30,7 +30,7 @@ struct FixtureFileTests {
         var t = 0.0
         for _ in 0..<5000 {
             t += Double.random(in: 0.0001..<0.1, using: &random)
-            let scale = [1e-9, 1e-3, 1.0, 1e6, 1e300].randomElement(using: &random)!
+            let scale = [1e-300, 1e-9, 1e-3, 1.0, 499].randomElement(using: &random)!  // a fixture holds ±1000 g
             samples.append(
                 MotionSample(
                     timestamp: t,
@@ -39,7 +39,7 @@ struct FixtureFileTests {
                     az: Double(Int.random(in: -3...3, using: &random))))
         }
         samples.append(
-            MotionSample(timestamp: t + 1, ax: -0.0, ay: .leastNonzeroMagnitude, az: .greatestFiniteMagnitude))
+            MotionSample(timestamp: t + 1, ax: -0.0, ay: .leastNonzeroMagnitude, az: -MotionSample.accelerationLimit))
         let path = temporaryDirectory() + "/round.csv"
         try FixtureFileWriter.write(samples, to: path)
         let back = try FixtureFileReader.read(path: path)
@@ -105,6 +105,13 @@ struct FixtureFileTests {
             ("t,ax,ay,az\n0,inf,0,1\n", 2, .notFinite(column: "ax", text: "inf")),
             ("t,ax,ay,az\n0,1e999,0,1\n", 2, .notFinite(column: "ax", text: "1e999")),
             ("t,ax,ay,az\n1,0,0,1\n2,0,0,1\n1.5,0,0,1\n", 4, .timeWentBackwards(previous: 2, found: 1.5)),
+            ("t,ax,ay,az\n0,0,0,1\n0.02,1e300,0,1\n", 3, .outOfRange(column: "ax", text: "1e300")),
+            ("t,ax,ay,az\n0,0,0,-1000.5\n", 2, .outOfRange(column: "az", text: "-1000.5")),
+            (
+                "t,ax,ay,az\n0,0,0,1\n1733480000000000000,0,0,1\n", 3,
+                .outOfRange(column: "t", text: "1733480000000000000")
+            ),
+            ("\u{FEFF}t,ax,ay\n", 1, .missingColumn("az")),
         ])
     func badInput(text: String, line: Int, reason: FixtureError.Reason) throws {
         let path = temporaryDirectory() + "/bad.csv"
@@ -115,6 +122,26 @@ struct FixtureFileTests {
         #expect(throws: FixtureError(file: "mem", line: line, reason: reason)) {
             try FixtureFileReader.parse(text, name: "mem")
         }
+    }
+
+    @Test("a byte order mark before the header is skipped, and ±1000 g and ±10¹² s are still read")
+    func byteOrderMarkAndLimits() throws {
+        let samples = try FixtureFileReader.parse("\u{FEFF}t,ax,ay,az\n-1e12,1000,-1000,1\n1e12,0,0,1\n", name: "mem")
+        #expect(
+            samples == [
+                MotionSample(timestamp: -1e12, ax: 1000, ay: -1000, az: 1),
+                MotionSample(timestamp: 1e12, ax: 0, ay: 0, az: 1),
+            ])
+    }
+
+    @Test("an out-of-range value's message says which units were expected")
+    func outOfRangeMessages() {
+        let time = FixtureError(file: "ns.csv", line: 3, reason: .outOfRange(column: "t", text: "1733480000000000000"))
+        #expect(time.description.hasPrefix("ns.csv:3: t: '1733480000000000000' is beyond ±10¹² s"))
+        #expect(time.description.contains("seconds"))
+        let value = FixtureError(file: "a.csv", line: 2, reason: .outOfRange(column: "ax", text: "1e300"))
+        #expect(
+            value.description == "a.csv:2: ax: '1e300' is beyond ±1000 g: accelerations are in g (1 g = 9.80665 m/s²)")
     }
 
     @Test("a missing file is an I/O error naming the path")

@@ -59,9 +59,9 @@ func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async 
     return condition()
 }
 
-/// Samples at a steady rate with a recognizable value in each (ax = index).
+/// Samples at a steady rate with a recognizable value in each (ax = index / 64, exact in binary).
 func rampSamples(count: Int, interval: Double = 0.01, start: Double = 0) -> [MotionSample] {
-    (0..<count).map { MotionSample(timestamp: start + Double($0) * interval, ax: Double($0), ay: 0, az: 1) }
+    (0..<count).map { MotionSample(timestamp: start + Double($0) * interval, ax: Double($0) / 64, ay: 0, az: 1) }
 }
 
 /// Counts the samples a subscriber received and says, once, when it has had enough: behind an `NSLock` for the

@@ -51,6 +51,18 @@ struct RepctlConfigurationTests {
         #expect(bad.standardError.contains("--stride must be a positive number"), "\(bad.standardError)")
     }
 
+    @Test("generate refuses an acceleration a fixture cannot hold (beyond ±1000 g) before writing anything")
+    func generateRefusesAbsurdAccelerations() throws {
+        let dir = scratchDirectory()
+        for (kind, option) in [("sine", "--amplitude"), ("sine", "--noise"), ("walk", "--heel-strike")] {
+            let bad = try DaemonProcess(
+                executable: repctl, arguments: ["generate", kind, "--out", dir + "/x.csv", option, "1e308"])
+            #expect(bad.waitForExit() == 64)
+            #expect(bad.standardError.contains("\(option) must be within ±100 g"), "\(bad.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.csv"))
+    }
+
     @Test(
         "generate burpee writes an upper arm's view of a burpee set, which eval counts exactly; bad options are refused"
     )

@@ -159,6 +159,33 @@ struct RepDetectorTests {
         #expect(reps(events).count == 10)
     }
 
+    @Test(
+        "an absurd sample is ignored and counted, and the count is the same as without it",
+        arguments: [
+            MotionSample(timestamp: 0, ax: 1e300, ay: 0, az: 1),
+            MotionSample(timestamp: 0, ax: 0, ay: -1e8, az: 1),
+            MotionSample(timestamp: 0, ax: 0, ay: 0, az: .nan),
+            MotionSample(timestamp: 0, ax: .infinity, ay: 0, az: 1),
+            MotionSample(timestamp: 1.7e18, ax: 0, ay: 0, az: 1),  // nanoseconds read as seconds: trapped before
+            MotionSample(timestamp: .nan, ax: 0, ay: 0, az: 1),
+        ])
+    func implausibleSamples(absurd: MotionSample) {
+        let clean = SignalGenerator.makeSamples(repCount: 16)
+        var samples = clean
+        for index in [0, clean.count / 3, clean.count / 2] {  // the first sample, in a rep, and later
+            var bad = absurd
+            if bad.timestamp == 0 { bad.timestamp = samples[index].timestamp + 1e-4 }
+            samples.insert(bad, at: index + 1)
+        }
+        samples.insert(absurd.shifted(by: 0), at: 0)
+        var detector = RepDetector()
+        var events: [WorkoutEvent] = []
+        detector.process(samples, into: &events)
+        detector.finish(into: &events)
+        #expect(detector.ignoredSamples == 4)
+        #expect(events == detect(clean))
+    }
+
     @Test("rep events number reps within the set and in total, in time order")
     func repNumbering() {
         let counted = reps(detect(SignalGenerator.makeSamples(repCount: 10)))

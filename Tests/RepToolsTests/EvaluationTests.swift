@@ -21,6 +21,13 @@ struct EvaluationTests {
         }
     }
 
+    @Test("a byte order mark before the manifest's header is skipped")
+    func byteOrderMark() throws {
+        let entries = try EvaluationManifest.parse(
+            "\u{FEFF}file,exercise,participant,true_reps\na.csv,squat,p1,5\n", file: "m.csv")
+        #expect(entries.map(\.file) == ["a.csv"])
+    }
+
     @Test("a bad true_reps value is refused with its line")
     func badTrueReps() {
         let text = "file,exercise,participant,true_reps\na.csv,squat,p1,5\nb.csv,squat,p1,five\n"
