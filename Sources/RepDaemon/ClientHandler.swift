@@ -10,8 +10,10 @@ import RepProtocol
 /// client with the hub for events.
 ///
 /// Commands are answered one at a time, in order: while a replay or a `history` reply is under way (read from the
-/// journal's thread, sent as the client reads), later lines wait and the socket is not read, so a client that sends
-/// faster than it reads holds at most what one read brought.
+/// journal's thread, sent as the client reads), and while the client's queue holds more than half its limit (the
+/// replies of commands it sent in a row, `status` a thousand times in one write), later lines wait and the socket is
+/// not read: the client's own sending stops on its full socket, as over TCP, and repd holds at most what one read
+/// event brought (NIO reads up to four buffers of at most 64 KiB then), and a queue that replies pass by one line.
 final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
 
@@ -28,8 +30,16 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let loggedBadLines = 5
     private var id = 0
     private var accepted = false
-    /// A replay or `history` reply is under way: later lines wait in `pending`.
+    /// A replay or `history` reply is under way, or the replies sent wait for the client's queue to drain: later
+    /// lines wait in `pending`, and the socket is not read.
     private var busy = false
+    /// `handlePendingLines` is running: a wait that ends at once (its future already complete, or completed by a
+    /// write inside the loop) lets that loop go on rather than start another one inside it.
+    private var answering = false
+    /// Whether the socket is read (`autoRead`): not while `busy`.
+    private var reading = true
+    /// The write of the newest reply sent since the last wait: the queue has drained once it has left.
+    private var lastReply: EventLoopFuture<Void>?
     /// The client shut down its sending side (`printf status | nc -U …`, `echo … | socat`), or closed: no more
     /// commands come.
     private var inputClosed = false
@@ -137,31 +147,36 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// Answers the complete lines received, in order, until one starts a replay or a `history` reply; then stops
-    /// reading the socket until that is done.
+    /// Answers the complete lines received, in order, until one starts a replay or a `history` reply, or the replies
+    /// leave the client's queue over half its limit; then stops reading the socket until that is done or drained.
+    ///
+    /// Before, only replays and `history` replies waited: `status`, `ping` and `error` replies to lines sent in a row
+    /// were all written at once, and the reply that passed the queue's limit disconnected the client as one that
+    /// stopped reading (1000 `status` lines in one write: 168 replies, then a reset), although it read all the while.
     private func handlePendingLines(context: ChannelHandlerContext) {
+        answering = true
         while !busy, context.channel.isActive,
             let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n"))
         {
             let length = newline - pending.readerIndex
             // A line too long is refused whole, whether its newline came in the same read or not yet.
-            guard length <= ClientCommand.maximumLineLength else { return refuseLongLine(context: context) }
+            guard length <= ClientCommand.maximumLineLength else {
+                answering = false
+                return refuseLongLine(context: context)
+            }
             let line = pending.readBytes(length: length)!
             pending.moveReaderIndex(forwardBy: 1)
             guard accepted else { continue }
             if let answered = handle(line: line, context: context) {
-                busy = true
-                _ = context.channel.setOption(ChannelOptions.autoRead, value: false)
-                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                answered.whenComplete { _ in
-                    let (handler, context) = loopBound.value
-                    handler.busy = false
-                    guard context.channel.isActive else { return }
-                    _ = context.channel.setOption(ChannelOptions.autoRead, value: true)
-                    handler.handlePendingLines(context: context)
-                }
+                wait(for: answered, context: context)
+            } else if queueIsLoaded(context.channel) {
+                // Live lines behind the replies are held to the stall limit, not to the queue's (the replies filled
+                // it, not the client's reading), until the queue drained: then the next line is answered.
+                wait(for: hub.whenDrained(context.channel, after: lastReply), context: context)
             }
         }
+        answering = false
+        setReading(!busy, context: context)
         if !busy { closeIfAnswered(context: context) }
         // What follows the last newline is a line still coming: it too is held to the limit.
         let lastNewline =
@@ -170,6 +185,42 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             return refuseLongLine(context: context)
         }
         if !busy { pending.discardReadBytes() }
+    }
+
+    /// Answers no further line until `answered` completes, then goes on with the lines waiting.
+    private func wait(for answered: EventLoopFuture<Void>, context: ChannelHandlerContext) {
+        busy = true
+        lastReply = nil
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        answered.whenComplete { _ in
+            let (handler, context) = loopBound.value
+            handler.busy = false
+            // Completed inside `handlePendingLines` (at once, or by one of its writes): its loop goes on. A loop
+            // started here instead would nest once per line (100 000 `history` lines without a journal).
+            guard !handler.answering, context.channel.isActive else { return }
+            handler.handlePendingLines(context: context)
+        }
+    }
+
+    /// Whether the client's queue holds more than half its limit (the low water mark; not writable: more than all).
+    private func queueIsLoaded(_ channel: Channel) -> Bool {
+        guard channel.isWritable else { return true }
+        guard let options = channel.syncOptions,
+            let buffered = try? options.getOption(.bufferedWritableBytes),
+            let marks = try? options.getOption(.writeBufferWaterMark)
+        else { return false }
+        return buffered > marks.low
+    }
+
+    private func setReading(_ on: Bool, context: ChannelHandlerContext) {
+        guard on != reading, context.channel.isActive else { return }
+        reading = on
+        _ = context.channel.setOption(ChannelOptions.autoRead, value: on)
+    }
+
+    /// Sends one reply and keeps its write (`lastReply`).
+    private func reply(_ line: String, context: ChannelHandlerContext) {
+        lastReply = hub.send(line, to: context.channel)
     }
 
     /// Replies `error` and closes the connection; the rest of what the client sent is ignored.
@@ -202,17 +253,17 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
                     logger.notice("client \(id): its further bad lines are not logged (each still gets its error)")
                 }
             }
-            hub.send(ServerMessage.error(error.reason), to: context.channel)
+            reply(ServerMessage.error(error.reason), context: context)
             return nil
         }
         switch command {
         case .status:
             var status = state.status(clients: hub.clientCount)
             status.journal = hub.journal?.status ?? hub.journalFailure
-            hub.send(ServerMessage.status(status, daemonVersion: repdVersion), to: context.channel)
+            reply(ServerMessage.status(status, daemonVersion: repdVersion), context: context)
         case .subscribe(let kinds, let since):
             hub.subscribe(context.channel, to: kinds)
-            hub.send(ServerMessage.subscribed(kinds, since: since), to: context.channel)
+            reply(ServerMessage.subscribed(kinds, since: since), context: context)
             if let since {
                 logger.info("client \(id) asked for the events after id \(since)")
                 return hub.replay(context.channel, since: since, kinds: kinds)
@@ -220,9 +271,9 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .reset:
             control.requestReset()
             logger.info("client \(id) asked for a reset")
-            hub.send(ServerMessage.resetDone(), to: context.channel)
+            reply(ServerMessage.resetDone(), context: context)
         case .ping:
-            hub.send(ServerMessage.pong(), to: context.channel)
+            reply(ServerMessage.pong(), context: context)
         case .history(let request):
             return hub.answerHistory(request, to: context.channel)
         }

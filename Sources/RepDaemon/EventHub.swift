@@ -7,11 +7,14 @@ import Synchronization
 /// Fans events out to every connected client, on the socket server's event loop.
 ///
 /// Each event is encoded once into a buffer that every subscribed client shares. A client's unread output is
-/// bounded by the channel's high water mark (`client_queue_kib`): a write that leaves a client over it disconnects
-/// that client, so one that stops reading never holds memory or delays anyone else. Replays and `history` replies
-/// are read from the journal (on its own thread) a page at a time, each page once the client's queue drained under
-/// that mark: whatever the gap, a client holds at most one page plus its queue. Until the last page (or the reply)
-/// has left the queue, live lines behind it are held to `stallLimit` instead of the mark (`whenDrained(_:after:)`).
+/// bounded by the channel's high water mark (`client_queue_kib`): a live line that leaves a client over it
+/// disconnects that client, so one that stops reading never holds memory or delays anyone else. Replies to its
+/// commands (`send(_:to:)`) never disconnect it: `ClientHandler` answers no further command, and stops reading the
+/// socket, while they hold its queue over half the mark, and waits for it to drain (`whenDrained(_:after:)`).
+/// Replays and `history` replies are read from the journal (on its own thread) a page at a time, each page once the
+/// client's queue drained under that mark: whatever the gap, a client holds at most one page plus its queue. Until
+/// the last page (or the reply) has left the queue, live lines behind it are held to `stallLimit` instead of the
+/// mark (`whenDrained(_:after:)`).
 final class EventHub: Sendable {
     struct Client {
         let id: Int
@@ -124,8 +127,8 @@ final class EventHub: Sendable {
     /// Small, so that writing one delays a live event waiting behind it on the loop as little as possible (timed in a
     /// debug build under load: median 1 ms for 64 events, 3-4.5 ms for 256; 16 was not timed on its own).
     static let pageSize = 16
-    /// How long a client may keep a full queue without reading while a replay or a `history` reply waits for it to
-    /// drain, before it is disconnected as one that stopped reading.
+    /// How long a client may keep a full queue without reading while a replay, a `history` reply or replies to its
+    /// commands wait for it to drain, before it is disconnected as one that stopped reading.
     static let stallLimit = TimeAmount.seconds(10)
 
     /// Sends a client the journaled events of `kinds` after `since`, page by page as its socket drains, then lets
@@ -255,11 +258,11 @@ final class EventHub: Sendable {
     }
 
     /// Completes when the client's queue is under its limit (at once if it is) and, with `written` (the last write
-    /// of a replay or a `history` reply), once that write has left the queue with the queue under its limit, or the
-    /// queue fell under half its limit. Until then live lines are held to `stallLimit`, not to the queue limit: a
-    /// replay stops writing pages only when the queue passed its limit, so its last page may leave the queue just
-    /// under it, where the next live line would otherwise disconnect a client that reads all the while. A client
-    /// whose wait lasts `stallLimit` is disconnected (the future then fails).
+    /// of a replay, of a `history` reply, or of replies to commands sent in a row), once that write has left the
+    /// queue with the queue under its limit, or the queue fell under half its limit. Until then live lines are held
+    /// to `stallLimit`, not to the queue limit: a replay stops writing pages only when the queue passed its limit, so
+    /// its last page may leave the queue just under it, where the next live line would otherwise disconnect a client
+    /// that reads all the while. A client whose wait lasts `stallLimit` is disconnected (the future then fails).
     func whenDrained(_ channel: Channel, after written: EventLoopFuture<Void>? = nil) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         let key = ObjectIdentifier(channel)
@@ -272,7 +275,7 @@ final class EventHub: Sendable {
         let stall = eventLoop.scheduleTask(in: Self.stallLimit) {
             guard self.clients.value[key]?.drained != nil else { return }
             self.logger.warning(
-                "client \(id) stopped reading: its queue did not drain in \(Self.stallLimit.nanoseconds / 1_000_000_000) s while it was sent the journal; disconnecting it"
+                "client \(id) stopped reading: its queue did not drain in \(Self.stallLimit.nanoseconds / 1_000_000_000) s while it was sent the journal or replies; disconnecting it"
             )
             channel.close(promise: nil)
         }
@@ -341,11 +344,15 @@ final class EventHub: Sendable {
         return promise.futureResult
     }
 
-    /// Writes one line to one client and disconnects it if that leaves it over its queue limit (on the loop).
-    func send(_ line: String, to channel: Channel) {
+    /// Writes one reply (to a command, or `hello`, or an `error`) to one client (on the loop) and returns the write.
+    /// Unlike a live line it never disconnects the client: the client asked for it, and `ClientHandler` sends the
+    /// next one only once the queue holds at most half its limit, so replies pass the limit by one line at most.
+    /// (Before, the reply that passed the limit disconnected a client that sent commands in a row while it read.)
+    @discardableResult
+    func send(_ line: String, to channel: Channel) -> EventLoopFuture<Void> {
         var buffer = channel.allocator.buffer(capacity: line.utf8.count)
         buffer.writeString(line)
-        write(buffer, to: channel)
+        return channel.writeAndFlush(buffer)
     }
 
     /// Says `bye` to everyone and closes every connection; completes when all are closed. A client whose `bye`
