@@ -86,8 +86,8 @@ let package = Package(
         .target(
             name: "RepDaemon",
             dependencies: [
-                "DaemonSignals", "MotionCore", "MotionFixtures", "MotionSimulation", "RepDetection", "RepProtocol",
-                "RepConfiguration", "RepSettings", "LinuxIIO", "RepJournal", "RepUplink",
+                "DaemonSignals", "MotionCore", "MotionFixtures", "MotionSimulation", "PlainText", "RepDetection",
+                "RepProtocol", "RepConfiguration", "RepSettings", "LinuxIIO", "RepJournal", "RepUplink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -140,7 +140,8 @@ let package = Package(
         .executableTarget(
             name: "repd",
             dependencies: [
-                "MotionCore", "RepDetection", "RepConfiguration", "RepDaemon", "RepProtocol", "RepSettings",
+                "MotionCore", "PlainText", "RepDetection", "RepConfiguration", "RepDaemon", "RepProtocol",
+                "RepSettings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -41,6 +41,11 @@ extension DaemonConfiguration {
                 "socket.path",
                 "\(bytes) bytes; a Unix socket's path holds at most \(Self.longestSocketPath): choose a shorter one")
         }
+        if let (folder, mode) = Self.nearestExisting(folderOf: socket.path), mode & S_IFMT != S_IFDIR {
+            throw error(
+                "socket.path",
+                "'\(folder)' is \(Self.kind(of: mode)), not a folder: the socket cannot be made under it")
+        }
         if provider == .fixture, fixturePath.isEmpty {
             // `--fixture ''` is the flag's fault, not the file's.
             throw error(
@@ -65,6 +70,35 @@ extension DaemonConfiguration {
                 throw error("fixture.path", "cannot read '\(fixturePath)': \(String(cString: strerror(errno)))")
             }
             if let reason = fixtureProblem?(fixturePath) { throw error("fixture.path", "cannot replay it: \(reason)") }
+        }
+    }
+
+    /// The deepest of the folders above `path` that exists, and its mode (nil for a path without a folder, or when
+    /// none can be looked at).
+    static func nearestExisting(folderOf path: String) -> (String, mode_t)? {
+        var folder = Substring(path)
+        while let slash = folder.lastIndex(of: "/") {
+            folder = folder[..<slash]
+            let name = folder.isEmpty ? "/" : String(folder)
+            var info = stat()
+            if stat(name, &info) == 0 { return (name, info.st_mode) }
+            // ENOTDIR: a file stands above; it is found on the way up.
+            guard errno == ENOENT || errno == ENOTDIR else { return nil }
+        }
+        return nil
+    }
+
+    /// What a file of mode `mode` is, in words ("a regular file", "a directory", …).
+    public static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: "a regular file"
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "a file of an unknown kind"
         }
     }
 

@@ -198,6 +198,12 @@ struct TOMLParser {
                 line: line, column: column,
                 reason: "U+\(String(value, radix: 16, uppercase: true)) is not a Unicode scalar value")
         }
+        // TOML allows it, but no setting of repd can hold one: a path would end at it (the system reads C strings),
+        // so "/var/lib/j\u0000x.db" would silently be /var/lib/j.
+        guard value != 0 else {
+            throw TOMLSyntaxError(
+                line: line, column: column, reason: "'\\u0000' (NUL): no setting can hold one (a path would end there)")
+        }
         return scalar
     }
 

@@ -66,6 +66,10 @@ final class SocketServerService: Service {
             do {
                 channel = try await bootstrap.bind(unixDomainSocketPath: options.path, cleanupExistingSocketFile: false)
                     .get()
+            } catch let error as IOError {
+                // The system's words, not SwiftNIO's call ("bind(descriptor:ptr:bytes:): Permission denied)").
+                let reason = String(cString: strerror(error.errnoCode))
+                throw SocketError(description: "cannot listen on \(options.path): \(reason) (errno \(error.errnoCode))")
             } catch {
                 throw SocketError(description: "cannot listen on \(options.path): \(error)")
             }
@@ -109,7 +113,7 @@ final class SocketServerService: Service {
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw SocketError(
                 description:
-                    "\(options.path) exists and is not a socket (\(Self.kind(of: info.st_mode))); repd removes only a "
+                    "\(options.path) exists and is not a socket (\(DaemonConfiguration.kind(of: info.st_mode))); repd removes only a "
                     + "stale socket there: give another --socket or socket.path, or remove it")
         }
         try Self.refuseIfServed(options.path)
@@ -117,19 +121,6 @@ final class SocketServerService: Service {
         guard unlink(options.path) == 0 else {
             throw SocketError(
                 description: "cannot remove the stale socket \(options.path): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// What a file of mode `mode` is, in words.
-    static func kind(of mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFREG: "a regular file"
-        case S_IFDIR: "a directory"
-        case S_IFLNK: "a symbolic link"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        default: "not a socket"
         }
     }
 

@@ -107,7 +107,8 @@ extension ClientCommand {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch { throw ProtocolError("malformed JSON: \(error)") }
         guard case .object(let members) = value else { throw ProtocolError("expected a JSON object") }
-        guard let name = members["cmd"]?.stringValue else { throw ProtocolError("missing \"cmd\" (a string)") }
+        guard let cmd = members["cmd"] else { throw ProtocolError("missing \"cmd\" (a string)") }
+        guard let name = cmd.stringValue else { throw ProtocolError("\"cmd\" must be a string (the command's name)") }
         if name == "history" { return .history(try HistoryRequest.parse(json: members)) }
         var events: [String]?
         var since: Int64?

@@ -250,6 +250,8 @@ func loadDetectorConfiguration(_ path: String?) throws -> RepDetectorConfigurati
 
 extension SensorPlacement: ExpressibleByArgument {}
 
+/// Writes `message` on standard error, its control characters written out (`LogText`): a NUL from a file would
+/// otherwise end the message there, and an escape sequence would reach the terminal.
 func printError(_ message: String) {
-    fputs(message + "\n", stderr)
+    fputs(LogText.escaped(message) + "\n", stderr)
 }

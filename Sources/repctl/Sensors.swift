@@ -56,6 +56,9 @@ struct Sensors: ParsableCommand {
     func validate() throws {
         if let read, read < 1 { throw ValidationError("--read needs a count of at least 1.") }
         guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be a positive number.") }
+        guard timeout > 0, timeout <= 86_400 else {
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400.")
+        }
     }
 
     func run() throws {

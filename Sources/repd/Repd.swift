@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import MotionCore
+import PlainText
 import RepConfiguration
 import RepDaemon
 import RepDetection

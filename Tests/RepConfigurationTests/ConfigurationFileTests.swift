@@ -124,6 +124,8 @@ struct TOMLParserTests {
             ("[t]\nx = \"bad \\q\"\n", 2, 10, "unknown escape '\\q'"),
             ("[t]\nx = \"\\u12\"\n", 2, 6, "needs 4 hex digits"),
             ("[t]\nx = \"\\uD800\"\n", 2, 6, "not a Unicode scalar value"),
+            ("[t]\nx = \"j\\u0000x.db\"\n", 2, 7, "'\\u0000' (NUL): no setting can hold one"),
+            ("[t]\nx = \"\\U00000000\"\n", 2, 6, "(NUL)"),
             ("[t]\nx = [1, 2\n", 3, 1, "the array opened on line 2 has no closing ']'"),
             ("[t]\nx = [1 2]\n", 2, 8, "expected ',' or ']'"),
             ("[t]\nx = " + String(repeating: "[", count: 5000) + "\n", 2, 21, "arrays nested more than 16 deep"),

@@ -46,6 +46,26 @@ struct SystemCheckTests {
         }
     }
 
+    @Test("a socket path under a regular file is refused, naming the file; under missing folders it is not")
+    func socketUnderAFile() throws {
+        let file = Scratch.file("not-a-folder", suffix: ".csv")
+        try "t,ax,ay,az\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for socketPath in [file + "/x.sock", file + "/deeper/x.sock"] {
+            let (c, path) = try configuration("[socket]\npath = \"\(socketPath)\"\n")
+            do {
+                try c.checkAgainstSystem(file: path)
+                Issue.record("\(socketPath) accepted")
+            } catch {
+                #expect(error.line == 2 && error.key == "socket.path", "\(error)")
+                #expect(error.reason == "'\(file)' is a regular file, not a folder: the socket cannot be made under it")
+            }
+        }
+        let (missing, missingPath) = try configuration("[socket]\npath = \"/nonexistent/a/b/x.sock\"\n")
+        try missing.checkAgainstSystem(file: missingPath)  // the socket server makes its folder, or says why not
+        let (relative, relativePath) = try configuration("[socket]\npath = \"x.sock\"\n")
+        try relative.checkAgainstSystem(file: relativePath)
+    }
+
     @Test("a fixture that is missing or not a file is refused only when the provider replays it")
     func fixture() throws {
         let (missing, path) = try configuration(

@@ -51,6 +51,26 @@ struct RepctlConfigurationTests {
         #expect(bad.standardError.contains("--stride must be a positive number"), "\(bad.standardError)")
     }
 
+    @Test("sensors refuses a --timeout that is not a number of seconds above 0 before it looks for a device")
+    func sensorsTimeout() throws {
+        for timeout in ["0", "-1", "nan", "1e9"] {
+            let bad = try DaemonProcess(
+                executable: repctl, arguments: ["sensors", "--read", "1", "--timeout", timeout])
+            #expect(bad.waitForExit() == 64, "\(timeout)")
+            #expect(bad.standardError.contains("--timeout must be a number of seconds above 0"), "\(bad.standardError)")
+        }
+    }
+
+    @Test("an error naming a file's bytes prints its control characters written out, a NUL included")
+    func errorWithNul() throws {
+        let dir = scratchDirectory()
+        try "t,ax,ay,az\n0.0,0,0,1\0\n".write(toFile: dir + "/nul.csv", atomically: true, encoding: .utf8)
+        let plot = try DaemonProcess(
+            executable: repctl, arguments: ["plot", dir + "/nul.csv", "--out", dir + "/p.svg"])
+        #expect(plot.waitForExit() != 0)
+        #expect(plot.standardError.contains("nul.csv:2: az: '1\\x00' is not a number\n"), "\(plot.standardError)")
+    }
+
     @Test("generate refuses an acceleration a fixture cannot hold (beyond ±1000 g) before writing anything")
     func generateRefusesAbsurdAccelerations() throws {
         let dir = scratchDirectory()

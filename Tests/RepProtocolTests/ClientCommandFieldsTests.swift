@@ -19,6 +19,13 @@ struct ClientCommandFieldsTests {
         #expect(refusal(#"{"cmd":"bogus","events":["rep"]}"#).contains("unknown command \"bogus\""))
     }
 
+    @Test("a cmd that is not a string is named as such, not as missing")
+    func cmdOfTheWrongType() {
+        #expect(refusal(#"{"cmd":5}"#) == "\"cmd\" must be a string (the command's name)")
+        #expect(refusal(#"{"cmd":null}"#) == "\"cmd\" must be a string (the command's name)")
+        #expect(refusal(#"{"command":"status"}"#) == "missing \"cmd\" (a string)")
+    }
+
     @Test("subscribe still takes events and since; the words form accepts tabs between words")
     func subscribeFieldsAndTabs() throws {
         #expect(

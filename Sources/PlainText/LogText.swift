@@ -1,0 +1,30 @@
+/// Text from outside (client lines, sysfs values, file contents) made safe for one log line.
+public enum LogText {
+    /// `text` with every control character written out: `\n`, `\r`, `\t`, and `\xNN` for the other C0 controls
+    /// (below 0x20) and DEL (0x7f); C1 controls (U+0080…U+009F, which some terminals obey) as `\u{NN}`.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = ""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 8)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += "\\x" + hex(scalar.value)
+            case _ where needsEscape(scalar): out += "\\u{" + hex(scalar.value) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return digits.count < 2 ? "0" + digits : digits
+    }
+}
