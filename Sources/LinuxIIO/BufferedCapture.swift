@@ -11,16 +11,34 @@ import MotionCore
 /// signal's eventfd and the udev monitor; it reads many records per `read()`, carries a partial record over to the
 /// next read, decodes into a reused array and hands each batch to the provider. Nothing per sample allocates, locks
 /// or logs. The first records decide where sample times come from (`SampleClock`); then `.running` (or
-/// `.sensorBack`) is published.
+/// `.sensorBack`) is published, with or without a timestamp channel.
 ///
 /// `run()` returns `.lost` on ENODEV/EIO/ENXIO, EOF, a udev `remove` of the device, or a quiet node whose sysfs
-/// directory is gone (counting the partial record's bytes as discarded), and `.noData` when nothing arrived within
-/// `deliveryDeadline`. `finish()` closes the node, then disables the buffer and restores what `start()` changed.
+/// directory is gone (counting the partial record's bytes as discarded), `.noData` when nothing arrived within
+/// `deliveryDeadline`, and `.stalled` when, after data flowed, nothing arrived for `stallTimeout` (a lost
+/// edge-triggered interrupt or a removed trigger: the buffer runs, poll() never wakes). `finish()` closes the node,
+/// then disables the buffer and restores what `start()` changed.
 struct BufferedCapture: CaptureDriver {
     private let context: CaptureContext
     private let session: IIOCaptureSession
     private var decoder: AccelRecordDecoder?
     private var fd: Int32 = -1
+
+    /// Watermark periods without data, after data flowed, that make a stall (when longer than `deliveryDeadline`).
+    static let stallPeriods = 10.0
+    /// The shortest silence that makes a stall, in seconds: a lost interrupt never ends, so noticing it in 5 s rather
+    /// than 2 costs nothing, while a trigger starved for a moment (a loaded board, a virtual machine) is not
+    /// mistaken for one.
+    static let minimumStall = 5.0
+
+    /// How long a buffer that delivered may stay silent before it counts as stalled: `minimumStall`,
+    /// `deliveryDeadline`, or `stallPeriods` times the time the kernel takes to queue a watermark of records at
+    /// `rate`, whichever is longest.
+    static func stallTimeout(rate: Double, latency: Double, deliveryDeadline: Double) -> Double {
+        let rate = max(rate, 0.1)
+        let watermarkPeriod = Double(max(1, Int(rate * latency))) / rate
+        return max(minimumStall, deliveryDeadline, stallPeriods * watermarkPeriod)
+    }
 
     /// A driver for `context.device`; nothing is written until `start()`.
     init(_ context: CaptureContext) {
@@ -63,6 +81,9 @@ struct BufferedCapture: CaptureDriver {
         batch.reserveCapacity(1024)
         var gotData = false
         let started = monotonicNow()
+        var lastData = started
+        let stallAfter = Self.stallTimeout(
+            rate: rate, latency: context.options.latency, deliveryDeadline: context.options.deliveryDeadline)
         var fds = [
             pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: monitor?.fd ?? -1, events: Int16(POLLIN), revents: 0),
@@ -97,15 +118,15 @@ struct BufferedCapture: CaptureDriver {
                     }
                     switch result {
                     case .bytes(let n):
+                        let now = monotonicNow()
                         gotData = true
+                        lastData = now
                         let filled = carried + n
                         let first = batch.count
                         let consumed = buffer.withUnsafeBytes { raw in
                             decoder.decodeAll(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), into: &batch)
                         }
-                        if clock.stamp(&batch, from: first, readAt: monotonicNow()) {
-                            provider.publish(timing(of: clock), state: context.back ? .sensorBack : .running)
-                        }
+                        if clock.stamp(&batch, from: first, readAt: now) { context.flowing(timing(of: clock)) }
                         provider.countRecords(consumed / recordSize)
                         carried = filled - consumed
                         if carried > 0 {
@@ -131,7 +152,15 @@ struct BufferedCapture: CaptureDriver {
                 }
                 if clock.decided { provider.deliver(&batch) }
             }
-            if !gotData, monotonicNow() - started > context.options.deliveryDeadline { return .noData }
+            if !gotData {
+                if monotonicNow() - started > context.options.deliveryDeadline { return .noData }
+            } else if monotonicNow() - lastData > stallAfter {
+                if clock.decided { provider.deliver(&batch) }
+                provider.countDiscarded(bytes: carried)
+                return .stalled(
+                    "\(found.sysname): the buffer stopped delivering (nothing for \(stallAfter) s after data flowed: a "
+                        + "lost interrupt, or a trigger that no longer fires?)")
+            }
         }
     }
 

@@ -4,9 +4,10 @@
 
 /// Configures a device for buffered capture exactly as repd needs it and puts back exactly the state it found.
 ///
-/// `configure` saves `buffer/enable`, the trigger, every scan element's `_en`, the sampling frequency,
-/// `current_timestamp_clock`, the buffer length and watermark; `restore` writes them back (buffer disabled first,
-/// enable last). `configurePolling` sets (and `restore` puts back) the sampling frequency alone.
+/// `configure` saves `buffer/enable`, the trigger, every scan element's `_en` (also those of channels the scanner
+/// could not parse, which it switches off), the sampling frequency, `current_timestamp_clock`, the buffer length and
+/// watermark; `restore` writes them back (buffer disabled first, enable last). `configurePolling` sets (and `restore`
+/// puts back) the sampling frequency alone.
 public final class IIOCaptureSession: @unchecked Sendable {
     // @unchecked Sendable: configured and restored by one owner (the provider's start/stop or the reader thread
     // when the device is lost), never concurrently.
@@ -75,6 +76,28 @@ public final class IIOCaptureSession: @unchecked Sendable {
             try save(path)
             try Sysfs.write(on ? "1" : "0", to: path)
             if on { enabled.append(channel) }
+        }
+        // Scan elements the scanner left out (a `_type` that does not parse, an `_index` that cannot be read) are
+        // switched off too: one left on would sit in every record at a place the layout does not know, and every
+        // sample would be decoded from the wrong bytes. One that cannot be switched off refuses buffered capture.
+        if let directory = device.scanElementsDirectory {
+            let known = Set(device.scanChannels.map(\.name))
+            for file in IIODeviceScanner.listDirectory(device.path(directory))
+            where file.hasPrefix("in_") && file.hasSuffix("_en") {
+                let channel = String(file.dropFirst(3).dropLast(3))
+                guard !known.contains(channel) else { continue }
+                let path = device.path(directory + "/" + file)
+                do {
+                    try save(path)
+                    if try Sysfs.read(path).trimmingWhitespace() != "0" { try Sysfs.write("0", to: path) }
+                } catch {
+                    throw IIOError(
+                        error.kind, path: error.path,
+                        "\(error.message): channel \(channel), which repd cannot read (its scan type or index is "
+                            + "unusable), must be switched off, or every record would hold it where repd does not "
+                            + "expect it and all samples would be decoded from the wrong bytes")
+                }
+            }
         }
         layout = RecordLayout(channels: enabled)
 

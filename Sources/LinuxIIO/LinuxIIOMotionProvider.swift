@@ -20,12 +20,17 @@ import Synchronization
 /// Faults: ENODEV/EIO (or EOF) while reading mean the sensor is gone: the state becomes `.sensorLost`, the device is
 /// closed, and the thread rescans every `rescanInterval` until it returns (`.sensorBack`). A buffer that delivers
 /// nothing within `deliveryDeadline`, or a device without a buffer, falls back to polling `in_accel_*_raw` at the
-/// configured rate (`.polling`). A missing device at start is `.failed(.notFound)` and is waited for the same way;
-/// permission problems are `.failed(.permissionDenied)` naming the file and the fix. `stop()` puts the device back
-/// exactly as it was found.
+/// configured rate (`.polling`). A buffer that stops delivering after data flowed (a lost interrupt, a removed
+/// trigger) is `.sensorLost` too, and the capture is started again (the buffer disabled and enabled, which re-arms
+/// the trigger); after `stallsBeforePolling` such stalls within `stallWindow` the device is polled instead. A missing
+/// device at start is `.failed(.notFound)` and is waited for the same way; permission problems are
+/// `.failed(.permissionDenied)` naming the file and the fix; a value that does not parse is `.failed(.invalidData)`.
+/// A state is published when it changes, not at every retry of the same failure (a retry ending as the last one did
+/// is not news; the log repeats it every `reminderInterval`). `stop()` puts the device back exactly as it was found.
 public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
-    // @unchecked Sendable: the state subject and the outlet are sent to only from the reader thread;
-    // `thread`/`stopSignal` are guarded by `control`; counters are atomics.
+    // @unchecked Sendable: the state subject and the outlet are sent to only from the reader thread (and from
+    // `start()`/`stop()` while no reader thread runs); `thread`/`stopSignal` are guarded by `control`; counters are
+    // atomics; what the supervisor remembers (`Supervision`) belongs to one run of the reader thread.
 
     /// What to read and how: the `[sensor]` settings (`RepSettings`), one struct from the configuration file to here.
     public typealias Options = SensorSettings
@@ -83,14 +88,28 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
     /// The device in use (nil before it is found).
     public var currentDevice: IIODevice? { device.withLock { $0 } }
 
-    /// Starts the reader thread. Does nothing if it runs.
+    /// Stalls of the buffer within `stallWindow` after which the device is polled instead.
+    static let stallsBeforePolling = 3
+    /// Seconds within which `stallsBeforePolling` stalls make the provider poll.
+    static let stallWindow = 600.0
+    /// Seconds between log lines saying that the same failure goes on (its state is published once).
+    static let reminderInterval = 600.0
+
+    /// Starts the reader thread. Does nothing if it runs. When the thread or its stop eventfd cannot be created
+    /// (no file descriptor left, no thread), the state becomes `.failed(.io)` saying so, and nothing runs.
     public func start() {
-        control.withLock { c in
-            guard c.thread == nil else { return }
-            let stop = WakeSignal()
-            c.stop = stop
-            c.thread = NamedThread(name: "repd-iio") { [self] in self.run(stop: stop) }
+        let failure = control.withLock { c -> IIOError? in
+            guard c.thread == nil else { return nil }
+            let stop: WakeSignal
+            do throws(IIOError) { stop = try WakeSignal.make() } catch { return error }
+            let thread = NamedThread(name: "repd-iio") { [self] in self.run(stop: stop) }
+            guard thread.started else {
+                return IIOError(.io, path: "", "cannot start the sensor's reader thread (pthread_create failed)")
+            }
+            c = (thread, stop)
+            return nil
         }
+        if let failure { stateSubject.send(.failed(MotionProviderError(.io, failure.description))) }
     }
 
     /// Stops the reader thread and restores the device. Idempotent.
@@ -109,23 +128,22 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
 
     private func run(stop: WakeSignal) {
         let monitor = UdevMonitor()
-        var lost = false
-        var reportedMissing = false
-        var lastFailure: String?
+        let supervision = Supervision()
         while !stop.fired {
             do {
                 let found = try IIODeviceScanner.choose(options.device)
                 device.withLock { $0 = found }
                 timingState.withLock { $0 = nil }
-                if lost { reconnectCount.wrappingAdd(1, ordering: .relaxed) }
                 let context = CaptureContext(
-                    device: found, options: options, stop: stop, monitor: monitor, back: lost, provider: self)
+                    device: found, options: options, stop: stop, monitor: monitor, supervision: supervision,
+                    provider: self)
                 let outcome: CaptureOutcome
+                let stalledTooOften = supervision.stalls >= Self.stallsBeforePolling
                 // Accel or timestamp scan elements that do not parse fail the buffered setup (with the file and
                 // why) rather than fall back to polling unnoticed.
                 if found.hasBufferedAccel
                     || (found.devnode != nil && !found.devnodeMissing && !found.channelErrors.isEmpty),
-                    found.bufferDirectory != nil, !options.forcePolling
+                    found.bufferDirectory != nil, !options.forcePolling, !stalledTooOften
                 {
                     let buffered: CaptureOutcome
                     do {
@@ -151,6 +169,11 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     let reason: String
                     if options.forcePolling {
                         reason = "polling was asked for"
+                    } else if stalledTooOften {
+                        let window = Int(Self.stallWindow)
+                        reason =
+                            "the buffer stopped delivering \(supervision.stalls) times within \(window) s (a lost "
+                            + "interrupt or a trigger that stops firing?)"
                     } else if found.devnode == nil {
                         reason = "the device has no buffer (no \(found.sysname) device node)"
                     } else if found.devnodeMissing, let node = found.devnode {
@@ -161,39 +184,94 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     var driver = PolledCapture(context, reason: reason)
                     outcome = try capture(with: &driver, on: found)
                 }
-                lastFailure = nil
                 switch outcome {
                 case .stopped: return
                 case .lost(let reason):
-                    lost = true
-                    reportedMissing = true
-                    stateSubject.send(.sensorLost(reason: reason))
+                    supervision.lost = true
+                    supervision.reportedMissing = true
+                    supervision.stalls = 0  // a device that comes back gets its buffer tried afresh
+                    send(.sensorLost(reason: reason), supervision)
+                case .stalled(let reason):
+                    let now = monotonicNow()
+                    supervision.stalls = now - supervision.lastStall < Self.stallWindow ? supervision.stalls + 1 : 1
+                    supervision.lastStall = now
+                    supervision.lost = true
+                    supervision.reportedMissing = true
+                    let next =
+                        supervision.stalls >= Self.stallsBeforePolling ? "polling instead" : "restarting the capture"
+                    send(.sensorLost(reason: "\(reason); \(next)"), supervision)
                 case .noData, .refused: break
                 }
             } catch {
                 switch error.kind {
                 case .notFound, .deviceLost:
-                    if !reportedMissing {
-                        reportedMissing = true
-                        if lost {
-                            stateSubject.send(.sensorLost(reason: error.description))
+                    if !supervision.reportedMissing {
+                        supervision.reportedMissing = true
+                        if supervision.lost {
+                            send(.sensorLost(reason: error.description), supervision)
                         } else {
-                            stateSubject.send(.failed(MotionProviderError(.notFound, error.description)))
+                            send(.failed(MotionProviderError(.notFound, error.description)), supervision)
                         }
                     }
-                    if error.kind == .deviceLost { lost = true }
+                    if error.kind == .deviceLost { supervision.lost = true }
                 case .permissionDenied, .unsupported, .invalidValue, .io:
-                    // The same failure again at the next rescan is not news.
-                    if lastFailure != error.description {
-                        lastFailure = error.description
-                        let kind: MotionProviderError.Kind =
-                            error.kind == .permissionDenied ? .permissionDenied : error.kind == .io ? .io : .unsupported
-                        stateSubject.send(.failed(MotionProviderError(kind, error.description)))
+                    // The same failure again at the next rescan is not news: published once, logged again only
+                    // every `reminderInterval`.
+                    let now = monotonicNow()
+                    let failed = MotionProviderState.failed(
+                        MotionProviderError(Self.kind(of: error), error.description))
+                    if supervision.lastState != failed {
+                        supervision.repeats = 0
+                        supervision.lastReminder = now
+                        send(failed, supervision)
+                    } else {
+                        supervision.repeats += 1
+                        if now - supervision.lastReminder >= Self.reminderInterval {
+                            supervision.lastReminder = now
+                            let attempts = supervision.repeats
+                            logger.warning(
+                                "sensor: still failing (\(attempts) more attempts since it was reported): \(error)")
+                        }
                     }
-                    reportedMissing = true
+                    supervision.reportedMissing = true
                 }
             }
             if wait(stop, monitor: monitor, seconds: options.rescanInterval) { return }
+        }
+    }
+
+    /// What the supervisor loop remembers between capture attempts: one per run of the reader thread, used on it
+    /// only (by the loop, and by the drivers through `CaptureContext` when samples flow).
+    final class Supervision {
+        /// A loss was reported and samples have not flowed since: the next samples publish `.sensorBack`.
+        var lost = false
+        /// The device's absence was reported (`.sensorLost` or `.failed(.notFound)`): not again until samples flow.
+        var reportedMissing = false
+        /// Attempts that failed as the one whose `.failed` state was published last, and when that was last logged.
+        var repeats = 0
+        var lastReminder = 0.0
+        /// The state sent last: the same state is not sent again (the same failure at the next attempt included).
+        var lastState: MotionProviderState?
+        /// Buffer stalls less than `stallWindow` apart, and when the last one was (CLOCK_MONOTONIC s).
+        var stalls = 0
+        var lastStall = -Double.infinity
+    }
+
+    /// Sends `state` unless it is the state sent last: a retry that ends as the last attempt did is not a change.
+    private func send(_ state: MotionProviderState, _ supervision: Supervision) {
+        guard supervision.lastState != state else { return }
+        supervision.lastState = state
+        stateSubject.send(state)
+    }
+
+    /// The provider error kind for `error`.
+    static func kind(of error: IIOError) -> MotionProviderError.Kind {
+        switch error.kind {
+        case .permissionDenied: .permissionDenied
+        case .io: .io
+        case .invalidValue: .invalidData
+        case .notFound, .deviceLost: .notFound
+        case .unsupported: .unsupported
         }
     }
 
@@ -238,10 +316,23 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         discarded.wrappingAdd(bytes, ordering: .relaxed)
     }
 
-    /// Sets where the samples' times come from, then publishes `state` (`.running`, `.sensorBack` or `.polling`).
-    func publish(_ timing: SampleTiming, state: MotionProviderState) {
+    /// Samples flow (called by a driver before it delivers its first batch): sets where their times come from, then
+    /// publishes `.polling(reason)` when `polling` is given, else `.sensorBack` after a loss or `.running` (unless that
+    /// state is the one published last). After a loss this counts a reconnect (`Counters.reconnects`), and a device
+    /// reported missing is forgotten, so that the next loss is published again.
+    func publishFlowing(_ timing: SampleTiming, polling reason: String? = nil, supervision: Supervision) {
         timingState.withLock { $0 = timing }
-        stateSubject.send(state)
+        let state: MotionProviderState
+        if let reason {
+            state = .polling(reason: reason)
+        } else {
+            state = supervision.lost ? .sensorBack : .running
+        }
+        if supervision.lost { reconnectCount.wrappingAdd(1, ordering: .relaxed) }
+        supervision.lost = false
+        supervision.reportedMissing = false
+        supervision.repeats = 0
+        send(state, supervision)
     }
 
     /// Logs each mount matrix of `found` that does not parse, and which one is used instead, and each sampling

@@ -36,6 +36,8 @@ struct SampleClock {
     private var judged = 0
     private var lastDevice = -Double.infinity
     private var lastHost = -Double.infinity
+    /// Whether a call of `stamp` has returned true (the samples' timing was announced).
+    private var announced = false
     /// The device's first few timestamps, for the log when they are refused.
     private(set) var seen: [Double] = []
 
@@ -50,30 +52,39 @@ struct SampleClock {
 
     /// Times `samples[start...]`, the records of one read that ended at `now` (CLOCK_MONOTONIC seconds). While
     /// undecided, every sample from index 0 is held by the caller; when the decision is `host`, they are all retimed.
-    /// Returns true when this call made the decision.
+    /// Returns true once: at the first call after which samples may be delivered (the call that made the decision,
+    /// or, without a timestamp channel, the first call with samples), when the caller announces the timing and the
+    /// state.
     mutating func stamp(_ samples: inout [MotionSample], from start: Int, readAt now: Double) -> Bool {
         guard start < samples.count else { return false }
         switch source {
         case .device:
-            return false
+            break
         case .host:
             spread(&samples, from: start, endingAt: now)
-            return false
         case nil:
-            for index in start..<samples.count {
-                let t = samples[index].timestamp
-                if seen.count < Self.recordsToJudge { seen.append(t) }
-                if !(t > 0 && t > lastDevice) {
-                    source = .host
-                    spread(&samples, from: 0, endingAt: now)
-                    return true
-                }
-                lastDevice = t
-                judged += 1
-            }
-            if judged >= Self.recordsToJudge { source = .device }
-            return source != nil
+            judge(&samples, from: start, readAt: now)
         }
+        guard decided, !announced else { return false }
+        announced = true
+        return true
+    }
+
+    /// Looks at the device timestamps of `samples[start...]`: one that is not above 0 and above the one before
+    /// decides `host` (and retimes every held sample); `recordsToJudge` good ones decide `device`.
+    private mutating func judge(_ samples: inout [MotionSample], from start: Int, readAt now: Double) {
+        for index in start..<samples.count {
+            let t = samples[index].timestamp
+            if seen.count < Self.recordsToJudge { seen.append(t) }
+            if !(t > 0 && t > lastDevice) {
+                source = .host
+                spread(&samples, from: 0, endingAt: now)
+                return
+            }
+            lastDevice = t
+            judged += 1
+        }
+        if judged >= Self.recordsToJudge { source = .device }
     }
 
     /// Gives `samples[start...]` times ending at `now`, one period apart, and always after the last time given.

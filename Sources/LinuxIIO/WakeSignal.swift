@@ -10,7 +10,31 @@ public final class WakeSignal: Sendable {
     /// The descriptor to poll for `POLLIN`.
     public let fd: Int32
 
-    /// A new, unfired signal.
+    /// A new, unfired signal; throws (kind `.io`, naming eventfd and errno's reason, e.g. EMFILE when the process
+    /// has no descriptor left) when the kernel gives no eventfd: a signal without one could never wake the thread,
+    /// and whoever stops it would wait in `join()` forever.
+    public static func make() throws(IIOError) -> WakeSignal {
+        try WakeSignal(creating: repd_eventfd)
+    }
+
+    /// A new signal on the descriptor `create` returns (`repd_eventfd`; tests pass one that fails): -1 and `errno`
+    /// is an error.
+    init(creating create: () -> Int32) throws(IIOError) {
+        let fd = create()
+        guard fd >= 0 else {
+            let code = errno
+            let reason = String(cString: strerror(code))
+            throw IIOError(
+                .io, path: "",
+                "cannot create an eventfd (EFD_CLOEXEC | EFD_NONBLOCK) to wake a thread: \(reason)"
+                    + (code == EMFILE || code == ENFILE ? " (no file descriptor left: raise LimitNOFILE)" : ""))
+        }
+        self.fd = fd
+    }
+
+    /// A new, unfired signal, without checking that the kernel gave an eventfd: when it did not (`fd` is -1), `fire()`
+    /// wakes nothing. Only for a thread that also wakes on its own: the uplink's polls with a timeout and reads its
+    /// stop flag each time, so without the eventfd it is slower to see new events and a stop, never stuck.
     public init() { fd = repd_eventfd() }
 
     deinit { close(fd) }

@@ -409,17 +409,17 @@ struct UmockdevTests {
             ), "\(stderr)")
     }
 
-    /// Runs a testbed scenario (umockdev's Python API) and returns what it observed.
-    private func testbed(_ scenario: String, program: String) throws -> [String: Any] {
+    /// Runs a testbed scenario (umockdev's Python API) on `device` (wrist.umockdev, or a variant of it) and returns
+    /// what it observed.
+    private func testbed(
+        _ scenario: String, program: String, device: String = umockdevDirectory + "/wrist.umockdev"
+    ) throws -> [String: Any] {
         let wrapper = try #require(
             tool("umockdev-wrapper"), "umockdev-wrapper is missing: scripts/install-deps test installs umockdev")
         let out = Scratch.file("testbed", suffix: ".json")
         let result = try runProgram(
-            wrapper,
-            [
-                "/usr/bin/python3", umockdevDirectory + "/testbed.py", scenario, umockdevDirectory + "/wrist.umockdev",
-                program, out,
-            ], timeout: 120)
+            wrapper, ["/usr/bin/python3", umockdevDirectory + "/testbed.py", scenario, device, program, out],
+            timeout: 120)
         #expect(result.status == 0, "\(result.errors)")
         let data = try Data(contentsOf: URL(fileURLWithPath: out))
         return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -467,6 +467,115 @@ struct UmockdevTests {
         let before = try #require(observed["before"] as? [String: String])
         let after = try #require(observed["after"] as? [String: String])
         #expect(after == before)
+    }
+
+    @Test(
+        "a buffer that stops delivering after data flowed is reported once, the capture restarts, and samples resume",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
+    func stalledBuffer() throws {
+        let observed = try testbed("stall", program: productsDirectory + "/repd")
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        #expect((observed["samples_before_stall"] as? Int ?? 0) > 20)
+        let sensor = (observed["sensor"] as? [[String: Any]] ?? []).filter { $0["state"] as? String != "connected" }
+        let states = sensor.compactMap { $0["state"] as? String }
+        // The restarted buffer delivers again (`back`); on a machine too busy to feed it within the delivery deadline
+        // repd polls instead (`polling`): either way the capture was started again, and said so once.
+        #expect(states == ["lost", "back"] || states == ["lost", "polling"], "\(sensor)")
+        let reason = sensor.first?["message"] as? String ?? ""
+        #expect(
+            reason.hasPrefix("iio:device0: the buffer stopped delivering (nothing for 5.0 s after data flowed")
+                && reason.hasSuffix("; restarting the capture"), "\(reason)")
+        #expect((observed["samples_after_restart"] as? Int ?? 0) > 20, "samples flow again")
+        let status = try #require(observed["status"] as? [String: Any], "no status reply")
+        #expect((status["iio"] as? [String: Any])?["reconnects"] as? Int == 1, "\(status)")
+        let stderr = observed["stderr"] as? String ?? ""
+        #expect(stderr.components(separatedBy: "the buffer stopped delivering").count == 2, "logged once: \(stderr)")
+        #expect(observed["after"] as? [String: String] == observed["before"] as? [String: String])
+    }
+
+    @Test(
+        "a raw value that does not parse while polling is one invalidData error naming the value and the file, not a state per retry",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
+    func unparseableRawValue() throws {
+        let observed = try testbed("badvalue", program: productsDirectory + "/repd")
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        let sensor = observed["sensor"] as? [[String: Any]] ?? []
+        // The error once, though repd tried again every 0.5 s for 3 s; `polling` once the value parses again.
+        #expect(sensor.compactMap { $0["state"] as? String } == ["error", "polling"], "\(sensor)")
+        #expect(sensor.first?["kind"] as? String == "invalidData", "\(sensor)")
+        #expect(
+            sensor.first?["message"] as? String
+                == "/sys/devices/platform/lis3dh-wrist/iio:device0/in_accel_z_raw: 'oops' is not a number (raw counts expected)",
+            "\(sensor)")
+        let stderr = observed["stderr"] as? String ?? ""
+        #expect(stderr.components(separatedBy: "'oops' is not a number").count == 2, "logged once: \(stderr)")
+        #expect(stderr.components(separatedBy: "sensor: polling instead").count == 2, "logged once: \(stderr)")
+    }
+
+    @Test(
+        "raw reads that fail while the device is there are lost only after several in a row, and reported once",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
+    func unreadableRawValue() throws {
+        let observed = try testbed("unreadable", program: productsDirectory + "/repd")
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        let sensor = observed["sensor"] as? [[String: Any]] ?? []
+        #expect(sensor.compactMap { $0["state"] as? String } == ["lost"], "no polling without a sample: \(sensor)")
+        #expect(
+            sensor.first?["message"] as? String
+                == "/sys/devices/platform/lis3dh-wrist/iio:device0/in_accel_x_raw: Is a directory (10 reads in a row failed)",
+            "\(sensor)")
+    }
+
+    @Test(
+        "a scan element the scanner ignores (its type does not parse) is switched off during capture and put back",
+        .enabled(if: umockdevTestbedPrerequisite == nil, Comment(rawValue: umockdevTestbedPrerequisite ?? "")))
+    func ignoredChannelSwitchedOff() throws {
+        let device = try wristVariant {
+            #expect($0.contains("in_temp_type=le:s16/16>>0") && $0.contains("in_temp_en=1"))
+            return $0.replacingOccurrences(of: "in_temp_type=le:s16/16>>0", with: "in_temp_type=q16")
+        }
+        let observed = try testbed("setup", program: repctl, device: device)
+        #expect(observed["exit"] as? Int == 0, "\(observed["stderr"] ?? "")")
+        let during = try #require(observed["during"] as? [String: String])
+        #expect(during["buffer/enable"] == "1")
+        #expect(during["scan_elements/in_temp_en"] == "0", "its bytes would shift every record")
+        #expect(observed["after"] as? [String: String] == observed["before"] as? [String: String])
+    }
+
+    @Test("records without a timestamp channel are timed on the host, and the capture says so with its first samples")
+    func noTimestampChannel() throws {
+        let run = try requireUmockdev()
+        let device = try wristVariant {
+            let lines = [
+                "A: scan_elements/in_timestamp_en=0\\n\n", "A: scan_elements/in_timestamp_index=3\\n\n",
+                "A: scan_elements/in_timestamp_type=le:s64/64>>0\\n\n",
+            ]
+            #expect(lines.allSatisfy($0.contains), "the recipe still has the timestamp channel")
+            return lines.reduce($0) { $0.replacingOccurrences(of: $1, with: "") }
+        }
+        // x, y, z as le:s12/16>>4: 6-byte records.
+        let count = 30
+        let bytes = (0..<count).flatMap { i in Array(lis3dhRecord(x: i, y: -i, z: 1024, ns: 0).prefix(6)) }
+        let script = Scratch.directory("iio") + "/records.script"
+        try readScript(bytes, chunkSizes: [18, 30, 12]).write(to: URL(fileURLWithPath: script))
+        let result = try runProgram(
+            run,
+            [
+                "-d", device, "-s", "/dev/iio:device0=" + script, "--", repctl, "sensors", "--read", String(count),
+                "--timeout", "20",
+            ])
+        #expect(result.status == 0, "\(result.errors)")
+        let text = String(decoding: result.output, as: UTF8.self)
+        #expect(
+            text.contains("# timestamps: host (iio:device0 records carry no timestamp channel; CLOCK_MONOTONIC"),
+            "the timing (and the state with it) is published: \(text)")
+        let rows = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ") }
+        #expect(rows.count == count)
+        let times = rows.compactMap { Double($0.first ?? "") }
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 > $0 }, "\(times)")
+        // wrist.umockdev's mount matrix: ax = -y, so sample i reads i counts of 0.009576806 m/s².
+        let ax = rows.compactMap { $0.count > 1 ? Double($0[1]) : nil }
+        #expect(ax.count == count && abs((ax.last ?? 0) - Double(count - 1) * 0.009576806 / 9.80665) < 1e-4, "\(ax)")
     }
 
     @Test(

@@ -5,6 +5,8 @@
   umockdev-wrapper /usr/bin/python3 testbed.py silent  DEVICE.umockdev REPCTL OUT.json
   umockdev-wrapper /usr/bin/python3 testbed.py SIGINT  DEVICE.umockdev REPCTL OUT.json   (or SIGTERM, SIGHUP)
   umockdev-wrapper /usr/bin/python3 testbed.py hotplug DEVICE.umockdev REPD   OUT.json
+  umockdev-wrapper /usr/bin/python3 testbed.py stall   DEVICE.umockdev REPD   OUT.json
+  umockdev-wrapper /usr/bin/python3 testbed.py badvalue DEVICE.umockdev REPD  OUT.json   (or unreadable)
 
 Each writes what it observed to OUT.json; the Swift tests make the assertions. Records are fed through the
 device's PTY in the wrist.umockdev layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp (16 bytes).
@@ -26,6 +28,56 @@ def attributes(root, device=DEV):
         with open(os.path.join(root, device.lstrip('/'), name)) as f:
             values[name] = f.read().strip()
     return values
+
+
+class Client:
+    """A client of repd's socket in the testbed: connects (retrying until repd listens), sends one command, and
+    collects every message (sensor events whole, samples counted) with the time it came."""
+
+    def __init__(self, sock_path, command):
+        # The socket file appears at bind(), a moment before listen(): until then a connect is refused. Retry (for
+        # long: an ASan build on a busy machine has taken more than 10 s to get there).
+        deadline = time.time() + 45
+        while True:
+            self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                self.socket.connect(sock_path)
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                self.socket.close()
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.02)
+        self.socket.sendall(command)
+        self.socket.settimeout(0.2)
+        self.messages = []
+        self.buffered = b''
+
+    def pump(self, seconds, until=lambda: False):
+        """Reads for `seconds`, or until `until()` holds."""
+        end = time.time() + seconds
+        while time.time() < end and not until():
+            try:
+                data = self.socket.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                return
+            self.buffered += data
+            while b'\n' in self.buffered:
+                line, self.buffered = self.buffered.split(b'\n', 1)
+                message = json.loads(line)
+                if message['type'] == 'samples':
+                    message = {'type': 'samples', 'samples': len(message['samples'])}
+                message['at'] = time.time()
+                self.messages.append(message)
+
+    def sensor(self):
+        """The sensor events so far: state, kind, message."""
+        return [{k: m.get(k) for k in ('state', 'kind', 'message')} for m in self.messages if m['type'] == 'sensor']
+
+    def samples(self, since=0):
+        return sum(m['samples'] for m in self.messages if m['type'] == 'samples' and m['at'] > since)
 
 
 bed = WristTestbed(device_file)
@@ -172,6 +224,73 @@ elif scenario == 'hotplug':
     result['exit'] = child.returncode
     result['stderr'] = err
     result['after_readded'] = attributes(root, readded)
+
+elif scenario == 'stall':
+    # The buffer delivers, then nothing while the device stays (a lost edge-triggered interrupt, a removed trigger):
+    # repd must say so once and start the capture again, which resumes the samples.
+    sock_path = os.path.join(root, 'repd.sock')
+    feeder = bed.feed()
+    child = subprocess.Popen([program, '--socket', sock_path, '--journal', os.path.join(root, 'journal.db'),
+                              '--log-level', 'debug'], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    client = Client(sock_path, b'subscribe sensor,samples since=0\n')
+    client.pump(60, lambda: client.samples() > 20)
+    result['samples_before_stall'] = client.samples()
+    feeder.running = False
+    feeder.join(5)
+    client.pump(30, lambda: any(m['state'] == 'lost' for m in client.sensor()))
+    result['during_stall'] = attributes(root)
+    feeder = bed.feed()
+    restarted = time.time()
+    client.pump(30, lambda: bool(client.sensor()) and client.sensor()[-1]['state'] in ('back', 'polling')
+                and client.samples(restarted) > 20)
+    result['samples_after_restart'] = client.samples(restarted)
+    client.pump(1.0)
+    client.socket.sendall(b'status\n')
+    client.pump(10, lambda: any(m['type'] == 'status' for m in client.messages))
+    result['status'] = next((m for m in client.messages if m['type'] == 'status'), None)
+    result['sensor'] = client.sensor()
+    feeder.running = False
+    child.terminate()
+    out, err = child.communicate(timeout=60)
+    result['exit'] = child.returncode
+    result['stderr'] = err
+    result['after'] = attributes(root)
+
+elif scenario in ('badvalue', 'unreadable'):
+    # Polling. badvalue: an in_accel_z_raw that reads "oops": one error, however often repd tries again, then
+    # `polling` once when the value reads as a number again. unreadable: an in_accel_x_raw whose every read fails
+    # (a directory: EISDIR), though the device is there: lost after that many failures in a row, once.
+    raw = os.path.join(root, DEV.lstrip('/'), 'in_accel_z_raw')
+    if scenario == 'badvalue':
+        with open(raw, 'w') as f:
+            f.write('oops\n')
+    else:
+        unreadable = os.path.join(root, DEV.lstrip('/'), 'in_accel_x_raw')
+        os.remove(unreadable)
+        os.mkdir(unreadable)
+    config = os.path.join(root, 'repd.toml')
+    with open(config, 'w') as f:
+        f.write('[sensor]\nforce_polling = true\n')
+    sock_path = os.path.join(root, 'repd.sock')
+    child = subprocess.Popen([program, '--config', config, '--socket', sock_path, '--journal',
+                              os.path.join(root, 'journal.db'), '--log-level', 'debug'], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # since=0: the error may come before the subscription does; the journal holds it.
+    client = Client(sock_path, b'subscribe sensor since=0\n')
+    client.pump(30, lambda: any(m['state'] in ('error', 'lost') for m in client.sensor()))
+    # repd tries again every 0.5 s meanwhile (the rescan interval): none of those attempts is news.
+    client.pump(3.0)
+    if scenario == 'badvalue':
+        with open(raw, 'w') as f:
+            f.write('1024\n')
+        client.pump(30, lambda: any(m['state'] == 'polling' for m in client.sensor()))
+        client.pump(1.5)
+    result['sensor'] = client.sensor()
+    child.terminate()
+    out, err = child.communicate(timeout=60)
+    result['exit'] = child.returncode
+    result['stderr'] = err
 
 elif scenario == 'permission':
     # An attribute the user may read but not write: repd must name the file and the fix. Runs repctl as
