@@ -59,13 +59,8 @@ private func finish(_ reader: StreamReader) {
 
 @Suite("commands sent in a row (pipelining)", .serialized)
 struct PipelinedCommandsTests {
-    @Test(
-        "1000 status lines in one write, read as they come: each is answered, in order, and the connection stays open"
-    )
-    func thousandStatusLines() throws {
-        // A 16 KiB queue: the replies (over 500 KiB) pass it many times over, whatever the machine's speed. repd wrote
-        // them all at once and dropped the client when one passed the limit (with the default 256 KiB: 168 replies,
-        // then a reset without an `error` line), although it read all the while.
+    /// repd on the demo workout without a journal, each client's queue 16 KiB; waits until it listens.
+    private func demoWithSmallQueue() throws -> (DaemonProcess, String) {
         let dir = scratchDirectory()
         let config = dir + "/repd.toml"
         try "[socket]\nclient_queue_kib = 16\n".write(toFile: config, atomically: true, encoding: .utf8)
@@ -74,6 +69,17 @@ struct PipelinedCommandsTests {
             "--config", config, "--demo", "--journal", "", "--socket", socketPath, "--quiet",
         ])
         #expect(daemonListens(socketPath))
+        return (daemon, socketPath)
+    }
+
+    @Test(
+        "1000 status lines in one write, read as they come: each is answered, in order, and the connection stays open"
+    )
+    func thousandStatusLines() throws {
+        // A 16 KiB queue: the replies (over 500 KiB) pass it many times over, whatever the machine's speed. repd wrote
+        // them all at once and dropped the client when one passed the limit (with the default 256 KiB: 168 replies,
+        // then a reset without an `error` line), although it read all the while.
+        let (daemon, socketPath) = try demoWithSmallQueue()
         // Reads 4 KiB at a time, a read a millisecond at most: steadily, slower than repd writes.
         let reader = StreamReader(fd: try #require(pipeliningClient(socketPath)), chunk: 4096, pause: 0.001)
         defer { finish(reader) }
@@ -98,14 +104,7 @@ struct PipelinedCommandsTests {
     func hundredThousandPings() throws {
         // A 16 KiB queue (a thousand pongs) and a steady reader: one read of repd's (up to 64 KiB, 13 000 lines)
         // asks for more than the queue and the socket hold. repd answered them all at once and dropped the client.
-        let dir = scratchDirectory()
-        let config = dir + "/repd.toml"
-        try "[socket]\nclient_queue_kib = 16\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let socketPath = dir + "/events.sock"
-        let daemon = try DaemonProcess(arguments: [
-            "--config", config, "--demo", "--journal", "", "--socket", socketPath, "--quiet",
-        ])
-        #expect(daemonListens(socketPath))
+        let (daemon, socketPath) = try demoWithSmallQueue()
         let reader = StreamReader(fd: try #require(pipeliningClient(socketPath)), chunk: 4096, pause: 0.001)
         defer { finish(reader) }
         // 500 000 bytes: more than the socket holds, so this send returns only as repd reads (it reads while its
