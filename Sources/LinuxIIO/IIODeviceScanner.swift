@@ -216,10 +216,11 @@ public enum IIODeviceScanner {
                 missing.append("in_accel_\(axis)_scale")
                 return 0
             }
-            guard value > 0, value.isFinite else {
+            // Above 100 m/s² (10 g) a count, a 2-count swing would already be 20 g: not an accelerometer's scale.
+            guard value > 0, value <= 100 else {
                 throw IIOError(
                     .invalidValue, path: path,
-                    "'\(SysfsValue.printable(text, limit: 40))' is not a usable scale: it must be a number above 0 (m/s² per count)"
+                    "'\(SysfsValue.printable(text, limit: 40))' is not a usable scale: it must be a number above 0 and at most 100 (m/s² per count)"
                 )
             }
             return value

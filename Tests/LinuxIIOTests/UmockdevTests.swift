@@ -256,15 +256,19 @@ struct UmockdevTests {
     }
 
     @Test(
-        "a scale of 0 or below, or an offset that is not a number, is an error named in the listing, and capture fails",
+        "a scale of 0 or below or above 100, or an offset that is not a number, is an error named in the listing, and capture fails",
         arguments: [
             (
                 "in_accel_scale=0\\n",
-                "in_accel_scale: '0' is not a usable scale: it must be a number above 0 (m/s² per count)"
+                "in_accel_scale: '0' is not a usable scale: it must be a number above 0 and at most 100 (m/s² per count)"
             ),
             (
                 "in_accel_scale=-0.009576806\\n",
-                "in_accel_scale: '-0.009576806' is not a usable scale: it must be a number above 0 (m/s² per count)"
+                "in_accel_scale: '-0.009576806' is not a usable scale: it must be a number above 0 and at most 100 (m/s² per count)"
+            ),
+            (
+                "in_accel_scale=1e308\\n",
+                "in_accel_scale: '1e308' is not a usable scale: it must be a number above 0 and at most 100 (m/s² per count)"
             ),
             ("in_accel_scale=0.009576806\\n\nA: in_accel_offset=abc\\n", "in_accel_offset: 'abc' is not a number"),
         ])
