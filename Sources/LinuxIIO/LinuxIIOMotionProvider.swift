@@ -22,9 +22,10 @@ import Synchronization
 /// nothing within `deliveryDeadline`, or a device without a buffer, falls back to polling `in_accel_*_raw` at the
 /// configured rate (`.polling`). A buffer that stops delivering after data flowed (a lost interrupt, a removed
 /// trigger) is `.sensorLost` too, and the capture is started again (the buffer disabled and enabled, which re-arms
-/// the trigger); after `stallsBeforePolling` such stalls within `stallWindow` the device is polled instead. A missing
-/// device at start is `.failed(.notFound)` and is waited for the same way; permission problems are
-/// `.failed(.permissionDenied)` naming the file and the fix; a value that does not parse is `.failed(.invalidData)`.
+/// the trigger); after `stallsBeforePolling` such stalls within `stallWindow` the device is polled instead, until it
+/// is lost (or repd restarts). A missing device at start is `.failed(.notFound)` and is waited for the same way;
+/// permission problems are `.failed(.permissionDenied)` naming the file and the fix; a value that does not parse is
+/// `.failed(.invalidData)`.
 /// A state is published when it changes, not at every retry of the same failure (a retry ending as the last one did
 /// is not news; the log repeats it every `reminderInterval`). `stop()` puts the device back exactly as it was found.
 public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
@@ -138,7 +139,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     device: found, options: options, stop: stop, monitor: monitor, supervision: supervision,
                     provider: self)
                 let outcome: CaptureOutcome
-                let stalledTooOften = supervision.stalls >= Self.stallsBeforePolling
+                let stalledTooOften = supervision.stalls.count >= Self.stallsBeforePolling
                 // Accel or timestamp scan elements that do not parse fail the buffered setup (with the file and
                 // why) rather than fall back to polling unnoticed.
                 if found.hasBufferedAccel
@@ -172,7 +173,7 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                     } else if stalledTooOften {
                         let window = Int(Self.stallWindow)
                         reason =
-                            "the buffer stopped delivering \(supervision.stalls) times within \(window) s (a lost "
+                            "the buffer stopped delivering \(supervision.stalls.count) times within \(window) s (a lost "
                             + "interrupt or a trigger that stops firing?)"
                     } else if found.devnode == nil {
                         reason = "the device has no buffer (no \(found.sysname) device node)"
@@ -189,16 +190,16 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
                 case .lost(let reason):
                     supervision.lost = true
                     supervision.reportedMissing = true
-                    supervision.stalls = 0  // a device that comes back gets its buffer tried afresh
+                    supervision.stalls = []  // a device that comes back gets its buffer tried afresh
                     send(.sensorLost(reason: reason), supervision)
                 case .stalled(let reason):
                     let now = monotonicNow()
-                    supervision.stalls = now - supervision.lastStall < Self.stallWindow ? supervision.stalls + 1 : 1
-                    supervision.lastStall = now
+                    supervision.recordStall(at: now)
                     supervision.lost = true
                     supervision.reportedMissing = true
                     let next =
-                        supervision.stalls >= Self.stallsBeforePolling ? "polling instead" : "restarting the capture"
+                        supervision.stalls.count >= Self.stallsBeforePolling
+                        ? "polling instead (until the device is lost or repd restarts)" : "restarting the capture"
                     send(.sensorLost(reason: "\(reason); \(next)"), supervision)
                 case .noData, .refused: break
                 }
@@ -252,9 +253,16 @@ public final class LinuxIIOMotionProvider: MotionProvider, @unchecked Sendable {
         var lastReminder = 0.0
         /// The state sent last: the same state is not sent again (the same failure at the next attempt included).
         var lastState: MotionProviderState?
-        /// Buffer stalls less than `stallWindow` apart, and when the last one was (CLOCK_MONOTONIC s).
-        var stalls = 0
-        var lastStall = -Double.infinity
+        /// When the buffer stalled (CLOCK_MONOTONIC s), the stalls of the last `stallWindow` only.
+        var stalls: [Double] = []
+
+        /// Counts a stall at `now`, forgetting those more than `stallWindow` before it; returns whether that makes
+        /// `stallsBeforePolling` within the window (the device is then polled).
+        @discardableResult
+        func recordStall(at now: Double) -> Bool {
+            stalls = stalls.filter { now - $0 < LinuxIIOMotionProvider.stallWindow } + [now]
+            return stalls.count >= LinuxIIOMotionProvider.stallsBeforePolling
+        }
     }
 
     /// Sends `state` unless it is the state sent last: a retry that ends as the last attempt did is not a change.

@@ -169,7 +169,10 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard accepted else { continue }
             if let answered = handle(line: line, context: context) {
                 wait(for: answered, context: context)
-            } else if queueIsLoaded(context.channel) {
+            }
+            // Also after a wait that ended at once (a reply the hub wrote itself, `history` without a journal):
+            // whatever answered the line, the next one waits while the queue is loaded.
+            if !busy, queueIsLoaded(context.channel) {
                 // Live lines behind the replies are held to the stall limit, not to the queue's (the replies filled
                 // it, not the client's reading), until the queue drained: then the next line is answered.
                 wait(for: hub.whenDrained(context.channel, after: lastReply), context: context)

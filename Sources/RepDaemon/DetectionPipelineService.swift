@@ -156,16 +156,24 @@ final class DetectionPipelineService: Service {
 /// beyond ±1000 g or beyond ±10¹² s: `MotionSample.isPlausible`), the first time and then at most once a minute.
 struct IgnoredSamplesLog {
     private var reported = 0
-    private var reportedAt = ContinuousClock.now
+    private var reportedAt: ContinuousClock.Instant?
 
     mutating func report(_ total: Int, to logger: Logger) {
-        guard total != reported else { return }
-        let now = ContinuousClock.now
-        guard reported == 0 || now - reportedAt >= .seconds(60) else { return }
-        logger.warning(
-            "the detector ignored \(total - reported) samples (\(total) in all): their time did not advance, or a value was not finite, beyond ±1000 g or beyond ±10¹² s; check the sensor's scale and timestamps"
-        )
-        reported = total
-        reportedAt = now
+        if let line = line(total, now: .now) { logger.warning("\(line)") }
+    }
+
+    /// The line to log for the detector's `ignoredSamples` being `total` at `now`, or nil when there is nothing new
+    /// or the last line is less than a minute old.
+    mutating func line(_ total: Int, now: ContinuousClock.Instant) -> String? {
+        if total < reported { reported = 0 }  // a `reset` made a new detector: its count starts at 0
+        guard total != reported else { return nil }
+        if let reportedAt, now - reportedAt < .seconds(60) { return nil }
+        defer {
+            reported = total
+            reportedAt = now
+        }
+        return "the detector ignored \(total - reported) samples (\(total) since the start or the last reset): "
+            + "their time did not advance, or a value was not finite, beyond ±1000 g or beyond ±10¹² s; check the "
+            + "sensor's scale and timestamps"
     }
 }

@@ -143,11 +143,13 @@ final class EventHub: Sendable {
     func replay(_ channel: Channel, since: Int64, kinds: Set<EventKind>) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         guard let journal else {
-            send(
+            // Done once the error left the queue, as any reply: a client that sends this again and again without
+            // reading is held by `ClientHandler` like one that asks for `status`.
+            let written = send(
                 ServerMessage.error(
                     "no event journal (journal.path is empty or the file cannot be opened): nothing to replay"),
                 to: channel)
-            return eventLoop.makeSucceededVoidFuture()
+            return whenDrained(channel, after: written)
         }
         guard var client = clients.value[ObjectIdentifier(channel)] else { return eventLoop.makeSucceededVoidFuture() }
         client.replaying = true
@@ -310,10 +312,10 @@ final class EventHub: Sendable {
     /// client's queue with the queue under its limit, or the queue fell under half its limit (as a replay's end).
     func answerHistory(_ request: HistoryRequest, to channel: Channel) -> EventLoopFuture<Void> {
         guard let journal else {
-            send(
+            let written = send(
                 ServerMessage.error(
                     "no event journal (journal.path is empty or the file cannot be opened): no history"), to: channel)
-            return eventLoop.makeSucceededVoidFuture()
+            return whenDrained(channel, after: written)
         }
         let query = JournalQuery(
             after: request.after, before: request.before, from: request.from, to: request.to, types: request.types,
@@ -337,8 +339,8 @@ final class EventHub: Sendable {
                 self.whenDrained(channel, after: written).whenComplete { _ in promise.succeed() }
             case .failure(let error):
                 self.logger.error("history for a client failed: \(error)")
-                self.send(ServerMessage.error("cannot read the journal: \(error.message)"), to: channel)
-                promise.succeed()
+                let written = self.send(ServerMessage.error("cannot read the journal: \(error.message)"), to: channel)
+                self.whenDrained(channel, after: written).whenComplete { _ in promise.succeed() }
             }
         }
         return promise.futureResult

@@ -75,6 +75,18 @@ struct SupervisionTests {
         #expect(!clock.stamp(&batch, from: 1, readAt: 10.02))
     }
 
+    @Test("three stalls within 10 minutes make the device polled; stalls 9 minutes apart each do not")
+    func stallWindow() {
+        let apart = LinuxIIOMotionProvider.Supervision()
+        #expect(!apart.recordStall(at: 0))
+        #expect(!apart.recordStall(at: 540))
+        #expect(!apart.recordStall(at: 1080), "the first is 18 minutes old: two within the window")
+        let close = LinuxIIOMotionProvider.Supervision()
+        #expect(!close.recordStall(at: 0))
+        #expect(!close.recordStall(at: 100))
+        #expect(close.recordStall(at: 599))
+    }
+
     @Test("the stall timeout is 5 s, the delivery deadline or ten watermark periods, whichever is longest")
     func stallTimeout() {
         // 100 Hz, 20 ms latency: watermark 2 records, 20 ms; ten of them and the 2 s deadline are below 5 s.
