@@ -73,6 +73,12 @@ final class EventHub: Sendable {
         return id
     }
 
+    /// How many clients the hub holds (on the event loop): each holds its channel.
+    var registeredClients: Int {
+        eventLoop.preconditionInEventLoop()
+        return clients.value.count
+    }
+
     /// Forgets a client (on the event loop).
     func remove(_ channel: Channel) {
         if let client = clients.value.removeValue(forKey: ObjectIdentifier(channel)) {
@@ -217,6 +223,10 @@ final class EventHub: Sendable {
                 } else {
                     client.replayedThrough = max(client.replayedThrough, page.last?.id ?? cursor, handedOver)
                 }
+                // The page's write can fail at once (the client closed: EPIPE) and close the channel, which removes
+                // the client: storing it back then would keep the closed channel in `clients` for good (a client
+                // resuming and leaving mid-replay leaked its channel, about 100 bytes of memory each, before).
+                guard self.clients.value[key] != nil else { return promise.succeed() }
                 self.clients.value[key] = client
                 self.logger.info(
                     "client \(client.id): replayed \(sent) events after id \(since) (through \(client.replayedThrough))"
