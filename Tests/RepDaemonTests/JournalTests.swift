@@ -108,7 +108,10 @@ struct JournalTests {
             return reps == 3
         }
         let lastID = try #require(ids(fromSubscribed(before)).last)
-        close(leaving.fd)
+        // The client goes away: shut down, not closed (its connection closes the descriptor when it goes: closed
+        // here too, that second close hit whatever another test had opened under the number meanwhile, once a
+        // pipe of a DaemonProcess, whose reader then stopped the test run: "Bad file descriptor").
+        shutdown(leaving.fd, Int32(SHUT_RDWR))
         let away = Date()
         seen += collect(observer, timeout: 30) { _ in false }
         #expect(Date().timeIntervalSince(away) >= 29.9)

@@ -194,7 +194,7 @@ struct PipelinedCommandsTests {
         #expect(memoryAfter - memoryBefore < 32 * 1024, "\(memoryBefore) KiB before, \(memoryAfter) KiB after")
 
         subscriber.send("ping\n")
-        #expect(subscriber.next(type: "pong") != nil, "the subscriber is still served")
+        #expect(subscriber.next(type: "pong", timeout: 60) != nil, "the subscriber is still served")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }

@@ -21,10 +21,9 @@ private final class TCPClient {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else {
-            close(fd)
-            return nil
-        }
+        // No close here: every stored property is set, so a failed init runs `deinit`, which closes `fd` (closing
+        // it here too closed, a moment later, whatever another test had just opened under that number).
+        guard connected == 0 else { return nil }
     }
 
     deinit { close(fd) }
