@@ -191,7 +191,13 @@ struct PipelinedCommandsTests {
         #expect(closed, "repd closed the connection")
         let memoryAfter = try #require(residentMemoryKiB(pid))
         print("repd's resident memory: \(memoryBefore) KiB before, \(memoryAfter) KiB after")
-        #expect(memoryAfter - memoryBefore < 32 * 1024, "\(memoryBefore) KiB before, \(memoryAfter) KiB after")
+        // A sanitizer's shadow memory and quarantine grow with what repd allocates and frees (ThreadSanitizer: 33-40
+        // MiB here on CI), so there RSS says nothing about a bound; the rest of the test still runs.
+        if ProcessInfo.processInfo.environment["REPD_SANITIZER"] == nil {
+            #expect(memoryAfter - memoryBefore < 32 * 1024, "\(memoryBefore) KiB before, \(memoryAfter) KiB after")
+        } else {
+            print("pipelined: RSS not judged under a sanitizer (REPD_SANITIZER)")
+        }
 
         subscriber.send("ping\n")
         #expect(subscriber.next(type: "pong", timeout: 60) != nil, "the subscriber is still served")
