@@ -79,6 +79,15 @@ final class UplinkWorker {
                     "no answer (CONNACK) from the broker at \(settings.host):\(settings.port) within \(formatSeconds(settings.connectTimeout)) s"
                 ))
         }
+        // A PUBACK the broker lost would hold the stored progress, and every event after it, until the connection
+        // ended: after a keepalive period with later events acknowledged, the connection is made again.
+        if connected, let late = window.overdue(now: .now, limit: .seconds(settings.keepalive)) {
+            failed(
+                UplinkError(
+                    .acknowledgementLost,
+                    "the broker at \(settings.host):\(settings.port) acknowledged \(late.later) later events but not event id \(late.id), sent \(formatSeconds(Double(late.waited.components.seconds))) s ago (over uplink.keepalive_s): its acknowledgement was lost; reconnecting to send it again"
+                ))
+        }
         persist()
         updateStatus()
     }
@@ -289,7 +298,7 @@ final class UplinkWorker {
         nextAttempt = ContinuousClock.now + .milliseconds(Int(wait * 1000))
         let retry = "retrying in \(formatSeconds(wait)) s"
         switch error.kind {
-        case .connectionLost where wasConnected:
+        case .connectionLost where wasConnected, .acknowledgementLost:
             logger.warning("uplink: \(error.message); \(inFlight) events in flight go out again; \(retry)")
         case .unreachable, .connectionLost:
             logger.warning("uplink: \(error.message); \(retry)")

@@ -41,4 +41,40 @@ struct InflightWindowTests {
         #expect(window.watermark == 1)
         #expect(window.acknowledged(mid: 8) == nil)
     }
+
+    @Test(
+        "an event whose PUBACK never came while later ones did is overdue once it waited longer than the limit, and not before"
+    )
+    func overdue() {
+        let start = ContinuousClock.now
+        var window = InflightWindow(acked: 0)
+        window.sent(id: 1, mid: 1, at: start)
+        window.sent(id: 2, mid: 2, at: start + .seconds(1))
+        window.sent(id: 3, mid: 3, at: start + .seconds(2))
+        // Nothing acknowledged yet: a slow broker, not a lost acknowledgement (the keepalive judges a dead one).
+        #expect(window.overdue(now: start + .seconds(60), limit: .seconds(30)) == nil)
+        window.acknowledged(mid: 2)
+        window.acknowledged(mid: 3)
+        #expect(window.overdue(now: start + .seconds(30), limit: .seconds(30)) == nil, "not past the limit yet")
+        let late = window.overdue(now: start + .seconds(31), limit: .seconds(30))
+        #expect(late?.id == 1 && late?.later == 2 && late?.waited == .seconds(31))
+        #expect(window.watermark == 0, "the lost acknowledgement holds the progress")
+        // Going on after the reset, from the watermark: the window judges only what went out after.
+        window.reset()
+        #expect(window.overdue(now: start + .seconds(100), limit: .seconds(30)) == nil)
+        window.sent(id: 1, mid: 4, at: start + .seconds(100))
+        window.acknowledged(mid: 4)
+        #expect(window.watermark == 1, "event 1 acknowledged at last; 2 and 3 go out again after it")
+    }
+
+    @Test("acknowledged in order, nothing is ever overdue")
+    func inOrderIsNeverOverdue() {
+        let start = ContinuousClock.now
+        var window = InflightWindow(acked: 0)
+        for id in 1...5 { window.sent(id: Int64(id), mid: Int32(id), at: start) }
+        window.acknowledged(mid: 1)
+        window.acknowledged(mid: 2)
+        #expect(window.overdue(now: start + .seconds(3600), limit: .seconds(30)) == nil)
+        #expect(window.watermark == 2)
+    }
 }

@@ -1,0 +1,134 @@
+import Foundation
+import RepClient
+import TestScratch
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A broker that loses one acknowledgement: a proxy in front of mosquitto that passes everything through, except
+/// the `dropping`-th PUBACK from the broker (counted over all connections), which it drops once, printing
+/// `dropped PUBACK <packet id>`.
+private final class LostPubackProxy {
+    let port: Int
+    let process: DaemonProcess
+
+    init(directory: String, brokerPort: Int, dropping: Int) throws {
+        port = freePort()
+        let script = directory + "/lost-puback.py"
+        try """
+        import socket, sys, threading
+        lock = threading.Lock()
+        pubacks = 0
+        def upstream_to_client(a, b):
+            global pubacks
+            buffer = b""
+            try:
+                while (data := a.recv(65536)):
+                    buffer += data
+                    out = b""
+                    while len(buffer) >= 2:
+                        # A whole packet: its first byte, the remaining length (1-4 bytes), then that many bytes.
+                        i, length, shift = 1, 0, 0
+                        while i < len(buffer) and buffer[i] & 0x80:
+                            length |= (buffer[i] & 0x7F) << shift
+                            shift += 7
+                            i += 1
+                        if i >= len(buffer): break
+                        length |= buffer[i] << shift
+                        end = i + 1 + length
+                        if len(buffer) < end: break
+                        packet, buffer = buffer[:end], buffer[end:]
+                        if packet[0] >> 4 == 4:
+                            with lock:
+                                pubacks += 1
+                                drop = pubacks == int(sys.argv[3])
+                            if drop:
+                                print("dropped PUBACK", int.from_bytes(packet[i + 1:i + 3], "big"), flush=True)
+                                continue
+                        out += packet
+                    if out: b.sendall(out)
+            except OSError:
+                pass
+            for s in (a, b):
+                try: s.shutdown(socket.SHUT_RDWR)
+                except OSError: pass
+        def client_to_upstream(a, b):
+            try:
+                while (data := a.recv(65536)):
+                    b.sendall(data)
+            except OSError:
+                pass
+            for s in (a, b):
+                try: s.shutdown(socket.SHUT_RDWR)
+                except OSError: pass
+        def serve(client):
+            upstream = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+            threading.Thread(target=upstream_to_client, args=(upstream, client), daemon=True).start()
+            client_to_upstream(client, upstream)
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", int(sys.argv[1])))
+        server.listen(8)
+        while True:
+            connection, _ = server.accept()
+            threading.Thread(target=serve, args=(connection,), daemon=True).start()
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        process = try DaemonProcess(
+            executable: "/usr/bin/python3", arguments: [script, String(port), String(brokerPort), String(dropping)])
+        #expect(eventually(timeout: 10) { tcpListens(port) }, "the proxy listens on \(port)")
+    }
+
+    deinit {
+        process.signal(SIGKILL)
+        _ = process.waitForExit()
+    }
+}
+
+@Suite(
+    "the uplink when the broker loses an acknowledgement", .serialized,
+    .enabled(if: haveMosquitto, "needs mosquitto, mosquitto-clients and python3"))
+struct UplinkLostAcknowledgementTests {
+    @Test(
+        "a PUBACK the broker never sends, while it acknowledges the events after it: after uplink.keepalive_s the log names the event, repd connects again and sends it, and the stored progress reaches the newest id"
+    )
+    func lostAcknowledgement() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let subscriber = try Subscriber(port: broker.port)
+        // The first PUBACK is the status message's; the fifth, an event's among the first few.
+        let proxy = try LostPubackProxy(directory: dir, brokerPort: broker.port, dropping: 5)
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6], lead: 10)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: proxy.port, extra: "keepalive_s = 5"), "--fixture", fixture.path,
+            "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(waitForEnd(socketPath), "the workout ends")
+        #expect(eventually(timeout: 10) { proxy.process.standardOutput.contains("dropped PUBACK") })
+
+        // Caught up: connected, nothing in flight, nothing left to send. Without the rule the lost acknowledgement
+        // held one event in flight, and the stored progress below it, for as long as the connection lasted.
+        let uplink = uplinkCaughtUp(socketPath, timeout: 30)
+        #expect(
+            uplink?.state == "connected" && uplink?.inFlight == 0 && uplink?.backlog == 0,
+            "\(String(describing: uplink)); \(daemon.standardError.suffix(2000))")
+        let log = daemon.standardError
+        let said = log.split(separator: "\n").first { $0.contains("later events but not event id") }
+        #expect(
+            said?.contains("uplink: the broker at 127.0.0.1:\(proxy.port) acknowledged") == true
+                && said?.contains("(over uplink.keepalive_s): its acknowledgement was lost; reconnecting") == true,
+            "\(log.suffix(2000))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let n = try newestID(journalPath)
+        #expect(
+            daemon.standardError.contains("uplink: stopped; the broker has acknowledged every event up to id \(n)"),
+            "\(daemon.standardError.suffix(1500))")
+        #expect(eventually(timeout: 10) { subscriber.ids.count >= n })
+        #expect(subscriber.ids.sorted() == Array(1...n), "every event arrived (some twice: de-duplicated by id)")
+    }
+}
