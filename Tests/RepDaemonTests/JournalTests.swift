@@ -84,15 +84,15 @@ struct JournalTests {
         #expect(stored.count == 2 * firstRun.count, "both runs are in the file")
     }
 
-    @Test("a client away for 30 s that comes back with since gets exactly what it missed, then live events")
+    @Test("a client away for 15 s that comes back with since gets exactly what it missed, then live events")
     func resumeAfterDisconnect() throws {
         let dir = scratchDirectory()
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [5, 6, 7], lead: 10)
         let socketPath = dir + "/events.sock"
-        // At twice real time the workout lasts about 45 s: the client leaves after its third rep, while the first
-        // set is going on, and comes back 30 s later, during the last set.
+        // At four times real time the workout lasts about 23 s: the client leaves after its third rep, while the
+        // first set is going on, and comes back 15 s later, during the last set.
         let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "2", "--socket", socketPath, "--journal", dir + "/events.db",
+            "--fixture", fixture.path, "--speed", "4", "--socket", socketPath, "--journal", dir + "/events.db",
             "--quiet",
         ])
         #expect(daemonListens(socketPath))
@@ -113,8 +113,8 @@ struct JournalTests {
         // pipe of a DaemonProcess, whose reader then stopped the test run: "Bad file descriptor").
         shutdown(leaving.fd, Int32(SHUT_RDWR))
         let away = Date()
-        seen += collect(observer, timeout: 30) { _ in false }
-        #expect(Date().timeIntervalSince(away) >= 29.9)
+        seen += collect(observer, timeout: 15) { _ in false }
+        #expect(Date().timeIntervalSince(away) >= 14.9)
         #expect((ids(seen).last ?? 0) >= lastID + 10, "events happened while the client was away")
         let back = try #require(LineClient(path: socketPath))
         back.send("{\"cmd\":\"subscribe\",\"since\":\(lastID)}\n")
