@@ -37,6 +37,9 @@ final class UplinkWorker {
     private var published = 0
     private var connections = 0
     private var offlineMID: Int32?
+    /// How long the last connection attempt's call took: the name lookup in it blocks (a broker's name with no DNS
+    /// server answering takes the resolver's timeouts, 10 s and more).
+    private var lastConnectCall = Duration.zero
 
     init(settings: UplinkSession, journalPath: String, logger: Logger, shared: Uplink.Shared) {
         self.settings = settings
@@ -256,6 +259,7 @@ final class UplinkWorker {
             self.connection = connection
             connectStarted = ContinuousClock.now
             window = InflightWindow(acked: window.watermark)
+            defer { lastConnectCall = ContinuousClock.now - connectStarted }
             try connection.connect()
         } catch {
             failed(error)
@@ -449,10 +453,18 @@ final class UplinkWorker {
     /// DISCONNECT does not fire the last will), disconnects, and stores the progress.
     private func shutdown() {
         let deadline = ContinuousClock.now + .milliseconds(Int(settings.stopGrace * 1000))
-        if connection == nil { nextAttempt = ContinuousClock.now }  // one more try: the broker may be back
+        // One more try: the broker may be back. Not when the last attempt's call took over a second: its name lookup
+        // blocks, and would hold the stop past `stopGrace` (DNS unreachable: the resolver's timeouts).
+        let mayConnect = connection != nil || lastConnectCall < .seconds(1)
+        if connection == nil, mayConnect { nextAttempt = ContinuousClock.now }
+        if !mayConnect, journal != nil, hasBacklog() {
+            logger.info(
+                "uplink: not trying the broker again at stop: the last attempt spent \(formatSeconds(Double(lastConnectCall.components.seconds) + Double(lastConnectCall.components.attoseconds) / 1e18)) s looking up \(settings.host)"
+            )
+        }
         while ContinuousClock.now < deadline, journal != nil, window.count > 0 || hasBacklog() {
             if connection == nil {
-                guard ContinuousClock.now >= nextAttempt else { break }
+                guard mayConnect, ContinuousClock.now >= nextAttempt else { break }
                 connect()
             }
             pump()
