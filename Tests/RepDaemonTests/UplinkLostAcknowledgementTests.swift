@@ -12,77 +12,72 @@ import Testing
 /// `dropped PUBACK <packet id>`.
 private final class LostPubackProxy {
     let port: Int
-    let process: DaemonProcess
+    let script: PythonScript
 
     init(directory: String, brokerPort: Int, dropping: Int) throws {
         port = freePort()
-        let script = directory + "/lost-puback.py"
-        try """
-        import socket, sys, threading
-        lock = threading.Lock()
-        pubacks = 0
-        def upstream_to_client(a, b):
-            global pubacks
-            buffer = b""
-            try:
-                while (data := a.recv(65536)):
-                    buffer += data
-                    out = b""
-                    while len(buffer) >= 2:
-                        # A whole packet: its first byte, the remaining length (1-4 bytes), then that many bytes.
-                        i, length, shift = 1, 0, 0
-                        while i < len(buffer) and buffer[i] & 0x80:
-                            length |= (buffer[i] & 0x7F) << shift
-                            shift += 7
-                            i += 1
-                        if i >= len(buffer): break
-                        length |= buffer[i] << shift
-                        end = i + 1 + length
-                        if len(buffer) < end: break
-                        packet, buffer = buffer[:end], buffer[end:]
-                        if packet[0] >> 4 == 4:
-                            with lock:
-                                pubacks += 1
-                                drop = pubacks == int(sys.argv[3])
-                            if drop:
-                                print("dropped PUBACK", int.from_bytes(packet[i + 1:i + 3], "big"), flush=True)
-                                continue
-                        out += packet
-                    if out: b.sendall(out)
-            except OSError:
-                pass
-            for s in (a, b):
-                try: s.shutdown(socket.SHUT_RDWR)
-                except OSError: pass
-        def client_to_upstream(a, b):
-            try:
-                while (data := a.recv(65536)):
-                    b.sendall(data)
-            except OSError:
-                pass
-            for s in (a, b):
-                try: s.shutdown(socket.SHUT_RDWR)
-                except OSError: pass
-        def serve(client):
-            upstream = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
-            threading.Thread(target=upstream_to_client, args=(upstream, client), daemon=True).start()
-            client_to_upstream(client, upstream)
-        server = socket.socket()
-        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        server.bind(("127.0.0.1", int(sys.argv[1])))
-        server.listen(8)
-        while True:
-            connection, _ = server.accept()
-            threading.Thread(target=serve, args=(connection,), daemon=True).start()
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        process = try DaemonProcess(
-            executable: "/usr/bin/python3", arguments: [script, String(port), String(brokerPort), String(dropping)])
+        let source = """
+            import socket, sys, threading
+            lock = threading.Lock()
+            pubacks = 0
+            def upstream_to_client(a, b):
+                global pubacks
+                buffer = b""
+                try:
+                    while (data := a.recv(65536)):
+                        buffer += data
+                        out = b""
+                        while len(buffer) >= 2:
+                            # A whole packet: its first byte, the remaining length (1-4 bytes), then that many bytes.
+                            i, length, shift = 1, 0, 0
+                            while i < len(buffer) and buffer[i] & 0x80:
+                                length |= (buffer[i] & 0x7F) << shift
+                                shift += 7
+                                i += 1
+                            if i >= len(buffer): break
+                            length |= buffer[i] << shift
+                            end = i + 1 + length
+                            if len(buffer) < end: break
+                            packet, buffer = buffer[:end], buffer[end:]
+                            if packet[0] >> 4 == 4:
+                                with lock:
+                                    pubacks += 1
+                                    drop = pubacks == int(sys.argv[3])
+                                if drop:
+                                    print("dropped PUBACK", int.from_bytes(packet[i + 1:i + 3], "big"), flush=True)
+                                    continue
+                            out += packet
+                        if out: b.sendall(out)
+                except OSError:
+                    pass
+                for s in (a, b):
+                    try: s.shutdown(socket.SHUT_RDWR)
+                    except OSError: pass
+            def client_to_upstream(a, b):
+                try:
+                    while (data := a.recv(65536)):
+                        b.sendall(data)
+                except OSError:
+                    pass
+                for s in (a, b):
+                    try: s.shutdown(socket.SHUT_RDWR)
+                    except OSError: pass
+            def serve(client):
+                upstream = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+                threading.Thread(target=upstream_to_client, args=(upstream, client), daemon=True).start()
+                client_to_upstream(client, upstream)
+            server = socket.socket()
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind(("127.0.0.1", int(sys.argv[1])))
+            server.listen(8)
+            while True:
+                connection, _ = server.accept()
+                threading.Thread(target=serve, args=(connection,), daemon=True).start()
+            """
+        script = try PythonScript(
+            directory: directory, name: "lost-puback.py", source: source,
+            arguments: [String(port), String(brokerPort), String(dropping)])
         #expect(eventually(timeout: 10) { tcpListens(port) }, "the proxy listens on \(port)")
-    }
-
-    deinit {
-        process.signal(SIGKILL)
-        _ = process.waitForExit()
     }
 }
 
@@ -108,7 +103,7 @@ struct UplinkLostAcknowledgementTests {
         ])
         #expect(daemonListens(socketPath))
         #expect(waitForEnd(socketPath), "the workout ends")
-        #expect(eventually(timeout: 10) { proxy.process.standardOutput.contains("dropped PUBACK") })
+        #expect(eventually(timeout: 10) { proxy.script.process.standardOutput.contains("dropped PUBACK") })
 
         // Caught up: connected, nothing in flight, nothing left to send. Without the rule the lost acknowledgement
         // held one event in flight, and the stored progress below it, for as long as the connection lasted.

@@ -24,50 +24,44 @@ private func cpuSeconds(_ pid: Int32) -> Double? {
 /// connection through.
 private final class MQTT311Proxy {
     let port: Int
-    let process: DaemonProcess
+    let script: PythonScript
 
     init(directory: String, brokerPort: Int) throws {
         port = freePort()
-        let script = directory + "/mqtt311.py"
-        try """
-        import socket, sys, threading
-        def pipe(a, b):
-            try:
-                while (data := a.recv(65536)):
-                    b.sendall(data)
-            except OSError:
-                pass
-            for s in (a, b):
-                try: s.shutdown(socket.SHUT_RDWR)
-                except OSError: pass
-        def serve(client):
-            first = client.recv(65536)
-            i = 1
-            while first[i] & 0x80: i += 1  # the remaining length's bytes
-            if first[i + 1 + 6] == 5:  # after the length: 00 04 'MQTT', then the protocol level
-                client.sendall(bytes([0x20, 0x02, 0x00, 0x01]))
-                client.close()
-                return
-            upstream = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
-            upstream.sendall(first)
-            threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
-            pipe(client, upstream)
-        server = socket.socket()
-        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        server.bind(("127.0.0.1", int(sys.argv[1])))
-        server.listen(8)
-        while True:
-            connection, _ = server.accept()
-            threading.Thread(target=serve, args=(connection,), daemon=True).start()
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        process = try DaemonProcess(
-            executable: "/usr/bin/python3", arguments: [script, String(port), String(brokerPort)])
+        let source = """
+            import socket, sys, threading
+            def pipe(a, b):
+                try:
+                    while (data := a.recv(65536)):
+                        b.sendall(data)
+                except OSError:
+                    pass
+                for s in (a, b):
+                    try: s.shutdown(socket.SHUT_RDWR)
+                    except OSError: pass
+            def serve(client):
+                first = client.recv(65536)
+                i = 1
+                while first[i] & 0x80: i += 1  # the remaining length's bytes
+                if first[i + 1 + 6] == 5:  # after the length: 00 04 'MQTT', then the protocol level
+                    client.sendall(bytes([0x20, 0x02, 0x00, 0x01]))
+                    client.close()
+                    return
+                upstream = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+                upstream.sendall(first)
+                threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+                pipe(client, upstream)
+            server = socket.socket()
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind(("127.0.0.1", int(sys.argv[1])))
+            server.listen(8)
+            while True:
+                connection, _ = server.accept()
+                threading.Thread(target=serve, args=(connection,), daemon=True).start()
+            """
+        script = try PythonScript(
+            directory: directory, name: "mqtt311.py", source: source, arguments: [String(port), String(brokerPort)])
         #expect(eventually(timeout: 10) { tcpListens(port) }, "the 3.1.1 proxy listens on \(port)")
-    }
-
-    deinit {
-        process.signal(SIGKILL)
-        _ = process.waitForExit()
     }
 }
 

@@ -23,26 +23,21 @@ private let canUnshareMounts: Bool = {
 /// once do not meet), reading queries and dropping them. The resolver waits its whole timeout for each.
 private final class SilentNameServer {
     let address: String
-    let process: DaemonProcess
+    let script: PythonScript
 
     init(directory: String) throws {
         address = "127.\(Int.random(in: 1...254)).\(Int.random(in: 1...254)).\(Int.random(in: 1...254))"
-        let script = directory + "/silent-dns.py"
-        try """
-        import socket, sys
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind((sys.argv[1], 53))
-        print("listening", flush=True)
-        while True:
-            s.recvfrom(4096)
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        process = try DaemonProcess(executable: "/usr/bin/python3", arguments: [script, address])
+        let source = """
+            import socket, sys
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind((sys.argv[1], 53))
+            print("listening", flush=True)
+            while True:
+                s.recvfrom(4096)
+            """
+        script = try PythonScript(directory: directory, name: "silent-dns.py", source: source, arguments: [address])
+        let process = script.process
         #expect(eventually(timeout: 10) { process.standardOutput.contains("listening") }, "the silent DNS server runs")
-    }
-
-    deinit {
-        process.signal(SIGKILL)
-        _ = process.waitForExit()
     }
 }
 

@@ -319,3 +319,20 @@ final class SilentListener {
 func repctlStatus(_ socketPath: String) -> String? {
     try? runTool(productsDirectory + "/repctl", ["status", "--socket", socketPath])
 }
+
+/// A Python program the test writes to `directory/name` and runs with `arguments` until this object goes (then it
+/// is killed): the tests' stand-ins for a broken broker or name server.
+final class PythonScript {
+    let process: DaemonProcess
+
+    init(directory: String, name: String, source: String, arguments: [String]) throws {
+        let path = directory + "/" + name
+        try source.write(toFile: path, atomically: true, encoding: .utf8)
+        process = try DaemonProcess(executable: "/usr/bin/python3", arguments: [path] + arguments)
+    }
+
+    deinit {
+        process.signal(SIGKILL)
+        _ = process.waitForExit()
+    }
+}
