@@ -16,64 +16,45 @@ private final class LostPubackProxy {
 
     init(directory: String, brokerPort: Int, dropping: Int) throws {
         port = freePort()
-        let source = """
-            import socket, sys, threading
+        let source = pythonProxySource(
+            """
             lock = threading.Lock()
             pubacks = 0
-            def upstream_to_client(a, b):
-                global pubacks
-                buffer = b""
-                try:
-                    while (data := a.recv(65536)):
-                        buffer += data
-                        out = b""
-                        while len(buffer) >= 2:
-                            # A whole packet: its first byte, the remaining length (1-4 bytes), then that many bytes.
-                            i, length, shift = 1, 0, 0
-                            while i < len(buffer) and buffer[i] & 0x80:
-                                length |= (buffer[i] & 0x7F) << shift
-                                shift += 7
-                                i += 1
-                            if i >= len(buffer): break
-                            length |= buffer[i] << shift
-                            end = i + 1 + length
-                            if len(buffer) < end: break
-                            packet, buffer = buffer[:end], buffer[end:]
-                            if packet[0] >> 4 == 4:
-                                with lock:
-                                    pubacks += 1
-                                    drop = pubacks == int(sys.argv[3])
-                                if drop:
-                                    print("dropped PUBACK", int.from_bytes(packet[i + 1:i + 3], "big"), flush=True)
-                                    continue
-                            out += packet
-                        if out: b.sendall(out)
-                except OSError:
-                    pass
-                for s in (a, b):
-                    try: s.shutdown(socket.SHUT_RDWR)
-                    except OSError: pass
-            def client_to_upstream(a, b):
-                try:
-                    while (data := a.recv(65536)):
-                        b.sendall(data)
-                except OSError:
-                    pass
-                for s in (a, b):
-                    try: s.shutdown(socket.SHUT_RDWR)
-                    except OSError: pass
+            def broker_packets():
+                # Whole packets only (the first byte, the remaining length in 1-4 bytes, then that many bytes), one
+                # PUBACK among them dropped; the rest of a packet waits for the next chunk.
+                held = b""
+                def transform(data):
+                    global pubacks
+                    nonlocal held
+                    held += data
+                    out = b""
+                    while len(held) >= 2:
+                        i, length, shift = 1, 0, 0
+                        while i < len(held) and held[i] & 0x80:
+                            length |= (held[i] & 0x7F) << shift
+                            shift += 7
+                            i += 1
+                        if i >= len(held): break
+                        length |= held[i] << shift
+                        end = i + 1 + length
+                        if len(held) < end: break
+                        packet, held = held[:end], held[end:]
+                        if packet[0] >> 4 == 4:
+                            with lock:
+                                pubacks += 1
+                                drop = pubacks == int(sys.argv[3])
+                            if drop:
+                                print("dropped PUBACK", int.from_bytes(packet[i + 1:i + 3], "big"), flush=True)
+                                continue
+                        out += packet
+                    return out
+                return transform
             def serve(client):
                 upstream = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
-                threading.Thread(target=upstream_to_client, args=(upstream, client), daemon=True).start()
-                client_to_upstream(client, upstream)
-            server = socket.socket()
-            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            server.bind(("127.0.0.1", int(sys.argv[1])))
-            server.listen(8)
-            while True:
-                connection, _ = server.accept()
-                threading.Thread(target=serve, args=(connection,), daemon=True).start()
-            """
+                threading.Thread(target=pipe, args=(upstream, client, broker_packets()), daemon=True).start()
+                pipe(client, upstream)
+            """)
         script = try PythonScript(
             directory: directory, name: "lost-puback.py", source: source,
             arguments: [String(port), String(brokerPort), String(dropping)])

@@ -28,17 +28,8 @@ private final class MQTT311Proxy {
 
     init(directory: String, brokerPort: Int) throws {
         port = freePort()
-        let source = """
-            import socket, sys, threading
-            def pipe(a, b):
-                try:
-                    while (data := a.recv(65536)):
-                        b.sendall(data)
-                except OSError:
-                    pass
-                for s in (a, b):
-                    try: s.shutdown(socket.SHUT_RDWR)
-                    except OSError: pass
+        let source = pythonProxySource(
+            """
             def serve(client):
                 first = client.recv(65536)
                 i = 1
@@ -51,14 +42,7 @@ private final class MQTT311Proxy {
                 upstream.sendall(first)
                 threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
                 pipe(client, upstream)
-            server = socket.socket()
-            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            server.bind(("127.0.0.1", int(sys.argv[1])))
-            server.listen(8)
-            while True:
-                connection, _ = server.accept()
-                threading.Thread(target=serve, args=(connection,), daemon=True).start()
-            """
+            """)
         script = try PythonScript(
             directory: directory, name: "mqtt311.py", source: source, arguments: [String(port), String(brokerPort)])
         #expect(eventually(timeout: 10) { tcpListens(port) }, "the 3.1.1 proxy listens on \(port)")

@@ -336,3 +336,31 @@ final class PythonScript {
         _ = process.waitForExit()
     }
 }
+
+/// A TCP proxy in Python for the tests' broken brokers. `pipe(a, b, transform)` copies what socket `a` receives to `b`
+/// (each chunk through `transform`, when given, which may hold bytes back for the next chunk), then shuts both down;
+/// the server on 127.0.0.1, port `sys.argv[1]`, calls `serve(client)`, which `body` defines, on a thread per
+/// connection.
+func pythonProxySource(_ body: String) -> String {
+    """
+    import socket, sys, threading
+    def pipe(a, b, transform=None):
+        try:
+            while (data := a.recv(65536)):
+                if transform: data = transform(data)
+                if data: b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try: s.shutdown(socket.SHUT_RDWR)
+            except OSError: pass
+    \(body)
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", int(sys.argv[1])))
+    server.listen(8)
+    while True:
+        connection, _ = server.accept()
+        threading.Thread(target=serve, args=(connection,), daemon=True).start()
+    """
+}
