@@ -34,14 +34,16 @@ struct InflightWindow {
         lastSent = id
     }
 
-    /// The oldest unacknowledged event, when the broker has acknowledged events sent after it and it went out more
-    /// than `limit` before `now`: its id, how long ago it was sent, and how many later events were acknowledged. A
-    /// broker acknowledges in the order it received (MQTT 3.1.1 and 5, 4.6), so its acknowledgement was lost.
+    /// The oldest unacknowledged event, when its acknowledgement is lost: the broker acknowledged events sent after it
+    /// and it went out more than `limit` before `now` (a broker acknowledges in the order it received: MQTT 3.1.1
+    /// and 5, 4.6), or it went out more than twice `limit` before `now` (nothing was sent after it, or nothing after
+    /// it was acknowledged either: one event in flight at a time, or a broker that takes one at a time). Its id, how
+    /// long ago it was sent, and how many later events were acknowledged.
     func overdue(now: ContinuousClock.Instant, limit: Duration) -> (id: Int64, waited: Duration, later: Int)? {
-        guard let id = pending.first, let time = sentAt.first, !ackedOutOfOrder.isEmpty, now - time > limit else {
-            return nil
-        }
-        return (id, now - time, ackedOutOfOrder.count)
+        guard let id = pending.first, let time = sentAt.first else { return nil }
+        let waited = now - time
+        guard waited > (ackedOutOfOrder.isEmpty ? limit * 2 : limit) else { return nil }
+        return (id, waited, ackedOutOfOrder.count)
     }
 
     /// The event id sent as message `mid` and not yet acknowledged (nil for a message that is not an event).

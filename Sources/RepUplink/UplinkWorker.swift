@@ -83,12 +83,16 @@ final class UplinkWorker {
                 ))
         }
         // A PUBACK the broker lost would hold the stored progress, and every event after it, until the connection
-        // ended: after a keepalive period with later events acknowledged, the connection is made again.
+        // ended: after a keepalive period with later events acknowledged, or two without, the connection is made
+        // again.
         if connected, let late = window.overdue(now: .now, limit: .seconds(settings.keepalive)) {
+            let sent = "sent \(formatSeconds(Double(late.waited.components.seconds))) s ago"
             failed(
                 UplinkError(
                     .acknowledgementLost,
-                    "the broker at \(settings.host):\(settings.port) acknowledged \(late.later) later events but not event id \(late.id), sent \(formatSeconds(Double(late.waited.components.seconds))) s ago (over uplink.keepalive_s): its acknowledgement was lost; reconnecting to send it again"
+                    late.later > 0
+                        ? "the broker at \(settings.host):\(settings.port) acknowledged \(late.later) later events but not event id \(late.id), \(sent) (over uplink.keepalive_s): its acknowledgement was lost; reconnecting to send it again"
+                        : "the broker at \(settings.host):\(settings.port) has not acknowledged event id \(late.id), \(sent) (over twice uplink.keepalive_s), nor anything after it: its acknowledgement was lost; reconnecting to send it again"
                 ))
         }
         persist()
@@ -272,7 +276,8 @@ final class UplinkWorker {
     /// not asked every `reconnectMin`). Whatever was in flight is sent again on the next connection.
     private func failed(_ error: UplinkError) {
         let wasConnected = connected
-        let inFlight = window.count
+        let resentAfter = window.watermark
+        let unacknowledged = window.count
         let refusedVersion = connection.map { $0.protocolVersion == .v5 && [1, 0x84].contains($0.refusal) } ?? false
         connection = nil
         connected = false
@@ -303,7 +308,11 @@ final class UplinkWorker {
         let retry = "retrying in \(formatSeconds(wait)) s"
         switch error.kind {
         case .connectionLost where wasConnected, .acknowledgementLost:
-            logger.warning("uplink: \(error.message); \(inFlight) events in flight go out again; \(retry)")
+            let again =
+                unacknowledged > 0
+                ? "; what was sent after event id \(resentAfter) goes out again (\(unacknowledged) not acknowledged)"
+                : ""
+            logger.warning("uplink: \(error.message)\(again); \(retry)")
         case .unreachable, .connectionLost:
             logger.warning("uplink: \(error.message); \(retry)")
         default:

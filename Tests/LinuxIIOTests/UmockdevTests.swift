@@ -198,10 +198,12 @@ struct UmockdevTests {
         let times = lines.compactMap { Double($0.split(separator: " ").first ?? "") }
         #expect(times.count == 5)
         let spacing = zip(times, times.dropFirst()).map { $1 - $0 }
-        // Never faster than the rate; about 20 ms apart at 50 Hz (the median: a busy machine may delay one poll).
-        #expect(
-            spacing.allSatisfy { $0 > 0.01 } && spacing.sorted()[spacing.count / 2] < 0.05,
-            "about 20 ms apart at 50 Hz: \(spacing)")
+        // Never faster than the rate; about 20 ms apart at 50 Hz (the median: a busy machine may delay one poll). Under
+        // a sanitizer (REPD_SANITIZER; scripts/test runs that beside another) only the first: timings mean nothing.
+        #expect(spacing.allSatisfy { $0 > 0.01 }, "never faster than 50 Hz: \(spacing)")
+        if ProcessInfo.processInfo.environment["REPD_SANITIZER"] == nil {
+            #expect(spacing.sorted()[spacing.count / 2] < 0.05, "about 20 ms apart at 50 Hz: \(spacing)")
+        }
     }
 
     @Test(

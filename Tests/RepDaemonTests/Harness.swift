@@ -247,18 +247,44 @@ extension ServerLine {
     var isBye: Bool { if case .bye = self { true } else { false } }
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now.
+/// The ports `freePort` takes from, from `REPD_TEST_PORTS=LOW-HIGH` (nil without it): scripts/test gives each of its
+/// two sanitizer runs, which go side by side, a range of its own below the kernel's ephemeral ports, so that one
+/// run's broker never takes the port the other run just found free.
+private let testPortRange: ClosedRange<Int>? = {
+    guard let value = ProcessInfo.processInfo.environment["REPD_TEST_PORTS"] else { return nil }
+    let bounds = value.split(separator: "-").compactMap { Int($0) }
+    guard bounds.count == 2, 1024 <= bounds[0], bounds[0] <= bounds[1], bounds[1] <= 65535 else {
+        fatalError("REPD_TEST_PORTS=\(value): expected LOW-HIGH, 1024 <= LOW <= HIGH <= 65535")
+    }
+    return bounds[0]...bounds[1]
+}()
+
+/// A TCP port on 127.0.0.1 that nothing listens on right now: one the kernel picks, or with `REPD_TEST_PORTS` one
+/// from that range.
 func freePort() -> Int {
+    if let range = testPortRange {
+        for _ in 0..<10_000 {
+            if let port = bindLoopback(port: Int.random(in: range)) { return port }
+        }
+        fatalError("no free port in REPD_TEST_PORTS \(range)")
+    }
+    return bindLoopback(port: 0) ?? 0
+}
+
+/// Binds a TCP socket to 127.0.0.1:`port` (0: the kernel picks one) and closes it; the port bound, or nil when it
+/// could not be bound.
+private func bindLoopback(port: Int) -> Int? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
+    address.sin_port = UInt16(port).bigEndian
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) {
+    let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
     }
+    guard bound == 0 else { return nil }
     _ = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
     }

@@ -67,9 +67,9 @@ private final class LostPubackProxy {
     .enabled(if: haveMosquitto, "needs mosquitto, mosquitto-clients and python3"))
 struct UplinkLostAcknowledgementTests {
     @Test(
-        "a PUBACK the broker never sends, while it acknowledges the events after it: after uplink.keepalive_s the log names the event, repd connects again and sends it, and the stored progress reaches the newest id"
-    )
-    func lostAcknowledgement() throws {
+        "a PUBACK the broker never sends: after uplink.keepalive_s with the events after it acknowledged (20 in flight), or twice that with one in flight at a time, the log names the event, repd connects again and sends it, and the stored progress reaches the newest id",
+        arguments: [20, 1])
+    func lostAcknowledgement(maxInflight: Int) throws {
         let dir = scratchDirectory()
         let broker = try Broker(directory: dir)
         let subscriber = try Subscriber(port: broker.port)
@@ -79,7 +79,9 @@ struct UplinkLostAcknowledgementTests {
         let socketPath = dir + "/events.sock"
         let journalPath = dir + "/events.db"
         let daemon = try DaemonProcess(arguments: [
-            "--config", try uplinkConfig(dir, port: proxy.port, extra: "keepalive_s = 5"), "--fixture", fixture.path,
+            "--config",
+            try uplinkConfig(dir, port: proxy.port, extra: "keepalive_s = 5\nmax_inflight = \(maxInflight)"),
+            "--fixture", fixture.path,
             "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
         ])
         #expect(daemonListens(socketPath))
@@ -93,10 +95,13 @@ struct UplinkLostAcknowledgementTests {
             uplink?.state == "connected" && uplink?.inFlight == 0 && uplink?.backlog == 0,
             "\(String(describing: uplink)); \(daemon.standardError.suffix(2000))")
         let log = daemon.standardError
-        let said = log.split(separator: "\n").first { $0.contains("later events but not event id") }
+        let said = log.split(separator: "\n").first { $0.contains("its acknowledgement was lost; reconnecting") }
+        let expected =
+            maxInflight > 1
+            ? "later events but not event id" : "(over twice uplink.keepalive_s), nor anything after it"
         #expect(
-            said?.contains("uplink: the broker at 127.0.0.1:\(proxy.port) acknowledged") == true
-                && said?.contains("(over uplink.keepalive_s): its acknowledgement was lost; reconnecting") == true,
+            said?.contains("uplink: the broker at 127.0.0.1:\(proxy.port) ") == true
+                && said?.contains(expected) == true && said?.contains("goes out again (1 not acknowledged)") == true,
             "\(log.suffix(2000))")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)

@@ -51,7 +51,7 @@ struct InflightWindowTests {
         window.sent(id: 1, mid: 1, at: start)
         window.sent(id: 2, mid: 2, at: start + .seconds(1))
         window.sent(id: 3, mid: 3, at: start + .seconds(2))
-        // Nothing acknowledged yet: a slow broker, not a lost acknowledgement (the keepalive judges a dead one).
+        // Nothing acknowledged yet: a slow broker, not yet a lost acknowledgement (that takes twice the limit).
         #expect(window.overdue(now: start + .seconds(60), limit: .seconds(30)) == nil)
         window.acknowledged(mid: 2)
         window.acknowledged(mid: 3)
@@ -67,14 +67,30 @@ struct InflightWindowTests {
         #expect(window.watermark == 1, "event 1 acknowledged at last; 2 and 3 go out again after it")
     }
 
-    @Test("acknowledged in order, nothing is ever overdue")
+    @Test(
+        "an event whose PUBACK never came, with nothing acknowledged after it (one in flight at a time), is overdue after twice the limit"
+    )
+    func overdueAlone() {
+        let start = ContinuousClock.now
+        var window = InflightWindow(acked: 0)
+        window.sent(id: 1, mid: 1, at: start)
+        window.acknowledged(mid: 1)
+        window.sent(id: 2, mid: 2, at: start + .seconds(10))
+        #expect(window.overdue(now: start + .seconds(70), limit: .seconds(30)) == nil, "twice the limit, not over")
+        let late = window.overdue(now: start + .seconds(71), limit: .seconds(30))
+        #expect(late?.id == 2 && late?.later == 0 && late?.waited == .seconds(61))
+        #expect(window.watermark == 1)
+    }
+
+    @Test("acknowledged in order, nothing is overdue however long the connection lasts")
     func inOrderIsNeverOverdue() {
         let start = ContinuousClock.now
         var window = InflightWindow(acked: 0)
-        for id in 1...5 { window.sent(id: Int64(id), mid: Int32(id), at: start) }
-        window.acknowledged(mid: 1)
-        window.acknowledged(mid: 2)
+        for id in 1...5 {
+            window.sent(id: Int64(id), mid: Int32(id), at: start + .seconds(id))
+            window.acknowledged(mid: Int32(id))
+        }
         #expect(window.overdue(now: start + .seconds(3600), limit: .seconds(30)) == nil)
-        #expect(window.watermark == 2)
+        #expect(window.watermark == 5 && window.count == 0)
     }
 }
