@@ -18,8 +18,9 @@ public struct UplinkError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The broker refused a message it was sent (MQTT 5: a PUBACK's reason code, such as an ACL's "not
         /// authorized", or a packet over its maximum size): the uplink sends nothing after it until it is taken.
         case messageRefused = "message_refused"
-        /// The broker acknowledged events sent after one but not that one, for longer than `uplink.keepalive_s`:
-        /// its acknowledgement was lost, so the connection is made again and the event sent again.
+        /// The broker did not acknowledge an event for longer than `uplink.keepalive_s` while it acknowledged later
+        /// ones, or for twice that with none acknowledged after it: its acknowledgement was lost, so the connection
+        /// is made again and the event sent again.
         case acknowledgementLost = "acknowledgement_lost"
         /// The journal cannot be read or the progress not stored.
         case journal

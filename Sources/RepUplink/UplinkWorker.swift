@@ -86,7 +86,7 @@ final class UplinkWorker {
         // ended: after a keepalive period with later events acknowledged, or two without, the connection is made
         // again.
         if connected, let late = window.overdue(now: .now, limit: .seconds(settings.keepalive)) {
-            let sent = "sent \(formatSeconds(Double(late.waited.components.seconds))) s ago"
+            let sent = "sent \(formatSeconds(late.waited)) s ago"
             failed(
                 UplinkError(
                     .acknowledgementLost,
@@ -300,7 +300,7 @@ final class UplinkWorker {
             // The broker's own reason (MQTT 5's DISCONNECT) is not always sent: mosquitto 2.0 closes a taken-over
             // session without it.
             error.message +=
-                " after \(formatSeconds(Double(lasted.components.seconds) + Double(lasted.components.attoseconds) / 1e18)) s (if this repeats: another client may use the client id \(settings.clientID); each station needs its own journal.station or uplink.client_id)"
+                " after \(formatSeconds(lasted)) s (if this repeats: another client may use the client id \(settings.clientID); each station needs its own journal.station or uplink.client_id)"
         }
         let wait = delay
         delay = min(settings.reconnectMax, delay * 2)
@@ -468,7 +468,7 @@ final class UplinkWorker {
         if connection == nil, mayConnect { nextAttempt = ContinuousClock.now }
         if !mayConnect, journal != nil, hasBacklog() {
             logger.info(
-                "uplink: not trying the broker again at stop: the last attempt spent \(formatSeconds(Double(lastConnectCall.components.seconds) + Double(lastConnectCall.components.attoseconds) / 1e18)) s looking up \(settings.host)"
+                "uplink: not trying the broker again at stop: the last attempt spent \(formatSeconds(lastConnectCall)) s looking up \(settings.host)"
             )
         }
         while ContinuousClock.now < deadline, journal != nil, window.count > 0 || hasBacklog() {
@@ -521,4 +521,9 @@ final class UplinkWorker {
 /// Seconds as "0.5", "2", "60".
 func formatSeconds(_ value: Double) -> String {
     value == value.rounded() ? String(Int(value)) : String(Double(Int(value * 10)) / 10)
+}
+
+/// A duration in seconds, as `formatSeconds(_:)` writes them.
+func formatSeconds(_ duration: Duration) -> String {
+    formatSeconds(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
 }
