@@ -22,8 +22,8 @@ import PlainText
 /// Reads: EINTR is retried, EAGAIN a few times more; ENODEV/ENXIO, a sysfs directory that is gone, or
 /// `RawReadFailures.limit` failed reads in a row return `.lost`; any other failure (EIO from a bus that missed one
 /// transfer, ...) skips that sample. `run()` throws when the driver refuses raw reads while its buffer runs (EBUSY,
-/// naming the `enable` file) or a value is not a number (kind `.invalidValue`, naming the attribute and the text
-/// read). `finish()` closes the attributes and puts the sampling frequency back.
+/// naming the `enable` file) or a value is not a number or beyond a 32-bit raw value (kind `.invalidValue`, naming
+/// the attribute and the text read: `SysfsValue.rawCount`). `finish()` closes the attributes and puts the sampling frequency back.
 struct PolledCapture: CaptureDriver {
     private let context: CaptureContext
     private let reason: String
@@ -84,12 +84,15 @@ struct PolledCapture: CaptureDriver {
                 let code: Int32
                 switch Self.readRaw(fd, into: &text) {
                 case .bytes(let n):
-                    let value = String(decoding: text[..<n], as: UTF8.self)
-                    guard let number = parseDecimal(value) else {
+                    let count = text.withUnsafeBytes { SysfsValue.rawCount(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                    guard case .value(let number) = count else {
                         provider.deliver(&batch)
+                        let value = SysfsValue.printable(String(decoding: text[..<n], as: UTF8.self), limit: 40)
                         throw IIOError(
                             .invalidValue, path: paths[axis],
-                            "'\(SysfsValue.printable(value, limit: 40))' is not a number (raw counts expected)")
+                            count == .outOfRange
+                                ? "'\(value)' is beyond what a raw value holds (a 32-bit integer)"
+                                : "'\(value)' is not a number (raw counts expected)")
                     }
                     raw[axis] = number
                     continue

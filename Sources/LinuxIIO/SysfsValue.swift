@@ -18,6 +18,42 @@ public enum SysfsValue {
         return value
     }
 
+    /// A raw count read from `in_accel_{x,y,z}_raw`, straight from the bytes `pread()` filled: what the kernel prints
+    /// for a raw value, a 32-bit integer (`%d`) and its newline, also taken as a decimal (`12.0`) as
+    /// `number(_:path:)` does. Allocates nothing, so polling can call it for every sample.
+    public static func rawCount(_ bytes: UnsafeRawBufferPointer) -> RawCount {
+        var start = 0
+        var end = bytes.count
+        while start < end, isWhitespace(bytes[start]) { start += 1 }
+        while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return .notANumber }
+        for index in start..<end where !isNumeral(bytes[index]) { return .notANumber }
+        guard let value = DecimalParser.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end])), value.isFinite
+        else { return .notANumber }
+        guard abs(value) <= Double(Int32.max) + 1 else { return .outOfRange }
+        return .value(value)
+    }
+
+    /// What `rawCount(_:)` read.
+    public enum RawCount: Equatable, Sendable {
+        case value(Double)
+        /// Not a number at all (the text is in the error message the caller writes).
+        case notANumber
+        /// A number no 32-bit raw value can hold: not something a kernel driver prints.
+        case outOfRange
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+            || byte == UInt8(ascii: "\r")
+    }
+
+    private static func isNumeral(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+    }
+
     /// A mount matrix `"x1, y1, z1; x2, y2, z2; x3, y3, z3"` as three rows. Rows of all zeros are refused.
     public static func mountMatrix(_ text: String, path: String) throws(IIOError) -> [[Double]] {
         let rows = text.trimmingWhitespace().split(separator: ";", omittingEmptySubsequences: false)

@@ -163,6 +163,27 @@ struct SysfsValueTests {
         #expect(throws: IIOError.self) { try SysfsValue.number(text, path: "/sys/x/in_accel_scale") }
     }
 
+    @Test(
+        "raw counts parse from the bytes read, with the kernel's newline; anything else is not a number",
+        arguments: [
+            ("-1234\n", SysfsValue.RawCount.value(-1234)), ("0\n", .value(0)), (" 17 ", .value(17)),
+            ("12.0\n", .value(12)), ("2147483647\n", .value(2_147_483_647)), ("-2147483648\n", .value(-2_147_483_648)),
+            ("", .notANumber), ("\n", .notANumber), ("oops\n", .notANumber), ("1 2\n", .notANumber),
+            ("0x10\n", .notANumber), ("nan\n", .notANumber), ("1e400\n", .notANumber), ("12\u{0}\n", .notANumber),
+        ])
+    func rawCounts(text: String, expected: SysfsValue.RawCount) {
+        let bytes = Array(text.utf8)
+        #expect(bytes.withUnsafeBytes { SysfsValue.rawCount($0) } == expected)
+    }
+
+    @Test(
+        "a raw count no 32-bit value can hold is out of range, not a reading",
+        arguments: ["2147483649\n", "-2147483649\n", "99999999999\n", "1e12\n"])
+    func rawCountsOutOfRange(text: String) {
+        let bytes = Array(text.utf8)
+        #expect(bytes.withUnsafeBytes { SysfsValue.rawCount($0) } == .outOfRange)
+    }
+
     @Test("mount matrices parse; rows of zeros and wrong shapes are refused")
     func mountMatrix() throws {
         #expect(
