@@ -150,6 +150,7 @@ struct RealDriverTests {
             !times.isEmpty && times.allSatisfy { $0 > start - 1 && $0 < end + 5 },
             "rep times are seconds on CLOCK_MONOTONIC, within the workout (\(start)...\(end) s since boot): \(times)")
         #expect(outcome.line("REPD-EXIT") == "0")
+        #expect(outcome.line("BEFORE") != nil, "the device's settings were read before the run\n\(tail)")
         #expect(outcome.line("AFTER") == outcome.line("BEFORE"), "the device is put back as found")
         #expect(outcome.line("HRTIMER-LEFT") == "0", "no hrtimer trigger left behind")
     }
@@ -287,6 +288,7 @@ struct RealDriverTests {
         let refusal = outcome.lines("NODE").joined(separator: "\n")
         #expect(refusal.contains("permission denied") && refusal.contains("60-repd.rules"), "\(refusal)")
         #expect(!refusal.contains("not restored"), "\(refusal)")
+        #expect(outcome.line("BEFORE") != nil, "the device's settings were read before the runs\n\(tail)")
         #expect(outcome.line("REFUSED") == outcome.line("BEFORE"))
         // With the rule's attributes: set up (the clock too), 20 samples of the chip at rest (1 g on z), put back.
         #expect(outcome.line("RULE-EXIT") == "0", "\(tail)")

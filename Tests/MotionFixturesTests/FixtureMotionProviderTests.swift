@@ -40,7 +40,9 @@ struct FixtureMotionProviderTests {
         #expect(provider.speedMultiplier == effective)
     }
 
-    @Test("timed replay delivers each batch when its last sample is due, divided by the speed", arguments: [1.0, 4.0])
+    @Test(
+        "timed replay never delivers a batch before its last sample is due, divided by the speed",
+        arguments: [1.0, 4.0])
     func timedReplayHonoursIntervalsAndSpeed(speed: Double) async {
         // 0.6 s of samples at 20 ms, in batches of 5 (one batch per 100 ms of sample time).
         let samples = rampSamples(count: 31, interval: 0.02)
@@ -64,6 +66,27 @@ struct FixtureMotionProviderTests {
         print("timed replay at \(speed)x: batches late by \(lateness.map { Int(($0 * 1000).rounded()) }) ms")
     }
 
+    @Test("timed replay at 4x takes less than half as long as at 1x (a ratio in the same run)")
+    func timedReplayGoesFasterWithTheSpeed() async {
+        // 2 s of samples: at 1x at least 2 s (never early, above); at 4x 0.5 s, so this fails only when that
+        // replay is held up by more than half a second more than the 1x one.
+        let samples = rampSamples(count: 101, interval: 0.02)
+        var spans: [Double: Double] = [:]
+        for speed in [1.0, 4.0] {
+            let provider = FixtureMotionProvider(samples: samples, batchSize: 5, speedMultiplier: speed)
+            let recorder = BatchRecorder(provider)
+            let started = ContinuousClock.now
+            provider.start()
+            #expect(await waitUntil { recorder.completed })
+            // Up to the last batch's delivery, timed on the provider's thread (when this task wakes again depends on
+            // the other tests that share the pool).
+            let span = (recorder.deliveries.last?.at ?? .now) - started
+            spans[speed] = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
+        }
+        print("timed replay of 2 s: \(spans[1.0] ?? .nan) s at 1x, \(spans[4.0] ?? .nan) s at 4x")
+        #expect((spans[4.0] ?? .infinity) < (spans[1.0] ?? 0) / 2, "\(spans)")
+    }
+
     @Test("stop cancels timed replay, and start resumes with the next undelivered sample")
     func stopCancelsAndStartResumes() async {
         // 10 s of samples replayed 4× faster. The stop comes from a subscriber once 10 samples have arrived, on the
@@ -85,8 +108,8 @@ struct FixtureMotionProviderTests {
         #expect(atStop == 10)
         #expect(provider.deliveredCount == atStop)
         #expect(recorder.states.last == .stopped)
-        // 150 ms would deliver 30 more batches if the timer still ran.
-        try? await Task.sleep(for: .milliseconds(150))
+        // A second would deliver 200 more batches if the timer still ran.
+        try? await Task.sleep(for: .seconds(1))
         #expect(recorder.samples.count == atStop)
         #expect(!recorder.completed)
 

@@ -51,7 +51,7 @@ struct DamagedJournalTests {
             Issue.record("no events in \(history)")
             return
         }
-        #expect(events.map { $0["id"]?.int } == [3, 4, 5, 6])
+        try #require(events.map { $0["id"]?.int } == [3, 4, 5, 6])
         #expect(events[1]["type"]?.stringValue == "damaged" && events[1]["of"]?.stringValue == "rep", "\(events[1])")
         #expect(events[2]["type"]?.stringValue != "damaged")
         // A replay over it: every line parses, the row's id comes as damaged, the rest as they were.

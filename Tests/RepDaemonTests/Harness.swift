@@ -193,6 +193,20 @@ final class LineClient {
         }
     }
 
+    /// The lines the server sends before it closes the connection within `timeout` seconds, or nil when it has not
+    /// closed it by then (a connection that only goes quiet is not a closed one).
+    func linesUntilClose(within timeout: Double) -> [String]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        var lines: [String] = []
+        while true {
+            switch connection.next(timeout: .milliseconds(Int64(max(0, deadline.timeIntervalSinceNow) * 1000))) {
+            case .message(_, let text), .malformed(_, let text): lines.append(text)
+            case .closed: return lines
+            case .timeout: return nil
+            }
+        }
+    }
+
     /// The next line, read (lines that do not read are skipped), or nil at EOF or after `timeout` seconds.
     func nextServerLine(timeout: Double = 10) -> ServerLine? {
         let deadline = Date().addingTimeInterval(timeout)

