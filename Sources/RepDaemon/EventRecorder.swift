@@ -44,6 +44,8 @@ final class EventRecorder: @unchecked Sendable {
     private let openedFileID: (dev_t, ino_t)?
     /// Only touched on `thread`: whether the journal fails at once on a lock, after an append failed.
     private var failingFast = false
+    /// Only touched on `thread`: the id mark problem last logged (`EventJournal.idMarkProblem`).
+    private var idMarkProblemLogged: String?
     /// Only touched on `thread`: the newest id whose line was handed to the event loop.
     private var handedOverID: Int64 = 0
     /// The newest id handed out (what `hello` and `status` say), readable from any thread without the disk.
@@ -93,9 +95,16 @@ final class EventRecorder: @unchecked Sendable {
             maxBytes: settings.maxSizeMB > 0 ? Int64(settings.maxSizeMB) << 20 : nil, logger: logger)
         logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
         if let skipped = journal.skippedIDs {
-            logger.warning(
-                "journal: \(path) was not closed by repd before the last boot (a power cut?): events after id \(skipped.from) may be lost; new ids start after \(skipped.to), so none sent before is reused"
-            )
+            switch journal.skipReason {
+            case .fileBehindIDMark?:
+                logger.warning(
+                    "journal: \(path) holds events up to id \(skipped.from), but repd handed out ids up to \(skipped.to) from it (\(path).ids says so): an older copy of the file was put back (a backup restored?); new ids start after \(skipped.to), so none sent before is reused"
+                )
+            case .notClosedBeforeBoot?, nil:
+                logger.warning(
+                    "journal: \(path) was not closed by repd before the last boot (a power cut?): events after id \(skipped.from) may be lost; new ids start after \(skipped.to), so none sent before is reused"
+                )
+            }
         }
         recorder.prune()
         return recorder
@@ -184,6 +193,16 @@ final class EventRecorder: @unchecked Sendable {
                 return publish(event.line, nil)
             }
             failingFast = false
+            if journal.idMarkProblem != idMarkProblemLogged {
+                idMarkProblemLogged = journal.idMarkProblem
+                if let problem = journal.idMarkProblem {
+                    logger.warning(
+                        "journal: cannot write the id mark beside the journal (\(problem)): events are journaled as before, but a backup of the journal put back later is seen only up to the last mark written"
+                    )
+                } else {
+                    logger.notice("journal: the id mark beside the journal is written again")
+                }
+            }
             newest.store(id, ordering: .relaxed)
             noteSuccess(id)
             publish(event.line(id: id, station: station), id)

@@ -66,6 +66,11 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
 /// is next opened after a run that did not close it **on an earlier boot** (a power cut, or a crash followed by a
 /// reboot), ids go on after the reserved block's end: a gap of at most `idBlock`, never an id handed out twice. After
 /// a crash of repd alone (same boot) the kernel still had every commit, and ids go on without a gap.
+///
+/// **Ids after a backup is put back.** Every reservation is also written outside the file (`IDMarkFile`: `PATH.ids`),
+/// so a file that went back in time (a backup restored with `mv` or `cp`: its own older reservation, the same
+/// identity) is seen at open, and ids go on after the newest one this identity handed out there (`skipReason`
+/// `.fileBehindIDMark`): its events after the backup are gone, their ids are never reused.
 public final class EventJournal {
     /// How hard each commit waits for the disk (`PRAGMA synchronous`): the `journal.synchronous` setting itself.
     /// With `normal`, in WAL mode a commit is durable once the WAL is checkpointed and a power cut can lose the last
@@ -89,6 +94,23 @@ public final class EventJournal {
     /// out before a power cut is handed out again (`from` the newest id the file still had, `to` the reserved block's
     /// end). Nil when ids go on without a gap.
     public private(set) var skippedIDs: (from: Int64, to: Int64)?
+    /// Why opening skipped ids (`skippedIDs`); nil when it did not.
+    public private(set) var skipReason: SkipReason?
+    /// Why the id mark beside the file (`PATH.ids`, see the type's comment) could not be written the last time it
+    /// was due, nil when it was. Appends go on without it; a backup put back is then seen only up to the last mark
+    /// written.
+    public private(set) var idMarkProblem: String?
+    /// The id mark beside the file.
+    private let idMarks: IDMarkFile
+
+    /// Why opening skipped ids.
+    public enum SkipReason: Sendable, Equatable {
+        /// The last run did not close the file on an earlier boot (a power cut): ids go on after its reserved block.
+        case notClosedBeforeBoot
+        /// The file holds fewer ids than its identity handed out at this path (`PATH.ids`): a backup put back, or a
+        /// copy of the file from before its last events.
+        case fileBehindIDMark
+    }
     private let synchronous: Synchronous
     private var db: OpaquePointer?
     private var insert: OpaquePointer?
@@ -131,6 +153,7 @@ public final class EventJournal {
         self.bootID = bootID
         self.idBlock = idBlock
         self.handsOutIDs = handsOutIDs
+        idMarks = IDMarkFile(journalPath: path)
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK else {
@@ -188,7 +211,10 @@ public final class EventJournal {
                     identity TEXT NOT NULL)
                 """, operation: "open")
             identity = try readIdentity(create: handsOutIDs)
-            if handsOutIDs { try recoverIDs() }
+            if handsOutIDs {
+                try recoverIDs()
+                try followIDMark()
+            }
             insert = try prepare(
                 "INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
             select = try prepare(
@@ -370,7 +396,25 @@ public final class EventJournal {
         try execute("DELETE FROM sqlite_sequence WHERE name = 'events'", operation: "open")
         try execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', \(reserved))", operation: "open")
         skippedIDs = (from: lastID, to: reserved)
+        skipReason = .notClosedBeforeBoot
         lastID = reserved
+    }
+
+    /// At open, after `recoverIDs()`: when the id mark beside the file says this identity handed out more ids here
+    /// than the file holds (a backup put back), moves `sqlite_sequence` past them. An open mark (the last run did
+    /// not close) of this very file whose reservation reaches as far leaves what `recoverIDs()` decided.
+    private func followIDMark() throws(JournalError) {
+        guard let mark = idMarks.mark(of: identity) else { return }
+        let file = FileID(path)
+        let sameFile = file?.device == mark.device && file?.inode == mark.inode
+        if !mark.clean, sameFile, reservedThrough >= mark.reserved { return }
+        guard mark.reserved > lastID else { return }
+        try execute("DELETE FROM sqlite_sequence WHERE name = 'events'", operation: "open")
+        try execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', \(mark.reserved))", operation: "open")
+        skippedIDs = (from: skippedIDs?.from ?? lastID, to: mark.reserved)
+        skipReason = .fileBehindIDMark
+        lastID = mark.reserved
+        reservedThrough = max(reservedThrough, mark.reserved)
     }
 
     /// Commits the reservation with an fsync (`synchronous = FULL` for this one commit): ids up to `through` may be
@@ -389,6 +433,11 @@ public final class EventJournal {
         let rc = sqlite3_step(statement)
         guard rc == SQLITE_DONE else { throw failure("reserve ids", rc) }
         reservedThrough = through
+        // After the file's own commit, so the mark never runs ahead of a reservation the file holds.
+        if let file = openedFiles[""] ?? FileID(path) {
+            let mark = IDMarkFile.Mark(reserved: through, clean: clean, device: file.device, inode: file.inode)
+            idMarkProblem = idMarks.write(mark, for: identity)
+        }
     }
 
     /// At most `limit` events with an id above `id`, oldest first.

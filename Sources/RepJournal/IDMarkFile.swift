@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The ids a journal file handed out, remembered outside it: `PATH.ids` beside the journal at `PATH`.
+///
+/// The reservation in the file (see `EventJournal`) cannot tell that the file itself went back in time: a backup put
+/// back (`mv backup.db events.db`, `cp backup.db events.db`) holds its own, older reservation and the same identity,
+/// and the ids after its newest event would be handed out again for other events under that identity, which
+/// consumers that de-duplicate by station + journal + id would drop. This file keeps, per identity, what the last
+/// run reserved (`clean`: what it handed out, written at its close) and which file it wrote (device and inode). It is
+/// written with every reservation (once per id block and at close: write a new file, fsync it, rename it over the
+/// old one, fsync the folder), never per event, and holds the 8 identities written last.
+///
+/// Text, one line per identity: `IDENTITY RESERVED clean|open DEVICE INODE`. A line that does not read is ignored,
+/// and so is a file that cannot be read: then only the reservation in the journal counts, as before this file.
+struct IDMarkFile {
+    /// What one run of one identity reserved or handed out.
+    struct Mark: Equatable {
+        /// Ids up to this one may have been handed out (`clean`: exactly those were).
+        var reserved: Int64
+        /// Written at a clean close: `reserved` is the newest id handed out.
+        var clean: Bool
+        /// The journal file written (its device and inode).
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The mark file's path.
+    let path: String
+    /// How many identities it keeps.
+    static let capacity = 8
+
+    /// The mark file of the journal at `journalPath`.
+    init(journalPath: String) { path = journalPath + ".ids" }
+
+    /// The marks by identity, newest first; empty when the file is missing or cannot be read.
+    func read() -> [(identity: String, mark: Mark)] {
+        guard let file = fopen(path, "r") else { return [] }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while bytes.count < 16 * 1024 {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n <= 0 { break }
+            bytes += buffer[..<n]
+        }
+        var marks: [(identity: String, mark: Mark)] = []
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard words.count == 5, words[0].count == 32, words[0].allSatisfy(\.isHexDigit),
+                let reserved = Int64(words[1]), reserved >= 0, words[2] == "clean" || words[2] == "open",
+                let device = UInt64(words[3]), let inode = UInt64(words[4]),
+                !marks.contains(where: { $0.identity == words[0] })
+            else { continue }
+            marks.append(
+                (String(words[0]), Mark(reserved: reserved, clean: words[2] == "clean", device: device, inode: inode)))
+        }
+        return marks
+    }
+
+    /// The mark of `identity`, nil when there is none.
+    func mark(of identity: String) -> Mark? { read().first { $0.identity == identity }?.mark }
+
+    /// Records `mark` for `identity` (first, with the other identities after it, at most `capacity`). Returns why it
+    /// could not be written, nil when it was.
+    func write(_ mark: Mark, for identity: String) -> String? {
+        var marks = read().filter { $0.identity != identity }
+        marks.insert((identity, mark), at: 0)
+        let text = marks.prefix(Self.capacity).map { entry in
+            "\(entry.identity) \(entry.mark.reserved) \(entry.mark.clean ? "clean" : "open") \(entry.mark.device) \(entry.mark.inode)\n"
+        }.joined()
+        let temporary = path + ".new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "\(temporary): \(String(cString: strerror(errno)))" }
+        var written = true
+        var failure: Int32 = 0
+        Array(text.utf8).withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 {
+                    written = false
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        if written, fsync(fd) != 0 {
+            written = false
+            failure = errno
+        }
+        Glibc.close(fd)
+        guard written else {
+            unlink(temporary)
+            return "\(temporary): \(String(cString: strerror(failure)))"
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            return "\(path): \(reason)"
+        }
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderFD >= 0 {
+            fsync(folderFD)
+            Glibc.close(folderFD)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+@testable import RepJournal
+
+/// A backup of the journal put back must not make repd hand out ids again under the same identity (consumers
+/// de-duplicate by station + journal + id and would drop the new events): the id mark beside the file (`PATH.ids`).
+@Suite("Ids after a backup is put back (the id mark)")
+struct IDMarkTests {
+    private func append(_ journal: EventJournal, _ count: Int) throws -> [Int64] {
+        try (0..<count).map { n in try journal.append(type: "rep", json: "{}", wall: Double(n)) }
+    }
+
+    /// The file's bytes (the journal closed: no -wal left).
+    private func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    @Test("a backup of a closed journal put back with mv: ids go on after the newest handed out, the identity stays")
+    func backupMovedBack() throws {
+        let path = scratchDirectory() + "/events.db"
+        let first = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(try append(first, 5) == Array(1...5))
+        let identity = first.identity
+        first.close()
+        try bytes(path).write(to: URL(fileURLWithPath: path + ".backup"))
+        let second = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(second.skippedIDs == nil)
+        #expect(try append(second, 7) == Array(6...12))
+        second.close()
+        #expect(rename(path + ".backup", path) == 0)
+
+        let restored = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(restored.identity == identity)
+        #expect(
+            restored.skippedIDs?.from == 5 && restored.skippedIDs?.to == 12,
+            "\(String(describing: restored.skippedIDs))")
+        #expect(restored.skipReason == .fileBehindIDMark)
+        #expect(try append(restored, 1) == [13], "no id of the events after the backup is handed out again")
+        #expect(try restored.events(after: 0, limit: 100).map(\.id) == Array(1...5) + [13])
+        restored.close()
+    }
+
+    @Test("a backup copied over the journal in place (the same inode) is seen too")
+    func backupCopiedInPlace() throws {
+        let path = scratchDirectory() + "/events.db"
+        let first = try EventJournal(path: path, station: "a", idBlock: 10)
+        _ = try append(first, 3)
+        first.close()
+        let backup = try bytes(path)
+        let second = try EventJournal(path: path, station: "a", idBlock: 10)
+        _ = try append(second, 4)
+        second.close()
+        let inode = try #require(FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: backup)
+        try handle.close()
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64 == inode)
+
+        let restored = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(restored.skippedIDs?.from == 3 && restored.skippedIDs?.to == 7)
+        #expect(try append(restored, 1) == [8])
+        restored.close()
+    }
+
+    @Test(
+        "a backup taken while repd ran (its reservation open, this boot) put back after repd closed: ids go on after the newest handed out"
+    )
+    func backupOfAnOpenJournal() throws {
+        let path = scratchDirectory() + "/events.db"
+        let running = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 1000)
+        _ = try append(running, 21)
+        // SQLite's online backup, as an administrator's sqlite3 .backup makes it: the reservation (1000, open) too.
+        let backupPath = path + ".backup"
+        try sqliteBackup(from: path, to: backupPath)
+        _ = try append(running, 27)
+        running.close()
+        #expect(rename(backupPath, path) == 0)
+        for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+
+        let restored = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 1000)
+        #expect(try restored.newestID == 48)
+        #expect(restored.skippedIDs?.from == 21 && restored.skippedIDs?.to == 48)
+        #expect(try append(restored, 1) == [49])
+        restored.close()
+    }
+
+    @Test("reopening the same journal after a clean close or a crash of repd alone goes on without a gap")
+    func noGapWithoutABackup() throws {
+        let path = scratchDirectory() + "/events.db"
+        let first = try EventJournal(path: path, station: "a", bootID: "boot-1", idBlock: 10)
+        _ = try append(first, 12)
+        first.close()
+        let second = try EventJournal(path: path, station: "a", bootID: "boot-2", idBlock: 10)
+        #expect(second.skippedIDs == nil)
+        #expect(try append(second, 3) == [13, 14, 15])
+        // A crash of repd alone: the next open (same boot) sees the file it wrote, its reservation open.
+        let crashed = try EventJournal(path: path, station: "a", bootID: "boot-2", idBlock: 10)
+        #expect(crashed.skippedIDs == nil)
+        #expect(try append(crashed, 1) == [16])
+        crashed.close()
+        second.close()
+    }
+
+    @Test("a mark file that does not read is ignored, and one that cannot be written is reported, appends go on")
+    func unreadableAndUnwritableMark() throws {
+        let folder = scratchDirectory()
+        let path = folder + "/events.db"
+        try "not a mark\n\u{0}\u{1}garbage 12 clean 1 2\n".write(
+            toFile: path + ".ids", atomically: true, encoding: .utf8)
+        let journal = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(journal.skippedIDs == nil)
+        #expect(try append(journal, 1) == [1])
+        #expect(journal.idMarkProblem == nil)
+        let marks = IDMarkFile(journalPath: path).read()
+        #expect(marks.map(\.identity) == [journal.identity] && marks.first?.mark.reserved == 10)
+        // A folder in the place of the mark's new file: the rename cannot happen.
+        journal.close()
+        #expect(mkdir(path + ".ids.new", 0o755) == 0)
+        let again = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(try append(again, 10) == Array(2...11))
+        #expect(again.idMarkProblem?.contains("events.db.ids.new") == true, "\(again.idMarkProblem ?? "nil")")
+        again.close()
+    }
+
+    @Test("the mark keeps the last 8 identities, the newest first")
+    func markKeepsEightIdentities() throws {
+        let marks = IDMarkFile(journalPath: scratchDirectory() + "/events.db")
+        for n in 0..<10 {
+            let identity = String(repeating: String(n), count: 32)
+            #expect(marks.write(.init(reserved: Int64(n), clean: true, device: 1, inode: 2), for: identity) == nil)
+        }
+        let read = marks.read()
+        #expect(read.count == IDMarkFile.capacity)
+        #expect(read.first?.identity == String(repeating: "9", count: 32) && read.first?.mark.reserved == 9)
+        #expect(read.last?.identity == String(repeating: "2", count: 32))
+    }
+}
+
+/// SQLite's online backup of the file at `source` into `destination` (python3's sqlite3 module).
+private func sqliteBackup(from source: String, to destination: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+        "python3", "-c",
+        "import sqlite3, sys\ns = sqlite3.connect(sys.argv[1]); d = sqlite3.connect(sys.argv[2])\ns.backup(d); d.close()",
+        source, destination,
+    ]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+}
