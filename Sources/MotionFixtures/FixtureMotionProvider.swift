@@ -110,10 +110,20 @@ public final class FixtureMotionProvider: MotionProvider, @unchecked Sendable {
         DispatchQueue.getSpecific(key: queueKey) != nil ? body() : queue.sync(execute: body)
     }
 
+    /// The most batches one firing of the timer delivers. A replay that cannot keep up (a looping one at a speed no
+    /// consumer keeps up with) had every batch due at once and never left the queue: `stop()`, which waits for the
+    /// queue, never returned, and repd ignored SIGTERM. Now the queue is let go after this many; the timer, due
+    /// again at once, goes on after whatever waited for the queue.
+    static let batchesPerFiring = 1024
+
     private func timerFired() {
         let now = DispatchTime.now()
-        while timer != nil, cursor < samples.count, dueTime(ofBatchAt: cursor) <= now {
+        var delivered = 0
+        while timer != nil, cursor < samples.count, delivered < Self.batchesPerFiring,
+            dueTime(ofBatchAt: cursor) <= now
+        {
             emitNextBatch()
+            delivered += 1
             if cursor == samples.count { wrapOrFinish() }
         }
         if timer != nil { scheduleNextBatch() }

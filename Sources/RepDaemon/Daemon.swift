@@ -73,6 +73,7 @@ public enum Daemon {
         }
 
         let ends = SPSCRing<MotionSample>.make(capacity: configuration.ringCapacity)
+        state.updateRing(ends.consumer.statistics)  // status says the capacity before the first samples too
         let pump = SamplePump(producer: ends.producer, doorbell: doorbell, logger: logger)
         provider.attach(pump)  // every provider: from its delivery thread straight into the ring, no copy on the way
         let serverOptions = ServerOptions(socket: configuration.socket, path: socketPath, ownUID: getuid())

@@ -129,6 +129,9 @@ final class DetectionPipelineService: Service {
             announce(&events)
             record(detector)
             ignored.report(detector.ignoredSamples, to: logger)
+            // After each pop, not only once the ring is empty: a detector that falls behind never empties it, and
+            // `status` then said capacity 0 and nothing dropped while the log counted millions of dropped batches.
+            state.updateRing(consumer.statistics)
         }
         state.updateRing(consumer.statistics)
         return total

@@ -1,3 +1,4 @@
+import Foundation
 import MotionCore
 import MotionFixtures
 import Testing
@@ -143,6 +144,28 @@ struct FixtureMotionProviderTests {
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
         #expect(recorder.samples[4].ax == 0 && abs(recorder.samples[4].timestamp - 0.04) < 1e-9)
         #expect(!recorder.completed)
+    }
+
+    @Test("stop() returns while a looping replay cannot keep up (every batch due at once): the queue is let go")
+    func stopWhileOverloaded() async {
+        // At this speed every batch of every pass is due at once: one firing of the timer used to loop for ever, and
+        // stop() (which waits for the provider's queue) never returned: repd ignored SIGTERM.
+        let provider = FixtureMotionProvider(
+            samples: rampSamples(count: 500, interval: 0.01), batchSize: 1, speedMultiplier: 1e12, loop: true)
+        let delivered = Locked(0)
+        let subscription = provider.samplePublisher.sink { batch in delivered.withLock { $0 += batch.count } }
+        provider.start()
+        #expect(await waitUntil { delivered.withLock { $0 } > 5000 }, "it loops")
+        let stopped = Locked(false)
+        Thread.detachNewThread {
+            provider.stop()
+            stopped.withLock { $0 = true }
+        }
+        #expect(await waitUntil(timeout: .seconds(30)) { stopped.withLock { $0 } }, "stop() returned")
+        let atStop = delivered.withLock { $0 }
+        try? await Task.sleep(for: .milliseconds(200))
+        #expect(delivered.withLock { $0 } == atStop, "nothing after stop")
+        subscription.cancel()
     }
 
     @Test("the AsyncSequence view yields the same batches and ends with the data")

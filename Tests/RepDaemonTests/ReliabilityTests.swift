@@ -63,6 +63,35 @@ struct ReliabilityTests {
         #expect(!daemon.standardError.contains("stopped reading"), "the client stayed under its queue limit")
     }
 
+    @Test(
+        "a looping replay faster than the detector: status shows the ring's capacity and the batches it dropped, and SIGTERM still ends repd"
+    )
+    func overloadedReplay() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/events.sock"
+        // Every batch of every pass is due at once: the provider's queue never let go (SIGTERM was ignored), and
+        // status said capacity 0, nothing dropped, while the log counted the dropped batches.
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--loop", "--speed", "10000000", "--socket", socketPath, "--journal", "",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        #expect(
+            eventually(timeout: 30) { daemon.standardError.contains("the detector falls behind") },
+            "the ring overflows: \(daemon.standardError.suffix(2000))")
+        // What status says comes from the detector's side after each batch it takes: soon, not at the same moment.
+        var ring: JSONValue?
+        let reported = eventually(timeout: 15) {
+            client.send("status\n")
+            ring = client.next(type: "status")?["ring"]
+            return (ring?["dropped_batches"]?.int ?? 0) > 0
+        }
+        #expect(reported, "status reports the dropped batches: \(String(describing: ring))")
+        #expect((ring?["capacity"]?.int ?? 0) > 0, "\(String(describing: ring))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeout: 30) == 0, "\(daemon.standardError.suffix(4000))")
+    }
+
     @Test("control characters a client sends are escaped in the log: no forged journald priority, no escape codes")
     func forgedLogPriority() throws {
         let dir = scratchDirectory()
