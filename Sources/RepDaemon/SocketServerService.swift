@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RepConfiguration
@@ -17,6 +18,10 @@ public struct SocketError: Error, Sendable, CustomStringConvertible {
 
 /// The Unix stream socket clients connect to: binds it (or takes the one systemd passed), sets its mode and group,
 /// and serves until shutdown, when every client gets `bye` and the socket file is removed.
+///
+/// Every `pathCheckInterval` it checks that the path still names the socket it bound: one removed (a cleaner, an
+/// administrator's `rm -r` of its folder) is made again, with a log line; one replaced by another file (another
+/// repd's socket) is logged once and left alone, and at stop only the socket this repd bound is removed.
 final class SocketServerService: Service {
     private let options: ServerOptions
     private let hub: EventHub
@@ -41,9 +46,34 @@ final class SocketServerService: Service {
 
     /// How long clients have to read their `bye` at shutdown before they are closed anyway.
     static let byeGrace = TimeAmount.seconds(2)
+    /// How often the socket path is checked (see the type's comment).
+    static let pathCheckInterval = TimeAmount.seconds(10)
 
-    func run() async throws {
-        let bootstrap = ServerBootstrap(group: hub.eventLoop)
+    /// The socket file this repd bound last (device, inode); nil with a socket passed by systemd.
+    private let boundFile = NIOLockedValueBox<SocketFileID?>(nil)
+    /// Sockets bound again after the file was removed: closed at shutdown with the first.
+    private let reboundChannels = NIOLockedValueBox<[Channel]>([])
+    /// What the path check last logged as wrong (nil: nothing), so each problem is logged once; and whether a bind
+    /// is under way.
+    private let pathCheck = NIOLockedValueBox<(problem: String?, binding: Bool)>((nil, false))
+
+    /// A file's device and inode, as `lstat` gives them.
+    struct SocketFileID: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        /// The file `path` names now (not following a symbolic link); nil when none (`errno` says why).
+        init?(_ path: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+
+    /// The listening socket's setup, for the first bind and for one made again.
+    private func makeBootstrap() -> ServerBootstrap {
+        ServerBootstrap(group: hub.eventLoop)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)  // ClientHandler: a half-close
             .childChannelOption(
@@ -56,36 +86,133 @@ final class SocketServerService: Service {
                         ClientHandler(hub: hub, state: state, control: control, options: options, logger: logger))
                 }
             }
+    }
 
+    func run() async throws {
+        let bootstrap = makeBootstrap()
         let channel: Channel
         if let activatedSocket {
             channel = try await bootstrap.withBoundSocket(activatedSocket).get()
             logger.info("serving the socket passed by systemd (fd \(activatedSocket))")
         } else {
             try prepareSocketPath()
-            do {
-                channel = try await bootstrap.bind(unixDomainSocketPath: options.path, cleanupExistingSocketFile: false)
-                    .get()
-            } catch let error as IOError {
-                // The system's words, not SwiftNIO's call ("bind(descriptor:ptr:bytes:): Permission denied)").
-                let reason = String(cString: strerror(error.errnoCode))
-                throw SocketError(description: "cannot listen on \(options.path): \(reason) (errno \(error.errnoCode))")
-            } catch {
+            let fd = try listeningSocket()
+            do { channel = try await bootstrap.withBoundSocket(fd).get() } catch {
+                close(fd)
+                unlink(options.path)
                 throw SocketError(description: "cannot listen on \(options.path): \(error)")
             }
             try applyOwnership()
+            boundFile.withLockedValue { $0 = SocketFileID(options.path) }
             logger.info("listening on \(options.path)")
         }
         readiness.socketListening()
+        let check =
+            activatedSocket == nil
+            ? hub.eventLoop.scheduleRepeatedTask(initialDelay: Self.pathCheckInterval, delay: Self.pathCheckInterval) {
+                [self] _ in checkPath()
+            } : nil
 
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
-        } onGracefulShutdown: {
+        } onGracefulShutdown: { [reboundChannels] in
             channel.close(promise: nil)  // no new clients from here on
+            for other in reboundChannels.withLockedValue({ $0 }) { other.close(promise: nil) }
         }
+        check?.cancel()
+        for other in reboundChannels.withLockedValue({ $0 }) { try? await other.close() }
         logger.info("saying bye to \(hub.clientCount) clients")
         try? await hub.closeAll(reason: "shutdown", grace: Self.byeGrace).get()
-        if activatedSocket == nil { unlink(options.path) }
+        // Only the socket this repd bound: the path may name another repd's by now.
+        if activatedSocket == nil, let bound = boundFile.withLockedValue({ $0 }), SocketFileID(options.path) == bound {
+            unlink(options.path)
+        }
+    }
+
+    /// The path check (every `pathCheckInterval`, on the event loop): makes a removed socket again, logs a path
+    /// that names another file once, and says when all is well again.
+    private func checkPath() {
+        let now = SocketFileID(options.path)
+        let gone = now == nil && errno == ENOENT
+        let bound = boundFile.withLockedValue { $0 }
+        if now != nil, now == bound {
+            if pathCheck.withLockedValue({ $0.problem }) != nil {
+                pathCheck.withLockedValue { $0.problem = nil }
+                logger.notice("\(options.path) is this repd's socket again")
+            }
+            return
+        }
+        guard gone else {
+            report(
+                now == nil
+                    ? "cannot check \(options.path): \(String(cString: strerror(errno)))"
+                    : "\(options.path) now names another file than the socket this repd made (another repd's socket?): "
+                        + "new clients reach that, not this repd (those connected stay served); repd leaves it alone, "
+                        + "also at its stop; restart repd or give it another --socket")
+            return
+        }
+        guard !pathCheck.withLockedValue({ $0.binding }) else { return }
+        do { try prepareSocketPath() } catch {
+            report("the socket file \(options.path) was removed while repd ran, and cannot be made again: \(error)")
+            return
+        }
+        let fd: Int32
+        do { fd = try listeningSocket() } catch {
+            report("the socket file \(options.path) was removed while repd ran, and cannot be made again: \(error)")
+            return
+        }
+        pathCheck.withLockedValue { $0.binding = true }
+        makeBootstrap().withBoundSocket(fd).whenComplete {
+            [self] result in
+            pathCheck.withLockedValue { $0.binding = false }
+            switch result {
+            case .success(let channel):
+                do { try applyOwnership() } catch {
+                    channel.close(promise: nil)
+                    report(
+                        "the socket file \(options.path) was removed while repd ran, and cannot be made again: \(error)"
+                    )
+                    return
+                }
+                reboundChannels.withLockedValue { $0.append(channel) }
+                boundFile.withLockedValue { $0 = SocketFileID(options.path) }
+                pathCheck.withLockedValue { $0.problem = nil }
+                logger.warning(
+                    "the socket file \(options.path) was removed while repd ran; made it again: new clients connect as before"
+                )
+            case .failure(let error):
+                close(fd)
+                unlink(options.path)
+                report("the socket file \(options.path) was removed while repd ran, and cannot be made again: \(error)")
+            }
+        }
+    }
+
+    /// A socket bound to the path and listening, made here rather than by SwiftNIO's `bind(unixDomainSocketPath:)`,
+    /// whose channel removes whatever socket the path names when it closes: at a stop that was another repd's, if
+    /// it had taken the path over meanwhile. Throws with the system's words.
+    private func listeningSocket() throws(SocketError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else {
+            throw SocketError(description: "cannot make a socket: \(String(cString: strerror(errno))) (errno \(errno))")
+        }
+        guard withUnixSocketAddress(options.path, { bind(fd, $0, $1) }) == 0, listen(fd, 256) == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError(
+                description: "cannot listen on \(options.path): \(String(cString: strerror(code))) (errno \(code))")
+        }
+        return fd
+    }
+
+    /// Logs `problem` as an error unless it is the one logged last.
+    private func report(_ problem: String) {
+        let new = pathCheck.withLockedValue { state in
+            guard state.problem != problem else { return false }
+            state.problem = problem
+            return true
+        }
+        if new { logger.error("\(problem)") }
     }
 
     /// Makes the folder, and replaces a stale socket file only after a connect shows nobody listens on it.
