@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import RepConfiguration
 import RepDetection
+import RepJournal
 import RepProtocol
 import RepUplink
 import ServiceLifecycle
@@ -183,8 +184,10 @@ public enum Daemon {
             logger.error(
                 "journal: cannot open \(path): \(error.message); counting goes on, events go out without ids until repd is restarted with a file it can open"
             )
-            let reason =
-                "cannot open: \(error.message) (SQLite code \(error.code)); restart repd once the file is fixed"
+            let fix =
+                EventJournal.fullFileSystem(path) != nil
+                ? "restart repd once there is space" : "restart repd once the file is fixed"
+            let reason = "cannot open: \(error.message) (SQLite code \(error.code)); \(fix)"
             return (nil, ServerMessage.JournalStatus(path: path, newestID: 0, writing: false, error: reason))
         }
     }

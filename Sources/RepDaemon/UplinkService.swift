@@ -22,7 +22,11 @@ final class UplinkService: Service {
     static func make(_ configuration: DaemonConfiguration, journal: EventRecorder?, logger: Logger) -> Uplink? {
         guard configuration.uplink.enabled else { return nil }
         guard let journal else {
-            logger.error("uplink: enabled, but there is no event journal to publish (journal.path); the uplink is off")
+            logger.error(
+                configuration.journal.path.isEmpty
+                    ? "uplink: enabled, but there is no event journal to publish (journal.path); the uplink is off"
+                    : "uplink: enabled, but the event journal could not be opened (above); the uplink is off until repd is restarted with a journal it can open"
+            )
             return nil
         }
         return Uplink(

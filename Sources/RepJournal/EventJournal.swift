@@ -645,8 +645,24 @@ public final class EventJournal {
             db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
         if rc & 0xFF == SQLITE_CANTOPEN || rc & 0xFF == SQLITE_READONLY, let why = Self.whyNotWritable(path) {
             message += " (\(why))"
+        } else if rc & 0xFF == SQLITE_IOERR || rc & 0xFF == SQLITE_FULL, let full = Self.fullFileSystem(path) {
+            // SQLite says "disk I/O error" when it cannot grow its shared memory file (SQLITE_IOERR_SHMSIZE) on a
+            // full disk: that reads like a failing card, when the file is intact and the disk only full.
+            message += " (\(full))"
         }
         return JournalError(path: path, operation: operation, code: rc, message: message)
+    }
+
+    /// What the file system holding the journal at `path` says when it is full or nearly (under 64 KiB free for
+    /// repd), nil otherwise.
+    public static func fullFileSystem(_ path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return nil }
+        let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        guard free < 64 * 1024 else { return nil }
+        return "the file system holding \(folder) is full: \(free / 1024) KiB free"
     }
 
     /// What the file system says against a journal at `path` (SQLite says only "unable to open database file" or

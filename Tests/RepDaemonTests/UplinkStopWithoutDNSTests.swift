@@ -7,8 +7,8 @@ import Testing
 #endif
 
 /// Whether this process may give a child a mount namespace of its own (root, and a system that allows it), to show
-/// it an /etc/resolv.conf of the test's.
-private let canUnshareMounts: Bool = {
+/// it an /etc/resolv.conf of the test's, or a small file system of its own (python3 too, for the DNS test).
+let canUnshareMounts: Bool = {
     guard getuid() == 0, let unshare = which("unshare"), which("python3") != nil else { return false }
     let probe = Process()
     probe.executableURL = URL(fileURLWithPath: unshare)
