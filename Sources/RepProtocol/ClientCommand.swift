@@ -114,7 +114,7 @@ extension ClientCommand {
         var since: Int64?
         if name == "subscribe" {
             if let value = members["since"] {
-                guard let number = value.double, let id = Int64(exactly: number), id >= 0 else {
+                guard let number = value.double, let id = eventID(exactly: number) else {
                     throw ProtocolError("\"since\" must be an event id (a whole number ≥ 0)")
                 }
                 since = id
@@ -171,4 +171,11 @@ extension ClientCommand {
             return .subscribe(kinds, since: since)
         }
     }
+}
+
+/// An event id given as a JSON number: a whole number ≥ 0. JSON numbers are doubles, so the largest ids (from 2⁶³ − 1,
+/// the words form's largest, which as a double is 2⁶³) read as `Int64.max`: no id is above it either way.
+func eventID(exactly number: Double) -> Int64? {
+    guard number >= 0, number.rounded() == number else { return nil }
+    return number >= 0x1p63 ? (number == 0x1p63 ? Int64.max : nil) : Int64(exactly: number)
 }

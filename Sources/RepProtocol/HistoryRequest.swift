@@ -105,7 +105,7 @@ public struct HistoryRequest: Sendable, Equatable {
         var request = HistoryRequest()
         func wholeID(_ name: String) throws(ProtocolError) -> Int64? {
             guard let value = members[name] else { return nil }
-            guard let number = value.double, let id = Int64(exactly: number), id >= 0 else {
+            guard let number = value.double, let id = eventID(exactly: number) else {
                 throw ProtocolError("\"\(name)\" must be an event id (a whole number ≥ 0)")
             }
             return id

@@ -12,6 +12,12 @@ struct SubscribeSinceTests {
             (#"{"cmd":"subscribe","since":42}"#, .subscribe(EventKind.defaults, since: 42)),
             (#"{"cmd":"subscribe","since":3,"events":["sensor"]}"#, .subscribe([.sensor], since: 3)),
             ("subscribe rep", .subscribe([.rep], since: nil)),
+            ("subscribe since=9223372036854775807", .subscribe(EventKind.defaults, since: .max)),
+            (#"{"cmd":"subscribe","since":9223372036854775807}"#, .subscribe(EventKind.defaults, since: .max)),
+            (
+                #"{"cmd":"history","after":9223372036854775807,"limit":1}"#,
+                .history(HistoryRequest(after: .max, limit: 1))
+            ),
         ])
     func parses(line: String, expected: ClientCommand) throws {
         #expect(try ClientCommand.parse(line: Array(line.utf8)) == expected)
@@ -21,7 +27,8 @@ struct SubscribeSinceTests {
         "a since that is not a whole number ≥ 0 is refused",
         arguments: [
             "subscribe since=-1", "subscribe since=abc", "subscribe since=", #"{"cmd":"subscribe","since":1.5}"#,
-            #"{"cmd":"subscribe","since":"3"}"#, #"{"cmd":"ping","since":3}"#,
+            #"{"cmd":"subscribe","since":"3"}"#, #"{"cmd":"ping","since":3}"#, #"{"cmd":"subscribe","since":1e19}"#,
+            #"{"cmd":"subscribe","since":-0.5}"#,
         ])
     func refused(line: String) {
         #expect(throws: ProtocolError.self) { try ClientCommand.parse(line: Array(line.utf8)) }
