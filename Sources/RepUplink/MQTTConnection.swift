@@ -65,10 +65,15 @@ final class MQTTConnection {
     private(set) var disconnectReason: Int32?
     /// The MQTT version this connection speaks.
     let protocolVersion: MQTTVersion
+    /// Whether this broker accepted a connection earlier in this run: then no CONNACK is a broker that is busy, hung
+    /// or out of reach, not one of another kind or one that expects TLS.
+    let answeredBefore: Bool
     private let settings: UplinkSession
 
     /// A client for `settings` speaking `protocol`, with its last will (`offline`, retained) set; not yet connected.
-    init(settings: UplinkSession, will: String, protocol: MQTTVersion = .v5) throws(UplinkError) {
+    init(
+        settings: UplinkSession, will: String, protocol: MQTTVersion = .v5, answeredBefore: Bool = false
+    ) throws(UplinkError) {
         if let problem = libraryProblem() { throw UplinkError(.setup, problem) }
         guard let handle = mosquitto_new(settings.clientID, true, nil) else {
             throw UplinkError(.setup, "mosquitto_new failed: \(String(cString: strerror(errno)))")
@@ -76,6 +81,7 @@ final class MQTTConnection {
         self.handle = handle
         self.settings = settings
         protocolVersion = `protocol`
+        self.answeredBefore = answeredBefore
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         // The MQTT 5 callbacks: libmosquitto calls them for a 3.1.1 connection too (a PUBACK's reason then 0).
         mosquitto_connect_v5_callback_set(handle) { _, context, rc, _, _ in
@@ -242,7 +248,9 @@ final class MQTTConnection {
             // libmosquitto gives up on CONNECT after the keepalive too ("Unknown error."): nothing MQTT answered.
             return UplinkError(
                 .unreachable,
-                "no answer (CONNACK) from the broker at \(broker) within \(settings.keepalive) s (uplink.keepalive_s): is it an MQTT broker, and does it expect TLS (uplink.tls)?"
+                answeredBefore
+                    ? "no answer (CONNACK) from the broker at \(broker) within \(settings.keepalive) s (uplink.keepalive_s): it accepted repd earlier, so it is busy, hung or out of reach now"
+                    : "no answer (CONNACK) from the broker at \(broker) within \(settings.keepalive) s (uplink.keepalive_s): is it an MQTT broker, and does it expect TLS (uplink.tls)?"
             )
         case MOSQ_ERR_KEEPALIVE.rawValue:
             // A broker that stopped answering (hung, or a network that drops everything on the way): libmosquitto's

@@ -22,6 +22,8 @@ final class UplinkWorker {
     private var persisted: Int64 = 0
     private var connection: MQTTConnection?
     private var connected = false
+    /// Whether the broker accepted a connection in this run (`MQTTConnection.answeredBefore`).
+    private var brokerAnswered = false
     private var connectStarted = ContinuousClock.now
     private var connectedAt = ContinuousClock.now
     /// MQTT 5 until a broker refuses it (then 3.1.1 for as long as repd runs).
@@ -152,6 +154,7 @@ final class UplinkWorker {
             switch event {
             case .connected:
                 connected = true
+                brokerAnswered = true
                 connectedAt = ContinuousClock.now
                 connections += 1
                 if lastError != nil { logger.notice("uplink: connected again to \(settings.brokerURL)") }
@@ -259,7 +262,8 @@ final class UplinkWorker {
                 throw UplinkError(.setup, problem.description)
             }
             let connection = try MQTTConnection(
-                settings: settings, will: statusPayload(.will), protocol: protocolVersion)
+                settings: settings, will: statusPayload(.will), protocol: protocolVersion,
+                answeredBefore: brokerAnswered)
             self.connection = connection
             connectStarted = ContinuousClock.now
             window = InflightWindow(acked: window.watermark)

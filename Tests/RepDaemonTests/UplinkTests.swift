@@ -168,7 +168,7 @@ struct UplinkTests {
     }
 
     @Test(
-        "a broker that stops answering while connected (SIGSTOP): the log says so in words, naming uplink.keepalive_s, and once it answers again the uplink catches up"
+        "a broker that stops answering while connected (SIGSTOP): the log says so in words, naming uplink.keepalive_s, a reconnect without CONNACK is said as a broker that answered before, and once it answers again the uplink catches up"
     )
     func brokerStopsAnswering() throws {
         let dir = scratchDirectory()
@@ -186,8 +186,17 @@ struct UplinkTests {
         let expected =
             "uplink: the broker at 127.0.0.1:\(broker.port) stopped answering: no reply to a keepalive ping within 5 s (uplink.keepalive_s)"
         let noticed = eventually(timeout: 30) { daemon.standardError.contains(expected) }
+        // Still stopped, the next attempt gets no CONNACK: said as a broker that answered before, not as one that
+        // may not speak MQTT or may expect TLS.
+        let retried = eventually(timeout: 30) {
+            daemon.standardError.contains(
+                "no answer (CONNACK) from the broker at 127.0.0.1:\(broker.port) within 5 s (uplink.keepalive_s): it accepted repd earlier"
+            )
+        }
         kill(brokerPID, SIGCONT)
         #expect(noticed, "\(daemon.standardError.suffix(2000))")
+        #expect(retried, "\(daemon.standardError.suffix(2000))")
+        #expect(!daemon.standardError.contains("is it an MQTT broker"), "\(daemon.standardError.suffix(2000))")
         #expect(!daemon.standardError.contains("Unknown error"), "\(daemon.standardError.suffix(2000))")
         #expect(uplinkCaughtUp(socketPath, timeout: 30)?.state == "connected", "\(daemon.standardError.suffix(2000))")
         daemon.signal(SIGTERM)
