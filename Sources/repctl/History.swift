@@ -54,18 +54,29 @@ struct History: ParsableCommand {
         if let since, since < 0 { throw ValidationError("--since must be an event id (0 or more)") }
         if let before, before < 0 { throw ValidationError("--before must be an event id (0 or more)") }
         if let last, last < 1 { throw ValidationError("--last must be 1 or more") }
-        for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, Self.time(value, now: 0) == nil {
-                throw ValidationError("\(name) '\(value)' is neither Unix seconds nor an age such as 90s, 15m, 2h, 3d")
-            }
+        // Ids above --since and below --before: none when --before is not above --since + 1 (both ≥ 0: no overflow).
+        if let since, let before, before - since <= 1 {
+            throw ValidationError(
+                "--since \(since) --before \(before): no event id is above \(since) and below \(before)")
         }
         let now = wallClock()
+        for (name, value) in [("--from", from), ("--to", to)] {
+            guard let value else { continue }
+            guard let time = Self.time(value, now: now) else {
+                throw ValidationError("\(name) '\(value)' is neither Unix seconds nor an age such as 90s, 15m, 2h, 3d")
+            }
+            // An age can reach back before 1970 (99999999999d): repd takes only Unix times from 0 on.
+            guard time >= 0, time.isFinite else {
+                throw ValidationError("\(name) '\(value)' is before the Unix epoch (1970): no event is that old")
+            }
+        }
         if let from, let to, let start = Self.time(from, now: now), let end = Self.time(to, now: now), start > end {
             throw ValidationError("--from \(from) is after --to \(to): no event can be in between")
         }
     }
 
-    /// A time argument: Unix seconds, or an age (`90s`, `15m`, `2h`, `3d`) before `now`.
+    /// A time argument: Unix seconds, or an age (`90s`, `15m`, `2h`, `3d`) before `now` (which may be before 0 or
+    /// not finite: `validate()` refuses those).
     static func time(_ text: String, now: Double) -> Double? {
         if let seconds = Double(text), seconds.isFinite, seconds >= 0 { return seconds }
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]

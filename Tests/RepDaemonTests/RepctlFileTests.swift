@@ -109,6 +109,22 @@ struct RepctlFileTests {
     }
 
     @Test(
+        "repctl history refuses (exit 64) a time before the Unix epoch or not finite, and an id range with no id in it",
+        arguments: [
+            (["--from", "99999999999d"], "--from '99999999999d' is before the Unix epoch"),
+            (["--to", "1e308d"], "--to '1e308d' is before the Unix epoch"),
+            (["--since", "10", "--before", "5"], "no event id is above 10 and below 5"),
+            (["--since", "10", "--before", "11"], "no event id is above 10 and below 11"),
+        ])
+    func historyRefusesRangesWithoutEvents(arguments: [String], message: String) throws {
+        let dir = scratchDirectory()
+        let history = try DaemonProcess(
+            executable: repctl, arguments: ["history", "--socket", dir + "/none.sock"] + arguments)
+        #expect(history.waitForExit() == 64, "\(arguments): \(history.standardError)")
+        #expect(history.standardError.contains(message), "\(arguments): \(history.standardError)")
+    }
+
+    @Test(
         "a negative number after an option reaches the program's own check (it was ArgumentParser's 'Missing value')",
         arguments: [
             ("repd", ["--demo", "--speed", "-5"], "--speed must be a positive number"),
