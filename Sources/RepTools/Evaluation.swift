@@ -16,14 +16,15 @@ public struct ErrorStatistics: Sendable, Equatable {
     /// Percent of sets counted within ±1.
     public var withinOnePercent: Double
 
-    /// Statistics of the signed errors (counted − true) of a group.
+    /// Statistics of the signed errors (counted − true) of a group. The sums are taken in `Double`, so no error,
+    /// however large (`Int.min` included), overflows them.
     public init(errors: [Int]) {
         count = errors.count
         let n = Double(max(errors.count, 1))
-        meanAbsoluteError = Double(errors.reduce(0) { $0 + abs($1) }) / n
-        bias = Double(errors.reduce(0, +)) / n
+        meanAbsoluteError = errors.reduce(0.0) { $0 + Double($1.magnitude) } / n
+        bias = errors.reduce(0.0) { $0 + Double($1) } / n
         exactPercent = 100 * Double(errors.filter { $0 == 0 }.count) / n
-        withinOnePercent = 100 * Double(errors.filter { abs($0) <= 1 }.count) / n
+        withinOnePercent = 100 * Double(errors.filter { $0.magnitude <= 1 }.count) / n
     }
 
     var json: JSONWriter.Value {

@@ -40,6 +40,10 @@ public enum EvaluationManifest {
     /// The columns a manifest must have.
     public static let requiredColumns = ["file", "exercise", "participant", "true_reps"]
 
+    /// The largest true rep count a manifest may give a set: far beyond any real set, far below where its sums
+    /// could overflow.
+    public static let maximumTrueReps = 100_000
+
     /// Parses manifest text; errors name `file` and the line.
     public static func parse(_ text: String, file: String) throws(ManifestError) -> [ManifestEntry] {
         var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
@@ -66,6 +70,11 @@ public enum EvaluationManifest {
             guard let reps = Int(repsText), reps >= 0 else {
                 throw ManifestError(
                     file: file, line: lineNumber, reason: "true_reps: '\(repsText)' is not a whole number ≥ 0")
+            }
+            guard reps <= maximumTrueReps else {
+                throw ManifestError(
+                    file: file, line: lineNumber,
+                    reason: "true_reps: '\(repsText)' is beyond \(maximumTrueReps) reps (no set holds that many)")
             }
             let path = values[index["file"]!]
             guard !path.isEmpty else { throw ManifestError(file: file, line: lineNumber, reason: "file is empty") }

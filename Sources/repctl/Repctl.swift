@@ -39,7 +39,8 @@ struct Evaluate: ParsableCommand {
         discussion: """
             MANIFEST is a CSV with the columns \
             file,exercise,participant,true_reps,sample_rate_hz,duration_s,source (file relative to the manifest's \
-            folder; each file a fixture CSV t,ax,ay,az in seconds and g). Every set is replayed through \
+            folder; each file a fixture CSV t,ax,ay,az in seconds and g; true_reps a whole number from 0 to 100000). \
+            Every set is replayed through \
             FixtureMotionProvider.replayAll() in batches of --batch samples into RepDetectionService (the same \
             detector the daemon runs, counting what it counts), with the built-in detector defaults or, with --config FILE, the [detector] settings \
             of a repd configuration file (try settings on your own recordings before repd uses them).

@@ -36,6 +36,31 @@ struct EvaluationTests {
         }
     }
 
+    @Test("a true_reps beyond 100000 is refused with its line and field (9223372036854775807 trapped eval)")
+    func hugeTrueReps() throws {
+        let text = "file,exercise,participant,true_reps\na.csv,squat,p1,100000\nb.csv,squat,p1,9223372036854775807\n"
+        #expect(
+            throws: ManifestError(
+                file: "m.csv", line: 3,
+                reason: "true_reps: '9223372036854775807' is beyond 100000 reps (no set holds that many)")
+        ) {
+            try EvaluationManifest.parse(text, file: "m.csv")
+        }
+        let entries = try EvaluationManifest.parse(
+            "file,exercise,participant,true_reps\na.csv,squat,p1,100000\n", file: "m.csv")
+        #expect(entries.map(\.trueReps) == [100_000])
+    }
+
+    @Test("error statistics of errors whose sum or magnitude overflows an Int are computed, not trapped")
+    func statisticsDoNotOverflow() {
+        let statistics = ErrorStatistics(errors: [Int.min, Int.min, Int.max, Int.max, 0])
+        #expect(statistics.count == 5)
+        #expect(statistics.meanAbsoluteError > 7e18)
+        #expect(abs(statistics.bias) < 1e3)
+        #expect(statistics.exactPercent == 20)
+        #expect(statistics.withinOnePercent == 20)
+    }
+
     @Test("missing and malformed sets are listed as failed with their reason; the others are evaluated")
     func failuresDoNotStopTheRest() throws {
         let dir = makeDirectory()
