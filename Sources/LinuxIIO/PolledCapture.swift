@@ -74,7 +74,7 @@ struct PolledCapture: CaptureDriver {
         var raw = [0.0, 0.0, 0.0]
         var batch: [MotionSample] = []
         batch.reserveCapacity(64)
-        let perBatch = max(1, Int(options.latency / period))
+        let perBatch = Self.samplesPerBatch(rate: options.rate, latency: options.latency)
         sampling: while true {
             let delay = next - monotonicNow()
             if delay > 0, stop.wait(seconds: delay) { return .stopped }
@@ -127,6 +127,13 @@ struct PolledCapture: CaptureDriver {
             if batch.count >= perBatch { provider.deliver(&batch) }
             if next < now - period { next = now }  // fell behind (suspend, slow sysfs): do not burst
         }
+    }
+
+    /// How many samples make a batch: `latency` worth at `rate` (at least 0.1 Hz), from 1 up to 100000. The quotient
+    /// is clamped before it becomes an `Int`: a rate of 1e300 (or infinity, or nan) would otherwise trap.
+    static func samplesPerBatch(rate: Double, latency: Double) -> Int {
+        let wanted = latency * max(0.1, rate)
+        return wanted >= 1 ? Int(min(wanted, 100_000)) : 1
     }
 
     /// EAGAIN retries of one raw read before it counts as failed.

@@ -29,17 +29,23 @@ struct Record: ParsableCommand {
     @Option(help: "The CSV file to write.")
     var out: String
 
-    @Option(help: "How long to record: 30s, 2m, 500ms or plain seconds (default: until Ctrl-C).")
+    @Option(help: "How long to record: 30s, 2m, 500ms or plain seconds, at least 0.1 s (default: until Ctrl-C).")
     var duration: String?
 
     @Flag(help: "Read the sensor directly (no daemon running), configured as repd would.")
     var direct = false
 
-    @Option(help: "With --direct: the sensor (name, label, iio:deviceN, syspath or /dev node).")
-    var device = ""
+    @Option(
+        help:
+            "With --direct (refused without it): the sensor (name, label, iio:deviceN, syspath or /dev node; default: the first accelerometer)."
+    )
+    var device: String?
 
-    @Option(help: "With --direct: sample rate to ask for, Hz.")
-    var rate = 100.0
+    @Option(
+        help:
+            "With --direct (refused without it: repd records at its own rate): sample rate to ask for, from 0.1 to 100000 Hz (default 100)."
+    )
+    var rate: Double?
 
     @Option(help: "repd's socket (default: /run/repd/events.sock if it exists, else the per-user path).")
     var socket: String?
@@ -48,20 +54,40 @@ struct Record: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        guard !out.isEmpty else { throw ValidationError("--out must name a file (it is empty).") }
         if let duration {
-            guard Self.seconds(duration) != nil else {
+            guard let seconds = Self.seconds(duration) else {
                 throw ValidationError("--duration: '\(duration)' is not a duration like 30s, 2m, 500ms")
             }
+            // Shorter, and no sample may arrive: a file with none is one repd refuses.
+            guard seconds >= Self.minimumDuration else {
+                throw ValidationError("--duration: '\(duration)' is shorter than 0.1 s (too short for a sample)")
+            }
+        }
+        if !direct {
+            for (name, given) in [("--rate", rate != nil), ("--device", device != nil)] where given {
+                throw ValidationError(
+                    "\(name) needs --direct: it configures the sensor read directly; from repd the recording has "
+                        + "repd's sensor and rate")
+            }
+        }
+        if let rate, !(rate >= 0.1 && rate <= 100_000) {
+            throw ValidationError("--rate must be a number of Hz from 0.1 to 100000 (got \(rate)).")
         }
     }
 
+    /// The shortest recording: 0.1 s.
+    static let minimumDuration = 0.1
+
+    /// A duration in seconds (`30s`, `2m`, `500ms`, `1h` or plain seconds): positive and finite, or nil.
     static func seconds(_ text: String) -> Double? {
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-        for (suffix, factor) in units where text.hasSuffix(suffix) {
-            if let value = Double(text.dropLast(suffix.count)), value > 0 { return value * factor }
+        var seconds = Double(text)
+        for (suffix, factor) in units where seconds == nil && text.hasSuffix(suffix) {
+            seconds = Double(text.dropLast(suffix.count)).map { $0 * factor }
         }
-        if let value = Double(text), value > 0 { return value }
-        return nil
+        guard let seconds, seconds > 0, seconds.isFinite else { return nil }
+        return seconds
     }
 
     func run() throws {
@@ -85,6 +111,11 @@ struct Record: ParsableCommand {
             ending = try recordDirect(writer, limit: limit, progress: &progress)
         } else {
             ending = try recordFromDaemon(writer, limit: limit, progress: &progress)
+        }
+        guard writer.sampleCount > 0 else {
+            // A file without samples is one repd refuses: leave none (the writer removes its .partial).
+            printError("repctl: \(ending) before any sample arrived; nothing written to \(out)")
+            throw ExitCode(1)
         }
         do { try writer.finish() } catch {
             printError("repctl: \(error) (what was recorded is kept in \(out).partial)")
@@ -129,8 +160,8 @@ struct Record: ParsableCommand {
 
     private func recordDirect(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String {
         var options = LinuxIIOMotionProvider.Options()
-        options.device = device
-        options.rate = rate
+        options.device = device ?? ""
+        options.rate = rate ?? 100
         let provider = LinuxIIOMotionProvider(options: options, logger: diagnostics)
         let queue = BatchQueue()
         let samples = provider.samplePublisher.sink { queue.push($0) }

@@ -32,7 +32,7 @@ struct Sensors: ParsableCommand {
     @Option(help: "The sensor: name, label, iio:deviceN, syspath or /dev node (default: the first accelerometer).")
     var device = ""
 
-    @Option(help: "Sample rate to ask for, Hz (with --read).")
+    @Option(help: "Sample rate to ask for, from 0.1 to 100000 Hz (with --read).")
     var rate = 100.0
 
     @Option(help: "Trigger name (with --read; default: the device's own, else the current one).")
@@ -55,7 +55,9 @@ struct Sensors: ParsableCommand {
 
     func validate() throws {
         if let read, read < 1 { throw ValidationError("--read needs a count of at least 1.") }
-        guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be a positive number.") }
+        guard rate >= 0.1, rate <= 100_000 else {
+            throw ValidationError("--rate must be a number of Hz from 0.1 to 100000 (got \(rate)).")
+        }
         guard timeout > 0, timeout <= 86_400 else {
             throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400.")
         }

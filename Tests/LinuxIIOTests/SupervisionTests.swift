@@ -87,6 +87,17 @@ struct SupervisionTests {
         #expect(close.recordStall(at: 599))
     }
 
+    @Test("a polled batch holds latency worth of samples, from 1 to 100000, for any rate (1e300 trapped)")
+    func polledBatchSize() {
+        #expect(PolledCapture.samplesPerBatch(rate: 100, latency: 0.02) == 2)
+        #expect(PolledCapture.samplesPerBatch(rate: 1, latency: 0.02) == 1)
+        #expect(PolledCapture.samplesPerBatch(rate: 1e-320, latency: 0.02) == 1)
+        #expect(PolledCapture.samplesPerBatch(rate: 1e300, latency: 0.02) == 100_000)
+        #expect(PolledCapture.samplesPerBatch(rate: .infinity, latency: 0.02) == 100_000)
+        #expect(PolledCapture.samplesPerBatch(rate: .nan, latency: 0.02) == 1)
+        #expect(PolledCapture.samplesPerBatch(rate: 100, latency: .nan) == 1)
+    }
+
     @Test("the stall timeout is 5 s, the delivery deadline or ten watermark periods, whichever is longest")
     func stallTimeout() {
         // 100 Hz, 20 ms latency: watermark 2 records, 20 ms; ten of them and the 2 s deadline are below 5 s.

@@ -39,6 +39,63 @@ struct RepctlFileTests {
         #expect(record.standardError.contains("--out \(dir)/adir is a folder"), "\(record.standardError)")
     }
 
+    @Test(
+        "repctl record refuses (exit 64) a rate, duration or --out it cannot record with, and --rate or --device without --direct, before recording",
+        arguments: [
+            (["--direct", "--rate", "1e300"], "--rate must be a number of Hz from 0.1 to 100000"),
+            (["--direct", "--rate", "nan"], "--rate must be a number of Hz from 0.1 to 100000"),
+            (["--direct", "--rate", "0"], "--rate must be a number of Hz from 0.1 to 100000"),
+            (["--direct", "--rate", "-5"], "--rate must be a number of Hz from 0.1 to 100000"),
+            (["--direct", "--rate", "1e-320"], "--rate must be a number of Hz from 0.1 to 100000"),
+            (["--duration", "1e309"], "--duration: '1e309' is not a duration"),
+            (["--duration", "1e308h"], "--duration: '1e308h' is not a duration"),
+            (["--duration", "1e-9"], "--duration: '1e-9' is shorter than 0.1 s"),
+            (["--duration", "50ms"], "--duration: '50ms' is shorter than 0.1 s"),
+            (["--rate", "50"], "--rate needs --direct"),
+            (["--device", "lis3dh-accel"], "--device needs --direct"),
+            (["--out", ""], "--out must name a file (it is empty)"),
+        ])
+    func recordRefusesBadOptions(arguments: [String], message: String) throws {
+        let dir = scratchDirectory()
+        let record = try DaemonProcess(
+            executable: repctl,
+            arguments: ["record", "--out", dir + "/r.csv", "--socket", dir + "/none.sock", "--quiet"] + arguments)
+        #expect(record.waitForExit() == 64, "\(arguments): \(record.standardError)")
+        #expect(record.standardError.contains(message), "\(arguments): \(record.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
+    @Test("repctl sensors --read refuses a --rate beyond what repd takes (1e300 trapped in the polled reader)")
+    func sensorsRefusesAnAbsurdRate() throws {
+        let sensors = try DaemonProcess(executable: repctl, arguments: ["sensors", "--read", "5", "--rate", "1e300"])
+        #expect(sensors.waitForExit() == 64, "\(sensors.standardError)")
+        #expect(
+            sensors.standardError.contains("--rate must be a number of Hz from 0.1 to 100000"),
+            "\(sensors.standardError)")
+    }
+
+    @Test(
+        "repctl record that got no sample fails (exit 1) and leaves no file: a file without samples is one repd refuses"
+    )
+    func recordWithoutSamplesWritesNothing() throws {
+        let dir = scratchDirectory()
+        // A socket that takes connections into its backlog and never says anything: a repd sending no samples.
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        #expect(withUnixAddress(dir + "/silent.sock") { bind(listener, $0, $1) } == 0)
+        #expect(listen(listener, 4) == 0)
+        let record = try DaemonProcess(
+            executable: repctl,
+            arguments: [
+                "record", "--out", dir + "/r.csv", "--socket", dir + "/silent.sock", "--duration", "0.3s", "--quiet",
+            ])
+        #expect(record.waitForExit() == 1, "\(record.standardError)")
+        #expect(
+            record.standardError.contains("before any sample arrived; nothing written to \(dir)/r.csv"),
+            "\(record.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["silent.sock"])
+    }
+
     @Test("repctl generate into a folder's name fails naming it, and leaves no .partial file behind")
     func generateIntoAFolderLeavesNothing() throws {
         let dir = scratchDirectory()
