@@ -83,7 +83,10 @@ struct Evaluate: ParsableCommand {
     @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
     var config: String?
 
-    @Option(help: "Also write the exercise gate's features at every moment it judged, as CSV (for scripts/train-gate).")
+    @Option(
+        help:
+            "Also write the exercise gate's features at every moment it judged, as CSV (for scripts/train-gate); not the manifest, one of its recordings, --gate or --config."
+    )
     var features: String?
 
     @Option(
@@ -103,6 +106,18 @@ struct Evaluate: ParsableCommand {
         if let x = minimumExerciseLikelihood, !(x >= 0 && x < 1) {
             throw ValidationError("--minimum-exercise-likelihood must be from 0 to 1 (exclusive).")
         }
+        if let features {
+            // One typo must not replace an input with the features (the recordings are checked once listed).
+            guard !features.isEmpty else { throw ValidationError("--features must name a file (it is empty).") }
+            if sameFile(features, manifest) {
+                throw ValidationError("--features \(features) is the manifest \(manifest) itself.")
+            }
+            for (name, path) in [("--gate", gate), ("--config", config)] {
+                if let path, sameFile(features, path) {
+                    throw ValidationError("--features \(features) is the \(name) file \(path).")
+                }
+            }
+        }
     }
 
     func run() throws {
@@ -121,6 +136,11 @@ struct Evaluate: ParsableCommand {
             throw ExitCode(2)
         }
         let root = manifest.contains("/") ? String(manifest[..<manifest.lastIndex(of: "/")!]) : "."
+        func path(_ entry: ManifestEntry) -> String { entry.file.hasPrefix("/") ? entry.file : root + "/" + entry.file }
+        if let features, let entry = entries.first(where: { sameFile(features, path($0)) }) {
+            throw ValidationError(
+                "--features \(features) is the recording \(path(entry)) that \(manifest) lists on line \(entry.line).")
+        }
         var detector = try loadDetectorConfiguration(config)
         if let gate {
             do { detector.exerciseGate = try GateModelFile.parse(try TextFile.read(gate), file: gate) } catch let
@@ -138,8 +158,7 @@ struct Evaluate: ParsableCommand {
         if let features {
             var lines = [GateFeatureExport.header]
             for entry in entries {
-                let path = entry.file.hasPrefix("/") ? entry.file : root + "/" + entry.file
-                guard let samples = try? FixtureFileReader.read(path: path) else { continue }
+                guard let samples = try? FixtureFileReader.read(path: path(entry)) else { continue }
                 lines += GateFeatureExport.rows(entry: entry, samples: samples, configuration: detector)
             }
             do { try TextFile.write(lines.joined(separator: "\n") + "\n", to: features) } catch {
@@ -205,6 +224,8 @@ struct Plot: ParsableCommand {
             throw ValidationError("--minimum-exercise-likelihood must be from 0 to 1 (exclusive).")
         }
         if let trueReps, trueReps < 0 { throw ValidationError("--true-reps must be a count (0 or more).") }
+        guard !out.isEmpty else { throw ValidationError("--out must name a file (it is empty).") }
+        if trace?.isEmpty == true { throw ValidationError("--trace must name a file (it is empty).") }
         // One typo must not replace the recording with its plot.
         if sameFile(out, file) { throw ValidationError("--out \(out) is the recording itself.") }
         if let trace, sameFile(trace, file) { throw ValidationError("--trace \(trace) is the recording itself.") }

@@ -132,6 +132,61 @@ struct RepctlFileTests {
         #expect(plot.waitForExit() == 0, "the plot of another name is written: \(plot.standardError)")
     }
 
+    @Test(
+        "repctl eval refuses a --features file that is the manifest or one of its recordings, by any spelling of its path, and leaves both as they were"
+    )
+    func evalNeverOverwritesItsInputs() throws {
+        let dir = scratchDirectory()
+        let made = try DaemonProcess(executable: repctl, arguments: ["generate", "sine", "--out", dir + "/set.csv"])
+        #expect(made.waitForExit() == 0)
+        let manifest = dir + "/manifest.csv"
+        try "file,exercise,participant,true_reps\nset.csv,curl,p1,10\n".write(
+            toFile: manifest, atomically: true, encoding: .utf8)
+        let recording = try String(contentsOfFile: dir + "/set.csv", encoding: .utf8)
+        let folder = dir.split(separator: "/").last.map(String.init) ?? ""
+        for (features, message) in [
+            (manifest, "--features \(manifest) is the manifest \(manifest) itself"),
+            (dir + "/./manifest.csv", "is the manifest \(manifest) itself"),
+            (
+                dir + "/set.csv",
+                "--features \(dir)/set.csv is the recording \(dir)/set.csv that \(manifest) lists on line 2"
+            ),
+            (dir + "/../\(folder)/set.csv", "is the recording \(dir)/set.csv that \(manifest) lists on line 2"),
+            ("", "--features must name a file (it is empty)"),
+        ] {
+            let eval = try DaemonProcess(executable: repctl, arguments: ["eval", manifest, "--features", features])
+            #expect(eval.waitForExit() == 64, "\(features): \(eval.standardError)")
+            #expect(eval.standardError.contains(message), "\(features): \(eval.standardError)")
+            #expect(eval.standardOutput.isEmpty, "nothing is evaluated: \(eval.standardOutput)")
+        }
+        #expect(
+            try String(contentsOfFile: manifest, encoding: .utf8)
+                == "file,exercise,participant,true_reps\nset.csv,curl,p1,10\n")
+        #expect(try String(contentsOfFile: dir + "/set.csv", encoding: .utf8) == recording)
+        let eval = try DaemonProcess(executable: repctl, arguments: ["eval", manifest, "--features", dir + "/f.csv"])
+        #expect(eval.waitForExit() == 0, "features of another name are written: \(eval.standardError)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/f.csv"))
+    }
+
+    @Test(
+        "repctl plot refuses an empty --out or --trace, and a --trace that is --out by another spelling before either exists"
+    )
+    func plotRefusesEmptyAndRespelledOutputs() throws {
+        let dir = scratchDirectory()
+        let made = try DaemonProcess(executable: repctl, arguments: ["generate", "sine", "--out", dir + "/set.csv"])
+        #expect(made.waitForExit() == 0)
+        for (arguments, message) in [
+            (["--out", ""], "--out must name a file (it is empty)"),
+            (["--out", dir + "/p.svg", "--trace", ""], "--trace must name a file (it is empty)"),
+            (["--out", dir + "/p.svg", "--trace", dir + "/./p.svg"], "--trace and --out are the same file"),
+        ] {
+            let plot = try DaemonProcess(executable: repctl, arguments: ["plot", dir + "/set.csv"] + arguments)
+            #expect(plot.waitForExit() == 64, "\(arguments): \(plot.standardError)")
+            #expect(plot.standardError.contains(message), "\(arguments): \(plot.standardError)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["set.csv"])
+    }
+
     @Test("repctl plot into a folder that does not exist names the file it cannot write")
     func plotNamesTheFileItCannotWrite() throws {
         let dir = scratchDirectory()
