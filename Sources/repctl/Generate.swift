@@ -37,6 +37,10 @@ struct Generate: ParsableCommand {
                 (touch-and-go deadlifts: no rest on the floor between reps)
               repctl generate burpee --reps 10 --period 2.5 --rate 10 --out burpees.csv
                 (an upper arm's view of 10 burpees, three landings a rep)
+
+            Options that each pass alone can together move the sensor faster than a fixture holds (±1000 g: \
+            --depth 1e300, --period 0.001, --stride 1000): such a file is refused before anything is written \
+            (exit 64), naming the options to change.
             """)
 
     enum Kind: String, ExpressibleByArgument { case workout, sine, walk, barbell, burpee }
@@ -55,7 +59,7 @@ struct Generate: ParsableCommand {
 
     @Option(
         help:
-            "workout: reps per set, comma-separated (default: the demo's 8,10,12); barbell: reps in the set (default 6); burpee: (default 10)."
+            "workout: reps per set, comma-separated (default: the demo's 8,10,12); barbell: reps in the set (default 6); burpee: (default 10). At most 100000 a set."
     )
     var reps: String?
 
@@ -156,10 +160,16 @@ struct Generate: ParsableCommand {
     )
     var restMotion = 0.0
 
-    @Option(help: "barbell: where to write the true per-rep figures as CSV.")
+    @Option(help: "barbell: where to write the true per-rep figures as CSV (not --out).")
     var truth: String?
 
     func validate() throws {
+        guard !out.isEmpty else { throw ValidationError("--out must name a file (it is empty).") }
+        if let truth {
+            guard !truth.isEmpty else { throw ValidationError("--truth must name a file (it is empty).") }
+            // The fixture would be written over the truth just written.
+            if sameFile(truth, out) { throw ValidationError("--truth and --out are the same file (\(out)).") }
+        }
         guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be a positive number.") }
         _ = try vector(gravity, "--gravity")
         _ = try vector(direction, "--direction")
@@ -228,7 +238,7 @@ struct Generate: ParsableCommand {
             let demo = WorkoutGenerator.demo
             let reps = try reps.map(repList) ?? demo.repsPerSet
             let period = (period ?? demo.repPeriod) * 1.1 * (1 + (slowdown ?? demo.slowdown))
-            return Double(reps.reduce(0, +)) * period + Double(reps.count) * (rest ?? demo.restSeconds)
+            return reps.reduce(0.0) { $0 + Double($1) } * period + Double(reps.count) * (rest ?? demo.restSeconds)
                 + 2 * demo.leadSeconds
         case .sine:
             return Double(count) / frequency
@@ -246,6 +256,7 @@ struct Generate: ParsableCommand {
 
     func run() throws {
         let samples: [MotionSample]
+        var truthText: String?
         switch kind {
         case .workout:
             var generator = WorkoutGenerator.demo
@@ -295,12 +306,7 @@ struct Generate: ParsableCommand {
             generator.seed = seed
             let set = generator.generate()
             samples = set.samples
-            if let truth {
-                do { try TextFile.write(Self.truthCSV(set), to: truth) } catch {
-                    printError("repctl: cannot write \(truth): \(error)")
-                    throw ExitCode(1)
-                }
-            }
+            truthText = Self.truthCSV(set)
         case .burpee:
             var generator = BurpeeGenerator()
             generator.reps = reps.map { (try? repList($0))?.first ?? 10 } ?? 10
@@ -311,6 +317,16 @@ struct Generate: ParsableCommand {
             generator.seed = seed
             samples = generator.samples()
         }
+        if let sample = samples.first(where: { !$0.isPlausible }) {
+            printError("repctl: \(implausible(sample))")
+            throw ExitCode.validationFailure
+        }
+        if let truth, let truthText {
+            do { try TextFile.write(truthText, to: truth) } catch {
+                printError("repctl: cannot write \(truth): \(error)")
+                throw ExitCode(1)
+            }
+        }
         do { try FixtureFileWriter.write(samples, to: out) } catch {
             // A generated file can be made again: leave nothing behind.
             _ = unlink(out + ".partial")
@@ -318,6 +334,32 @@ struct Generate: ParsableCommand {
             throw ExitCode(1)
         }
         print("\(out): \(samples.count) samples")
+    }
+
+    /// Why a generated sample is one a fixture cannot hold (the reader and repd refuse the file): options that each
+    /// pass alone moved the sensor too far too fast (`--depth 1e300`, `--period 0.001`, `--stride 1000`), or made the
+    /// recording too long (a tiny `--rate`). It names the options to change.
+    private func implausible(_ sample: MotionSample) -> String {
+        guard abs(sample.timestamp) <= MotionSample.timestampLimit else {
+            return
+                ("the generated \(kind.rawValue) would last beyond \(format(MotionSample.timestampLimit, decimals: 0)) s, "
+                + "more than a fixture holds: fewer reps, cycles or seconds, or a higher --rate.")
+        }
+        let options =
+            switch kind {
+            case .workout: "a smaller --depth or --tilt, or a longer --period"
+            case .sine: "a smaller --amplitude or --noise"
+            case .walk: "a lower --stride, --swing, --bounce or --heel-strike"
+            case .barbell: "a lower --velocity, --noise or --bias, or a longer --rom or pause"
+            case .burpee: "a longer --period or less --noise"
+            }
+        let axes = [sample.ax, sample.ay, sample.az].map(abs)
+        let reached =
+            axes.allSatisfy(\.isFinite)
+            ? "\(format(axes.max() ?? 0, decimals: 0)) g" : "an acceleration that is not a finite number"
+        return
+            ("the generated \(kind.rawValue) would reach \(reached) at \(format(sample.timestamp, decimals: 2)) s, "
+            + "beyond the ±\(format(MotionSample.accelerationLimit, decimals: 0)) g a fixture holds: \(options).")
     }
 
     /// The truth of a barbell set, one line per rep (s, m, m/s, %).
@@ -334,12 +376,22 @@ struct Generate: ParsableCommand {
         return out + "# set velocity loss \(format(set.velocityLoss, decimals: 2)) %\n"
     }
 
+    /// Three finite numbers x,y,z whose length is finite and above 0 (each is normalized on use: a length that
+    /// overflows or underflows would make it 0,0,0 or nan).
     private func vector(_ text: String, _ name: String) throws -> Vector3 {
-        let parts = text.split(separator: ",").compactMap { Double($0) }
-        guard parts.count == 3, parts.contains(where: { $0 != 0 }) else {
-            throw ValidationError("\(name) must be three numbers x,y,z, not all zero (got '\(text)').")
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2],
+            x.isFinite, y.isFinite, z.isFinite
+        else {
+            throw ValidationError("\(name) must be three finite numbers x,y,z (got '\(text)').")
         }
-        return Vector3(parts[0], parts[1], parts[2])
+        let vector = Vector3(x, y, z)
+        guard vector.length > 0, vector.length.isFinite else {
+            throw ValidationError(
+                "\(name) must be a direction: not all zero, nor so large or small that its length is not a number "
+                    + "(got '\(text)').")
+        }
+        return vector
     }
 
     private func repList(_ text: String) throws -> [Int] {
@@ -347,6 +399,12 @@ struct Generate: ParsableCommand {
         guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? 0) > 0 }) else {
             throw ValidationError("--reps must be positive whole numbers separated by commas (got '\(text)').")
         }
+        guard parts.allSatisfy({ $0! <= Self.maximumReps }) else {
+            throw ValidationError("--reps must be at most \(Self.maximumReps) a set (got '\(text)').")
+        }
         return parts.map { $0! }
     }
+
+    /// The most reps one set may have (as many as an evaluation manifest's true_reps may say).
+    static let maximumReps = 100_000
 }

@@ -18,6 +18,23 @@ struct RepctlFileTests {
             (["sine", "--rate=1e9"], "--rate must be at most 100000"),
             (["sine", "--rate=1000", "--count=1000000", "--frequency=1"], "that would be about 1000000000 samples"),
             (["walk", "--seconds=1e9"], "samples; at most 10000000"),
+            (["workout", "--reps", "9223372036854775807,1"], "--reps must be at most 100000 a set"),
+            (["workout", "--reps", "100000,100000"], "that would be about 24201800 samples; at most 10000000"),
+            (["sine", "--gravity", "nan,0,1"], "--gravity must be three finite numbers x,y,z (got 'nan,0,1')"),
+            (["sine", "--direction", "1,inf,0"], "--direction must be three finite numbers x,y,z (got '1,inf,0')"),
+            (["workout", "--gravity", "1,abc,0,1"], "--gravity must be three finite numbers x,y,z (got '1,abc,0,1')"),
+            (["walk", "--gravity", "1,,0"], "--gravity must be three finite numbers x,y,z (got '1,,0')"),
+            (["walk", "--gravity", "1e308,1e308,1e308"], "--gravity must be a direction: not all zero"),
+            (["burpee", "--gravity", "1e-200,0,0"], "--gravity must be a direction: not all zero"),
+            (["workout", "--depth", "1e300"], "beyond the ±1000 g a fixture holds: a smaller --depth"),
+            (
+                ["workout", "--period", "0.001"],
+                "beyond the ±1000 g a fixture holds: a smaller --depth or --tilt, or a longer --period"
+            ),
+            (["walk", "--stride", "1000"], "beyond the ±1000 g a fixture holds: a lower --stride"),
+            (["walk", "--swing", "1e300"], "would reach an acceleration that is not a finite number"),
+            (["walk", "--seconds", "1e13", "--rate", "1e-9"], "would last beyond 1000000000000 s"),
+            (["barbell", "--truth", ""], "--truth must name a file (it is empty)"),
         ])
     func generateRefusesBadValues(arguments: [String], message: String) throws {
         let dir = scratchDirectory()
@@ -25,7 +42,7 @@ struct RepctlFileTests {
             executable: repctl, arguments: ["generate"] + arguments + ["--out", dir + "/x.csv"])
         #expect(generate.waitForExit() == 64, "\(arguments): \(generate.standardError)")
         #expect(generate.standardError.contains(message), "\(arguments): \(generate.standardError)")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/x.csv"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty, "\(arguments): nothing written")
     }
 
     @Test("repctl record into a folder's name is refused before recording (a recording cannot be made again)")
@@ -94,6 +111,39 @@ struct RepctlFileTests {
             record.standardError.contains("before any sample arrived; nothing written to \(dir)/r.csv"),
             "\(record.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["silent.sock"])
+    }
+
+    @Test(
+        "repctl generate barbell refuses a --truth that is --out, by any spelling, existing or not (the fixture overwrote the truth, exit 0), and an empty --out"
+    )
+    func generateRefusesTruthThatIsOut() throws {
+        let dir = scratchDirectory()
+        for (out, truth) in [(dir + "/same.csv", dir + "/same.csv"), (dir + "/same.csv", dir + "/./same.csv")] {
+            let generate = try DaemonProcess(
+                executable: repctl, arguments: ["generate", "barbell", "--out", out, "--truth", truth])
+            #expect(generate.waitForExit() == 64, "\(truth): \(generate.standardError)")
+            #expect(
+                generate.standardError.contains("--truth and --out are the same file (\(out))"),
+                "\(truth): \(generate.standardError)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        }
+        try "kept\n".write(toFile: dir + "/same.csv", atomically: true, encoding: .utf8)
+        let again = try DaemonProcess(
+            executable: repctl,
+            arguments: [
+                "generate", "barbell", "--out", dir + "/same.csv", "--truth",
+                dir + "/../" + (dir.split(separator: "/").last.map(String.init) ?? "") + "/same.csv",
+            ])
+        #expect(again.waitForExit() == 64, "\(again.standardError)")
+        #expect(try String(contentsOfFile: dir + "/same.csv", encoding: .utf8) == "kept\n")
+        let made = try DaemonProcess(
+            executable: repctl,
+            arguments: ["generate", "barbell", "--out", dir + "/set.csv", "--truth", dir + "/truth.csv"])
+        #expect(made.waitForExit() == 0, "\(made.standardError)")
+        #expect(try String(contentsOfFile: dir + "/truth.csv", encoding: .utf8).hasPrefix("rep,start,end"))
+        let empty = try DaemonProcess(executable: repctl, arguments: ["generate", "sine", "--out", ""])
+        #expect(empty.waitForExit() == 64, "\(empty.standardError)")
+        #expect(empty.standardError.contains("--out must name a file (it is empty)"), "\(empty.standardError)")
     }
 
     @Test("repctl generate into a folder's name fails naming it, and leaves no .partial file behind")
