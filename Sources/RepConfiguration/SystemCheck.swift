@@ -13,13 +13,14 @@ extension DaemonConfiguration {
     public static let longestSocketPath = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// Checks what the configuration names on this system, which parsing alone cannot see (the file may be meant for
-    /// another machine: `repctl eval --config` reads a board's file anywhere): that `socket.group` exists, that
-    /// `socket.path` fits a Unix socket address, that the fixture to replay is named and can be read (and, with
-    /// `fixtureProblem`, replayed: it returns why not), and that an enabled uplink has a journal to publish after the
-    /// flags changed `journal.path`. repd runs it before it starts anything, and `--check-config` too, so that both
-    /// say the same. `file` is the file the configuration came from (nil: the defaults); `flags` names the keys the
-    /// command line set, with the flag that set them (`["socket.path": "--socket"]`). A problem is a `ConfigError`
-    /// naming the file and line, or the flag.
+    /// another machine: `repctl eval --config` reads a board's file anywhere, and does not call this): that
+    /// `socket.group` exists; that `socket.path` fits a Unix socket address, has a folder repd can make (the one
+    /// above it exists) and names no file but a socket; that an explicit `journal.path` is no folder and its folder
+    /// exists; that the fixture to replay is named and can be read (and, with `fixtureProblem`, replayed: it returns
+    /// why not); and that an enabled uplink has a journal to publish after the flags changed `journal.path`. repd
+    /// runs it before it starts anything, and `--check-config` too, so that both say the same. `file` is the file the
+    /// configuration came from (nil: the defaults); `flags` names the keys the command line set, with the flag that
+    /// set them (`["socket.path": "--socket"]`). A problem is a `ConfigError` naming the file and line, or the flag.
     public func checkAgainstSystem(
         file: String?, flags: [String: String] = [:], fixtureProblem: ((String) -> String?)? = nil
     ) throws(ConfigError) {
@@ -46,6 +47,39 @@ extension DaemonConfiguration {
                 "socket.path",
                 "'\(folder)' is \(Self.kind(of: mode)), not a folder: the socket cannot be made under it")
         }
+        if let (folder, mode) = Self.nearestExisting(folderOf: socket.path), mode & S_IFMT == S_IFDIR,
+            let own = Self.folder(of: socket.path), folder != own, Self.folder(of: own) != folder
+        {
+            throw error(
+                "socket.path",
+                "'\(own)' does not exist, nor the folder above it: repd makes only the socket's own folder; create "
+                    + "the folders above it, or choose another path")
+        }
+        var socketInfo = stat()
+        if lstat(socket.path, &socketInfo) == 0, socketInfo.st_mode & S_IFMT != S_IFSOCK {
+            throw error(
+                "socket.path",
+                "'\(socket.path)' exists and is \(Self.kind(of: socketInfo.st_mode)), not a socket: repd removes only a "
+                    + "stale socket there; choose another path, or remove it")
+        }
+        if !journal.path.isEmpty, journal.path != "auto" {
+            var info = stat()
+            if stat(journal.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                throw error("journal.path", "'\(journal.path)' is a folder: name the journal's file in it")
+            }
+            if let own = Self.folder(of: journal.path) {
+                if let (folder, mode) = Self.nearestExisting(folderOf: journal.path), mode & S_IFMT != S_IFDIR {
+                    throw error(
+                        "journal.path",
+                        "'\(folder)' is \(Self.kind(of: mode)), not a folder: the journal cannot be made under it")
+                }
+                if stat(own, &info) != 0, errno == ENOENT {
+                    throw error(
+                        "journal.path",
+                        "its folder '\(own)' does not exist (repd does not make it): create it, or choose another path")
+                }
+            }
+        }
         if provider == .fixture, fixturePath.isEmpty {
             // `--fixture ''` is the flag's fault, not the file's.
             throw error(
@@ -71,6 +105,12 @@ extension DaemonConfiguration {
             }
             if let reason = fixtureProblem?(fixturePath) { throw error("fixture.path", "cannot replay it: \(reason)") }
         }
+    }
+
+    /// The folder `path` is in ("/" for a file at the root), nil for a path without a folder.
+    static func folder(of path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The deepest of the folders above `path` that exists, and its mode (nil for a path without a folder, or when

@@ -45,8 +45,8 @@ struct Repd: AsyncParsableCommand {
             from uplink.password_file. repctl status shows the uplink's state, acknowledged id and backlog.
             Signals: SIGTERM or SIGINT close the open set (announced), say bye to clients, remove the socket, exit 0. \
             SIGHUP is logged and ignored (the configuration is read only at start: restart repd to apply a change).
-            Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration (also a socket.group, socket path \
-            or fixture this machine lacks); 1 cannot start (e.g. socket in use).
+            Exit codes: 0 after a clean stop; 64 bad flags; 78 bad configuration (also a socket.group, socket path, \
+            journal path or fixture this machine lacks); 1 cannot start (e.g. socket in use).
             --version prints the build's version (a package's is its Debian version), as hello and status carry it.
             """,
         version: repdVersion)

@@ -60,10 +60,88 @@ struct SystemCheckTests {
                 #expect(error.reason == "'\(file)' is a regular file, not a folder: the socket cannot be made under it")
             }
         }
-        let (missing, missingPath) = try configuration("[socket]\npath = \"/nonexistent/a/b/x.sock\"\n")
-        try missing.checkAgainstSystem(file: missingPath)  // the socket server makes its folder, or says why not
         let (relative, relativePath) = try configuration("[socket]\npath = \"x.sock\"\n")
         try relative.checkAgainstSystem(file: relativePath)
+    }
+
+    @Test(
+        "a socket folder that repd can make (the one above it exists) is accepted; deeper missing folders are refused, as a start would fail"
+    )
+    func socketFolders() throws {
+        let base = Scratch.directory("socket-folders")
+        let (one, onePath) = try configuration("[socket]\npath = \"\(base)/run/x.sock\"\n")
+        try one.checkAgainstSystem(file: onePath)
+        let (deep, deepPath) = try configuration("[socket]\npath = \"\(base)/a/b/x.sock\"\n")
+        do {
+            try deep.checkAgainstSystem(file: deepPath)
+            Issue.record("two missing folders accepted")
+        } catch {
+            #expect(error.line == 2 && error.key == "socket.path", "\(error)")
+            #expect(error.reason.hasPrefix("'\(base)/a/b' does not exist, nor the folder above it"), "\(error)")
+        }
+    }
+
+    @Test("a socket path that names a regular file or a folder is refused (a start refuses it too); a socket is not")
+    func socketPathThatIsNoSocket() throws {
+        let base = Scratch.directory("socket-kinds")
+        try "precious\n".write(toFile: base + "/notes.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: base + "/dir", withIntermediateDirectories: false)
+        for (name, kind) in [("notes.txt", "a regular file"), ("dir", "a directory")] {
+            let (c, path) = try configuration("[socket]\npath = \"\(base)/\(name)\"\n")
+            do {
+                try c.checkAgainstSystem(file: path)
+                Issue.record("\(name) accepted")
+            } catch {
+                #expect(error.key == "socket.path", "\(error)")
+                #expect(error.reason.hasPrefix("'\(base)/\(name)' exists and is \(kind), not a socket"), "\(error)")
+            }
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let socketPath = base + "/s.sock"
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in socketPath.utf8.enumerated() { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0)
+        let (ok, okPath) = try configuration("[socket]\npath = \"\(socketPath)\"\n")
+        try ok.checkAgainstSystem(file: okPath)
+    }
+
+    @Test(
+        "an explicit journal path that is a folder, lies under a file or in a missing folder is refused; auto and off are not checked"
+    )
+    func journalPath() throws {
+        let base = Scratch.directory("journal-paths")
+        try "x\n".write(toFile: base + "/file", atomically: true, encoding: .utf8)
+        let cases = [
+            (base, "'\(base)' is a folder: name the journal's file in it"),
+            (
+                base + "/file/events.db",
+                "'\(base)/file' is a regular file, not a folder: the journal cannot be made under it"
+            ),
+            (base + "/missing/events.db", "its folder '\(base)/missing' does not exist (repd does not make it)"),
+        ]
+        for (journal, reason) in cases {
+            let (c, path) = try configuration("# repd\n[journal]\npath = \"\(journal)\"\n")
+            do {
+                try c.checkAgainstSystem(file: path)
+                Issue.record("\(journal) accepted")
+            } catch {
+                #expect(error.line == 3 && error.key == "journal.path", "\(error)")
+                #expect(error.reason.hasPrefix(reason), "\(error)")
+            }
+        }
+        for journal in [base + "/events.db", "auto", ""] {
+            let (c, path) = try configuration("[journal]\npath = \"\(journal)\"\n")
+            try c.checkAgainstSystem(file: path)
+        }
     }
 
     @Test("a fixture that is missing or not a file is refused only when the provider replays it")

@@ -226,7 +226,9 @@ struct DaemonEndToEndTests {
         #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
     }
 
-    @Test("a file that is not a socket at the socket path is refused and left as it was")
+    @Test(
+        "a file that is not a socket at the socket path is refused by --check-config and a start alike (exit 78), and left as it was"
+    )
     func nonSocketAtSocketPath() throws {
         let dir = scratchDirectory()
         let file = dir + "/precious.txt"
@@ -234,11 +236,13 @@ struct DaemonEndToEndTests {
         let link = dir + "/link.sock"
         #expect(symlink(file, link) == 0)
         for (path, kind) in [(file, "a regular file"), (link, "a symbolic link"), (dir, "a directory")] {
+            let expected = "command line: --socket: '\(path)' exists and is \(kind), not a socket"
+            let check = try DaemonProcess(arguments: ["--demo", "--socket", path, "--journal", "", "--check-config"])
+            #expect(check.waitForExit() == 78)
+            #expect(check.standardError.contains(expected), "\(check.standardError.suffix(2000))")
             let daemon = try DaemonProcess(arguments: ["--demo", "--socket", path, "--quiet", "--journal", ""])
-            #expect(daemon.waitForExit() == 1)
-            #expect(
-                daemon.standardError.contains("\(path) exists and is not a socket (\(kind))"),
-                "\(daemon.standardError.suffix(2000))")
+            #expect(daemon.waitForExit() == 78)
+            #expect(daemon.standardError.contains(expected), "\(daemon.standardError.suffix(2000))")
         }
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "important data\n")
         var info = stat()

@@ -392,18 +392,13 @@ struct JournalTests {
     }
 
     @Test(
-        "a journal that cannot be opened is reported, and repd counts and serves without ids",
-        arguments: ["corrupt", "unwritable"])
-    func brokenJournal(kind: String) throws {
+        "a journal that cannot be opened (a damaged file) is reported, and repd counts and serves without ids"
+    )
+    func brokenJournal() throws {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
-        var journalPath = dir + "/events.db"
-        if kind == "corrupt" {
-            try Data(repeating: 0x42, count: 16384).write(to: URL(fileURLWithPath: journalPath))
-        } else {
-            journalPath = dir + "/not-a-folder/events.db"
-            try Data().write(to: URL(fileURLWithPath: dir + "/not-a-folder"))
-        }
+        let journalPath = dir + "/events.db"
+        try Data(repeating: 0x42, count: 16384).write(to: URL(fileURLWithPath: journalPath))
         let daemon = try DaemonProcess(arguments: [
             "--demo", "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
         ])
@@ -416,7 +411,7 @@ struct JournalTests {
         client.send("subscribe since=0\n")
         #expect(client.next { $0.errorMessage }?.contains("no event journal") == true)
         #expect(client.next(timeout: 30, { $0.repEvent }) != nil, "and so does serving")
-        let reason = kind == "corrupt" ? "file is not a database" : "unable to open database file"
+        let reason = "file is not a database"
         client.send("status\n")
         let status = try #require(client.next { $0.status })
         #expect(status.journal?.path == journalPath)
@@ -427,6 +422,29 @@ struct JournalTests {
         #expect(
             daemon.standardError.contains("journal: cannot open \(journalPath): \(reason)"),
             "\(daemon.standardError.suffix(2000))")
+    }
+
+    @Test(
+        "a journal path under a regular file or in a missing folder is a configuration error: --check-config and a start both exit 78 naming the flag",
+        arguments: ["under a file", "missing folder"])
+    func journalPathThatCannotBe(kind: String) throws {
+        let dir = scratchDirectory()
+        try Data().write(to: URL(fileURLWithPath: dir + "/not-a-folder"))
+        let (journalPath, expected) =
+            kind == "under a file"
+            ? (
+                dir + "/not-a-folder/events.db",
+                "command line: --journal: '\(dir)/not-a-folder' is a regular file, not a folder"
+            )
+            : (dir + "/missing/events.db", "command line: --journal: its folder '\(dir)/missing' does not exist")
+        let check = try DaemonProcess(arguments: ["--demo", "--journal", journalPath, "--check-config"])
+        #expect(check.waitForExit() == 78)
+        #expect(check.standardError.contains(expected), "\(check.standardError)")
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: ["--demo", "--journal", journalPath, "--socket", socketPath])
+        #expect(daemon.waitForExit() == 78)
+        #expect(daemon.standardError.contains(expected), "\(daemon.standardError)")
+        #expect(access(socketPath, F_OK) != 0, "nothing started")
     }
 }
 
