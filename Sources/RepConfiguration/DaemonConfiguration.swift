@@ -159,6 +159,13 @@ extension DaemonConfiguration {
                 else {
                     throw reader.error("socket", "mode", "'\(v)' is not an octal permission such as \"0660\"")
                 }
+                // Connecting takes write permission: without it for the owner only root could use the socket.
+                guard mode & 0o200 != 0 else {
+                    throw reader.error(
+                        "socket", "mode",
+                        "'\(v)' does not let the socket's owner (repd's user) connect: connecting needs write permission; "
+                            + "\"0600\" at least, \"0660\" to let socket.group in")
+                }
                 c.socket.mode = mode
             }
             if let v = try reader.string(s, "group") { c.socket.group = v }

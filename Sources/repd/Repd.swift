@@ -87,6 +87,7 @@ struct Repd: AsyncParsableCommand {
 
     func validate() throws {
         guard !(demo && fixture != nil) else { throw ValidationError("Give --demo or --fixture FILE, not both.") }
+        if config?.isEmpty == true { throw ValidationError("--config needs a file (it was empty).") }
         if let speed {
             guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number.") }
         }

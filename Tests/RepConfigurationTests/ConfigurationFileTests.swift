@@ -267,6 +267,21 @@ struct ConfigurationFileTests {
     }
 
     @Test(
+        "a socket.mode that does not let the socket's owner connect (no write for the owner) is refused",
+        arguments: ["0", "0000", "0466", "0077"])
+    func socketModeWithoutOwnerWrite(mode: String) {
+        do {
+            let c = try DaemonConfiguration.parse("[socket]\nmode = \"\(mode)\"\n", file: "x.toml")
+            Issue.record("accepted \(mode.debugDescription) as \(String(c.socket.mode, radix: 8))")
+        } catch {
+            #expect(error.line == 2 && error.key == "socket.mode", "\(error)")
+            #expect(
+                error.reason.hasPrefix("'\(mode)' does not let the socket's owner (repd's user) connect"), "\(error)")
+        }
+        #expect((try? DaemonConfiguration.parse("[socket]\nmode = \"0200\"\n", file: "x.toml"))?.socket.mode == 0o200)
+    }
+
+    @Test(
         "a [detector] value that validate() refuses is reported under its own key and line",
         arguments: RepDetectorConfiguration.Setting.allCases)
     func detectorSettingKeys(setting: RepDetectorConfiguration.Setting) {

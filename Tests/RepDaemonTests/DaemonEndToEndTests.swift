@@ -249,6 +249,13 @@ struct DaemonEndToEndTests {
         #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still there")
     }
 
+    @Test("an empty --config is refused as the flag's fault (exit 64), not as a file named ''")
+    func emptyConfigFlag() throws {
+        let daemon = try DaemonProcess(arguments: ["--config", "", "--check-config"])
+        #expect(daemon.waitForExit() == 64)
+        #expect(daemon.standardError.contains("--config needs a file (it was empty)"), "\(daemon.standardError)")
+    }
+
     @Test("a live socket blocks a second instance; a stale socket file is replaced")
     func secondInstance() throws {
         let dir = scratchDirectory()
