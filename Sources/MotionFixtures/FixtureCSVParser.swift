@@ -7,10 +7,17 @@ import PlainText
 /// accelerations beyond ±1000 g are refused (`MotionSample.isPlausible`): such a file is in other units.
 ///
 /// Each line is checked as it arrives, so a file is streamed, and the first bad line ends the parse with its line
-/// number and the reason.
+/// number and the reason. A line longer than `maximumLineLength` is refused before it is looked at (a row is under
+/// 100 bytes), and the text an error quotes is at most `quotedLength` characters, control characters written out.
 public struct FixtureCSVParser: Sendable {
     /// The column names a fixture has.
     public static let columns = ["t", "ax", "ay", "az"]
+
+    /// The longest line read, in bytes without its `\n` (64 KiB): a header or a row is under 100 bytes, so a
+    /// longer line is not a recording's (a binary file, a file of NULs), and reading on would hold all of it.
+    public static let maximumLineLength = 1 << 16
+    /// The most characters of a field or line an error quotes.
+    public static let quotedLength = 40
 
     /// The name used in errors.
     public let file: String
@@ -29,6 +36,7 @@ public struct FixtureCSVParser: Sendable {
     /// Consumes one line (without its `\n`) and returns the sample on it, or nil for the header and blank lines.
     public mutating func consume(line raw: UnsafeRawBufferPointer) throws(FixtureError) -> MotionSample? {
         lineNumber += 1
+        guard raw.count <= Self.maximumLineLength else { throw error(.lineTooLong(limit: Self.maximumLineLength)) }
         var line = Self.trimmed(raw)
         if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
             line = Self.trimmed(UnsafeRawBufferPointer(rebasing: line[3...]))
@@ -48,13 +56,13 @@ public struct FixtureCSVParser: Sendable {
                 let text = Self.trimmed(UnsafeRawBufferPointer(rebasing: line[start..<index]))
                 let column = fieldOrder[field]
                 guard let value = DecimalParser.parse(text) else {
-                    throw error(.notANumber(column: Self.columns[column], text: String(decoding: text, as: UTF8.self)))
+                    throw error(.notANumber(column: Self.columns[column], text: Self.quoted(text)))
                 }
                 guard value.isFinite else {
-                    throw error(.notFinite(column: Self.columns[column], text: String(decoding: text, as: UTF8.self)))
+                    throw error(.notFinite(column: Self.columns[column], text: Self.quoted(text)))
                 }
                 guard abs(value) <= (column == 0 ? MotionSample.timestampLimit : MotionSample.accelerationLimit) else {
-                    throw error(.outOfRange(column: Self.columns[column], text: String(decoding: text, as: UTF8.self)))
+                    throw error(.outOfRange(column: Self.columns[column], text: Self.quoted(text)))
                 }
                 switch column {
                 case 0: values.0 = value
@@ -86,6 +94,12 @@ public struct FixtureCSVParser: Sendable {
         }.get()
     }
 
+    /// The error for the line after the last one consumed when it is longer than `maximumLineLength`: a reader that
+    /// holds that much of a line without its end stops there.
+    public func lineTooLong() -> FixtureError {
+        FixtureError(file: file, line: lineNumber + 1, reason: .lineTooLong(limit: Self.maximumLineLength))
+    }
+
     /// Checks the end of input: a file must have a header and at least one sample.
     public func finish() throws(FixtureError) {
         if lineNumber == 0 || (fieldOrder.isEmpty && sampleCount == 0) {
@@ -99,11 +113,13 @@ public struct FixtureCSVParser: Sendable {
             String(decoding: Self.trimmed(UnsafeRawBufferPointer(rebasing: $0)), as: UTF8.self).lowercased()
         }
         if let first = names.first, first.first.map({ $0.isNumber || $0 == "-" || $0 == "." }) == true {
-            throw error(.missingHeader(found: String(decoding: line, as: UTF8.self)))
+            throw error(.missingHeader(found: Self.quoted(line)))
         }
         var order: [Int] = []
         for name in names {
-            guard let column = Self.columns.firstIndex(of: name) else { throw error(.unknownColumn(name)) }
+            guard let column = Self.columns.firstIndex(of: name) else {
+                throw error(.unknownColumn(LogText.excerpt(name, limit: Self.quotedLength)))
+            }
             guard !order.contains(column) else { throw error(.duplicateColumn(name)) }
             order.append(column)
         }
@@ -115,6 +131,11 @@ public struct FixtureCSVParser: Sendable {
 
     private func error(_ reason: FixtureError.Reason) -> FixtureError {
         FixtureError(file: file, line: lineNumber, reason: reason)
+    }
+
+    /// Text from the file as an error quotes it: its start, control characters written out.
+    private static func quoted(_ bytes: UnsafeRawBufferPointer) -> String {
+        LogText.excerpt(utf8: bytes, limit: quotedLength)
     }
 
     private static func fieldCount(_ line: UnsafeRawBufferPointer) -> Int {

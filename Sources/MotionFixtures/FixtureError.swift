@@ -26,6 +26,8 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
         case timeWentBackwards(previous: Double, found: Double)
         /// The header is there, but no data row follows.
         case noSamples
+        /// A line is longer than `limit` bytes (`FixtureCSVParser.maximumLineLength`): not a recording.
+        case lineTooLong(limit: Int)
 
         /// What is wrong, in a sentence without the file and line.
         public var description: String {
@@ -45,6 +47,8 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
                 "\(column): '\(text)' is beyond ±1000 g: accelerations are in g (1 g = 9.80665 m/s²)"
             case .timeWentBackwards(let previous, let found): "time goes backwards: t=\(found) after t=\(previous)"
             case .noSamples: "no data rows after the header"
+            case .lineTooLong(let limit):
+                "the line is longer than \(limit) bytes: not a recording? (a row t,ax,ay,az is under 100 bytes)"
             }
         }
     }

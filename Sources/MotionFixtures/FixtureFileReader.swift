@@ -1,7 +1,8 @@
 import MotionCore
 import SystemPackage
 
-/// Reads fixture CSV files (`t,ax,ay,az`, seconds and g) in chunks: the file is streamed, never loaded whole.
+/// Reads fixture CSV files (`t,ax,ay,az`, seconds and g) in chunks: the file is streamed, never loaded whole, and a
+/// line is held only up to `FixtureCSVParser.maximumLineLength` bytes (a longer one is an error).
 ///
 /// All or nothing: `read(path:)` returns every sample or throws at the first bad line, so nothing is replayed from
 /// a file that failed to parse.
@@ -43,10 +44,10 @@ public enum FixtureFileReader {
         defer { try? fd.close() }
 
         var parser = FixtureCSVParser(file: path)
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        // Room for the longest line and a read after it: the buffer never grows.
+        var buffer = [UInt8](repeating: 0, count: max(chunkSize, 2 * FixtureCSVParser.maximumLineLength))
         var carried = 0  // bytes of an unfinished line kept at the start of `buffer`
         while true {
-            if carried == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
             let got: Int
             do {
                 got = try buffer.withUnsafeMutableBytes { raw in
@@ -78,6 +79,7 @@ public enum FixtureFileReader {
             }.get()
             if got == 0 { break }
             carried = filled - consumed
+            if carried > FixtureCSVParser.maximumLineLength { throw parser.lineTooLong() }
             if consumed > 0, carried > 0 {
                 buffer.withUnsafeMutableBytes { raw in
                     raw.baseAddress!.copyMemory(from: raw.baseAddress! + consumed, byteCount: carried)

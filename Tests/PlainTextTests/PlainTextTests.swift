@@ -27,3 +27,22 @@ struct PlainTextTests {
         #expect(text.trimming { $0.isWhitespace || $0 == "\0" } == expected)
     }
 }
+
+@Suite("Log text")
+struct LogTextTests {
+    @Test(
+        "an excerpt keeps at most the limit of characters, writes control characters out and marks a cut with …",
+        arguments: [
+            ("short", "short"), ("", ""), (String(repeating: "7", count: 40), String(repeating: "7", count: 40)),
+            (String(repeating: "7", count: 41), String(repeating: "7", count: 40) + "…"),
+            (String(repeating: "9", count: 5_000_000), String(repeating: "9", count: 40) + "…"),
+            ("a\u{0}b\nc\u{7F}\u{85}", "a\\x00b\\nc\\x7f\\u{85}"),
+            (String(repeating: "é", count: 50), String(repeating: "é", count: 40) + "…"),
+        ])
+    func excerpt(text: String, expected: String) {
+        #expect(LogText.excerpt(text) == expected)
+        var copy = text
+        let fromBytes = copy.withUTF8 { LogText.excerpt(utf8: UnsafeRawBufferPointer($0)) }
+        #expect(fromBytes == expected)
+    }
+}
