@@ -193,7 +193,7 @@ let package = Package(
             name: "MotionFixturesTests",
             dependencies: ["MotionFixtures", "MotionSimulation", "MotionCore", "PlainText", "TestScratch"]),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation", "MotionCore", "RepDetection"]),
-        .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
+        .testTarget(name: "PlainTextTests", dependencies: ["PlainText", "TestScratch"]),
         .testTarget(
             name: "RepDetectionTests",
             dependencies: ["RepDetection", "MotionCore", "MotionFixtures", "MotionSimulation"]),

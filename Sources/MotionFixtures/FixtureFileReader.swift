@@ -1,8 +1,10 @@
 import MotionCore
+import PlainText
 import SystemPackage
 
 /// Reads fixture CSV files (`t,ax,ay,az`, seconds and g) in chunks: the file is streamed, never loaded whole, and a
-/// line is held only up to `FixtureCSVParser.maximumLineLength` bytes (a longer one is an error).
+/// line is held only up to `FixtureCSVParser.maximumLineLength` bytes (a longer one is an error). Only a regular file
+/// is read: a FIFO, a device or a folder is refused with what it is (`TextFile.openRegularFile`).
 ///
 /// All or nothing: `read(path:)` returns every sample or throws at the first bad line, so nothing is replayed from
 /// a file that failed to parse.
@@ -36,10 +38,12 @@ public enum FixtureFileReader {
         _ body: (MotionSample) -> Void
     ) throws(FixtureError) {
         let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
-        } catch {
-            throw FixtureError(file: path, line: 0, reason: .io("cannot open: \(error)"))
+        do { fd = try TextFile.openRegularFile(path) } catch {
+            switch error {
+            case .notRegularFile:
+                throw FixtureError(file: path, line: 0, reason: .io("\(error) (a recording is a CSV file: t,ax,ay,az)"))
+            default: throw FixtureError(file: path, line: 0, reason: .io("cannot open: \(error)"))
+            }
         }
         defer { try? fd.close() }
 

@@ -1,9 +1,36 @@
 import SystemPackage
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why a file could not be read as text: the system's error, a file that is not a regular file, or one too large.
+public enum TextFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The system refused (`open`, `fstat` or `read`): its error.
+    case system(Errno)
+    /// Not a regular file: a FIFO, a device, a folder, a socket (what it is: `TextFile.kind(of:)`).
+    case notRegularFile(kind: String)
+    /// More than `limit` bytes.
+    case tooLarge(limit: Int)
+
+    /// What is wrong, without the path ("No such file or directory", "a FIFO, not a regular file").
+    public var description: String {
+        switch self {
+        case .system(let code): "\(code)"
+        case .notRegularFile(let kind): "\(kind), not a regular file"
+        case .tooLarge(let limit): "larger than \(limit) bytes"
+        }
+    }
+}
+
 /// Whole small text files (configurations, manifests, plots), read and written without Foundation.
 public enum TextFile {
-    /// The file's text (invalid UTF-8 repaired), or the system's error.
-    public static func read(_ path: String) throws(Errno) -> String {
+    /// The file's text (invalid UTF-8 repaired), or why it cannot be read.
+    public static func read(_ path: String) throws(TextFileError) -> String {
         String(decoding: try readBytes(path), as: UTF8.self)
     }
 
@@ -11,23 +38,63 @@ public enum TextFile {
     /// (`--config /dev/zero`) must not take all memory.
     public static let defaultLimit = 16 << 20
 
-    /// The file's bytes, or the system's error: `Errno.fileTooLarge` when it holds more than `limit` bytes.
-    public static func readBytes(_ path: String, limit: Int = defaultLimit) throws(Errno) -> [UInt8] {
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec]) } catch {
-            throw error as! Errno
-        }
+    /// The file's bytes, or why it cannot be read: `.tooLarge` when it holds more than `limit` bytes, and
+    /// `.notRegularFile` for anything but a regular file (`openRegularFile(_:)`).
+    public static func readBytes(_ path: String, limit: Int = defaultLimit) throws(TextFileError) -> [UInt8] {
+        let fd = try openRegularFile(path)
         defer { try? fd.close() }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n: Int
-            do { n = try buffer.withUnsafeMutableBytes { try fd.read(into: $0) } } catch { throw error as! Errno }
+            do { n = try buffer.withUnsafeMutableBytes { try fd.read(into: $0) } } catch {
+                throw .system(systemError(error))
+            }
             if n == 0 { break }
-            guard bytes.count + n <= limit else { throw Errno.fileTooLarge }
+            guard bytes.count + n <= limit else { throw .tooLarge(limit: limit) }
             bytes += buffer[..<n]
         }
         return bytes
+    }
+
+    /// Opens the file at `path` for reading, only if it is a regular file: a FIFO (whose `open` would wait for a
+    /// writer and whose reads for its data: forever, with none), a device (`/dev/zero` never ends), a folder or a
+    /// socket is refused with what it is. The open does not wait (`O_NONBLOCK`, cleared again for the reads), and a
+    /// terminal does not become the process's controlling one (`O_NOCTTY`).
+    public static func openRegularFile(_ path: String) throws(TextFileError) -> FileDescriptor {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(
+                FilePath(path), .readOnly,
+                options: [.closeOnExec, .nonBlocking, FileDescriptor.OpenOptions(rawValue: O_NOCTTY)])
+        } catch { throw .system(systemError(error)) }
+        var info = stat()
+        guard fstat(fd.rawValue, &info) == 0 else {
+            let error = Errno(rawValue: errno)
+            try? fd.close()
+            throw .system(error)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            try? fd.close()
+            throw .notRegularFile(kind: kind(of: info.st_mode))
+        }
+        let flags = fcntl(fd.rawValue, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd.rawValue, F_SETFL, flags & ~O_NONBLOCK) }
+        return fd
+    }
+
+    /// What a file of mode `mode` is, in words ("a regular file", "a directory", "a FIFO", …).
+    public static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: "a regular file"
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "a file of an unknown kind"
+        }
     }
 
     /// Replaces the file's content with `text`.
@@ -37,8 +104,11 @@ public enum TextFile {
             fd = try FileDescriptor.open(
                 FilePath(path), .writeOnly, options: [.create, .truncate, .closeOnExec],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
-        } catch { throw error as! Errno }
+        } catch { throw systemError(error) }
         defer { try? fd.close() }
-        do { _ = try Array(text.utf8).withUnsafeBytes { try fd.writeAll($0) } } catch { throw error as! Errno }
+        do { _ = try Array(text.utf8).withUnsafeBytes { try fd.writeAll($0) } } catch { throw systemError(error) }
     }
+
+    /// SystemPackage's calls throw `Errno` only, untyped.
+    private static func systemError(_ error: any Error) -> Errno { error as? Errno ?? .ioError }
 }

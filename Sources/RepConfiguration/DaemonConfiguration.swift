@@ -84,9 +84,12 @@ extension DaemonConfiguration {
         let bytes: [UInt8]
         do { bytes = try TextFile.readBytes(path, limit: maximumFileSize) } catch {
             let reason =
-                error == .fileTooLarge
-                ? "larger than \(maximumFileSize >> 20) MiB: not a configuration file (repd.toml is a few KiB)"
-                : "cannot read: \(error)"
+                switch error {
+                case .tooLarge:
+                    "larger than \(maximumFileSize >> 20) MiB: not a configuration file (repd.toml is a few KiB)"
+                case .notRegularFile: "\(error) (a configuration file is TOML text, e.g. /etc/repd/repd.toml)"
+                case .system(let code): "cannot read: \(code)"
+                }
             throw ConfigError(file: path, line: 0, key: "", reason: reason)
         }
         return try parse(bytes: bytes, file: path)

@@ -98,7 +98,10 @@ extension DaemonConfiguration {
                 throw error("fixture.path", "cannot read '\(fixturePath)': \(String(cString: strerror(errno)))")
             }
             guard info.st_mode & S_IFMT == S_IFREG else {
-                throw error("fixture.path", "'\(fixturePath)' is not a regular file (a recording: CSV t,ax,ay,az)")
+                throw error(
+                    "fixture.path",
+                    "'\(fixturePath)' is \(Self.kind(of: info.st_mode)), not a regular file (a recording: CSV t,ax,ay,az)"
+                )
             }
             guard access(fixturePath, R_OK) == 0 else {
                 throw error("fixture.path", "cannot read '\(fixturePath)': \(String(cString: strerror(errno)))")
@@ -129,18 +132,7 @@ extension DaemonConfiguration {
     }
 
     /// What a file of mode `mode` is, in words ("a regular file", "a directory", …).
-    public static func kind(of mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFREG: "a regular file"
-        case S_IFDIR: "a directory"
-        case S_IFLNK: "a symbolic link"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        default: "a file of an unknown kind"
-        }
-    }
+    public static func kind(of mode: mode_t) -> String { TextFile.kind(of: mode) }
 
     /// The line of `key` ("section.key") in the TOML file at `path`; 0 when it is not there or the file cannot be
     /// read (the error then names the file only).

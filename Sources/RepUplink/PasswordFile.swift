@@ -19,6 +19,8 @@ enum PasswordFile {
         case empty
         /// More than one line.
         case severalLines
+        /// Not a regular file (a FIFO, a device, a folder): what it is. A FIFO's read would wait for a writer.
+        case notRegularFile(String)
 
         /// The path and what is wrong with it ("/etc/repd/pw is empty").
         func reason(_ path: String) -> String {
@@ -28,6 +30,7 @@ enum PasswordFile {
                 "\(path) has mode \(String(mode, radix: 8)): other users can read it; make it 600 or 640 (chmod o= \(path))"
             case .empty: "\(path) is empty"
             case .severalLines: "\(path) has more than one line (it holds only the password)"
+            case .notRegularFile(let kind): "\(path) is \(kind), not a regular file (it holds only the password)"
             }
         }
     }
@@ -52,7 +55,11 @@ enum PasswordFile {
         guard info.st_mode & 0o007 == 0 else { return .failure(.readableByOthers(UInt32(info.st_mode & 0o777))) }
         var bytes: [UInt8]
         do { bytes = try TextFile.readBytes(path, limit: 1 << 16) } catch {
-            return .failure(.unreadable(error.rawValue))
+            switch error {
+            case .system(let code): return .failure(.unreadable(code.rawValue))
+            case .tooLarge: return .failure(.unreadable(EFBIG))
+            case .notRegularFile(let kind): return .failure(.notRegularFile(kind))
+            }
         }
         // Bytes, not characters: "\r\n" is one Swift Character, neither "\n" nor "\r".
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }

@@ -91,4 +91,22 @@ struct FixtureFileLimitsTests {
         }
         #expect(FixtureError(file: "mem", line: line, reason: reason).description.utf8.count < 250)
     }
+
+    @Test("a FIFO, a device or a folder is refused at once with what it is, not waited on or read without end")
+    func notRegularFiles() throws {
+        let fifo = temporaryDirectory() + "/f.csv"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        Task.detached {
+            // Before the fix the open waited for a writer: one comes after 3 s, so the test fails, not hangs.
+            try? await Task.sleep(for: .seconds(3))
+            let fd = open(fifo, O_RDWR | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+        }
+        let note = " (a recording is a CSV file: t,ax,ay,az)"
+        for (path, kind) in [(fifo, "a FIFO"), ("/dev/zero", "a character device"), ("/", "a directory")] {
+            #expect(throws: FixtureError(file: path, line: 0, reason: .io("\(kind), not a regular file" + note))) {
+                try FixtureFileReader.read(path: path)
+            }
+        }
+    }
 }

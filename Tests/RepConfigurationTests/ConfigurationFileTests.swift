@@ -1,5 +1,6 @@
 import Foundation
 import RepDetection
+import TestScratch
 import Testing
 
 @testable import RepConfiguration
@@ -153,9 +154,21 @@ struct ConfigurationFileTests {
         #expect(
             throws: ConfigError(
                 file: "/dev/zero", line: 0, key: "",
-                reason: "larger than 1 MiB: not a configuration file (repd.toml is a few KiB)")
+                reason:
+                    "a character device, not a regular file (a configuration file is TOML text, e.g. /etc/repd/repd.toml)"
+            )
         ) {
             try DaemonConfiguration.load(path: "/dev/zero")
+        }
+        let huge = Scratch.file("huge", suffix: ".toml")
+        try String(repeating: "# a comment line of a file that is far too large\n", count: 30_000).write(
+            toFile: huge, atomically: true, encoding: .utf8)
+        #expect(
+            throws: ConfigError(
+                file: huge, line: 0, key: "",
+                reason: "larger than 1 MiB: not a configuration file (repd.toml is a few KiB)")
+        ) {
+            try DaemonConfiguration.load(path: huge)
         }
     }
 

@@ -12,6 +12,30 @@ struct SystemCheckTests {
         return (try DaemonConfiguration.load(path: path), path)
     }
 
+    @Test("a configuration path naming a FIFO or a device is refused at once with what it is (a FIFO hung repd)")
+    func configurationNotARegularFile() throws {
+        let fifo = Scratch.file("repd", suffix: ".toml")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        Task.detached {
+            // Before the fix the open waited for a writer: one comes after 3 s, so the test fails, not hangs.
+            try? await Task.sleep(for: .seconds(3))
+            let fd = open(fifo, O_RDWR | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+        }
+        let note = " (a configuration file is TOML text, e.g. /etc/repd/repd.toml)"
+        for (path, kind) in [(fifo, "a FIFO"), ("/dev/zero", "a character device"), ("/", "a directory")] {
+            #expect(throws: ConfigError(file: path, line: 0, key: "", reason: "\(kind), not a regular file" + note)) {
+                try DaemonConfiguration.load(path: path)
+            }
+        }
+        #expect(
+            throws: ConfigError(
+                file: "/nonexistent.toml", line: 0, key: "", reason: "cannot read: No such file or directory")
+        ) {
+            try DaemonConfiguration.load(path: "/nonexistent.toml")
+        }
+    }
+
     @Test("a socket group that does not exist is named with the file and line")
     func missingGroup() throws {
         let (c, path) = try configuration("# repd\n\n[socket]\nmode = \"0660\"\ngroup = \"no-such-group-here\"\n")
@@ -161,7 +185,8 @@ struct SystemCheckTests {
             try folder.checkAgainstSystem(file: path, flags: ["fixture.path": "--fixture"])
             Issue.record("a folder accepted as a fixture")
         } catch {
-            #expect(error.key == "--fixture" && error.reason.contains("is not a regular file"), "\(error)")
+            #expect(
+                error.key == "--fixture" && error.reason.contains("'/' is a directory, not a regular file"), "\(error)")
         }
         var demo = missing
         demo.provider = .demo

@@ -54,4 +54,27 @@ struct PasswordFileTests {
             try PasswordFile.read("/nonexistent/pw")
         }
     }
+
+    @Test("a FIFO is refused at once as a FIFO (its read waited for a writer: the uplink hung), a folder as a folder")
+    func notRegularFiles() throws {
+        let fifo = Scratch.file("password")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        Task.detached {
+            // Before the fix the open waited for a writer: one comes after 3 s, so the test fails, not hangs.
+            try? await Task.sleep(for: .seconds(3))
+            let fd = open(fifo, O_RDWR | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+        }
+        #expect(PasswordFile.problem(fifo) == .notRegularFile("a FIFO"))
+        #expect(
+            throws: UplinkError(
+                .passwordFile, "uplink.password_file \(fifo) is a FIFO, not a regular file (it holds only the password)"
+            )
+        ) {
+            try PasswordFile.read(fifo)
+        }
+        let folder = Scratch.directory("password")
+        chmod(folder, 0o700)
+        #expect(PasswordFile.problem(folder) == .notRegularFile("a directory"))
+    }
 }
