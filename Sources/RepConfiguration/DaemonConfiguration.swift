@@ -40,8 +40,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `web.listen`: where the station display (`repd-web`) serves its page (default `127.0.0.1:8080`).
     public var webListen = ListenAddress(host: "127.0.0.1", port: 8080)
     /// `web.socket`: the repd sockets `repd-web` reads, one station each, as `PATH` or `NAME=PATH` (one string, or
-    /// an array of them); empty means `socket.path`, else the clients' default.
-    public var webSockets: [String] = []
+    /// an array of them: `WebStation(parsing:)`, no name twice); empty means `socket.path`, else the clients'
+    /// default.
+    public var webStations: [WebStation] = []
     /// The `[detector]` table.
     public var detector = RepDetectorConfiguration()
 
@@ -254,17 +255,24 @@ extension DaemonConfiguration {
             if let entry = s.entries["socket"] {
                 // One station ("PATH" or "NAME=PATH"), or several: ["rack-1=/run/repd/a.sock", …].
                 let expected = "expected a string, or an array of strings (\"PATH\" or \"NAME=PATH\")"
+                var entries: [String] = []
                 switch entry.value {
-                case .string(let v): c.webSockets = v.isEmpty ? [] : [v]
+                case .string(let v): entries = v.isEmpty ? [] : [v]
                 case .array(let items):
-                    c.webSockets = []
                     for item in items {
                         guard case .string(let v) = item else { throw reader.error("web", "socket", expected) }
                         guard !v.isEmpty else { throw reader.error("web", "socket", "an entry of the array is empty") }
-                        c.webSockets.append(v)
+                        entries.append(v)
                     }
                 default: throw reader.error("web", "socket", "\(expected), found \(entry.value.kind)")
                 }
+                c.webStations = []
+                for v in entries {
+                    do { c.webStations.append(try WebStation(parsing: v)) } catch {
+                        throw reader.error("web", "socket", error.description)
+                    }
+                }
+                if let problem = WebStation.repeatedName(c.webStations) { throw reader.error("web", "socket", problem) }
             }
         }
         if let s = reader.section("detector") {

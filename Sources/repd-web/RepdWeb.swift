@@ -32,7 +32,9 @@ struct RepdWeb: AsyncParsableCommand {
             Configuration: --config FILE (default /etc/repd/repd.toml if it exists and can be read: a warning \
             says when it cannot), \
             section [web]: listen, socket (empty: socket.path, else repd's default socket). \
-            Flags override the file. Several stations: --socket repeated, each PATH or NAME=PATH.
+            Flags override the file. Several stations: --socket repeated, each PATH or NAME=PATH \
+            (NAME: up to 64 letters, digits, '.', '_' and '-', each name once; without it, repd's name for the \
+            station). --check-config lists the stations.
             The page is read-only and has no password: listening beyond 127.0.0.1 shows it \
             to every network the host is on (see README.md for a firewall or reverse proxy).
             Exit codes: 0 after SIGTERM/SIGINT; 64 bad flags; 78 bad configuration; 1 cannot listen.
@@ -79,20 +81,17 @@ struct RepdWeb: AsyncParsableCommand {
         if let listen {
             do { _ = try ListenAddress(parsing: listen) } catch { throw ValidationError("--listen: \(error)") }
         }
-        for entry in socket where Self.station(entry).socketPath.isEmpty || Self.station(entry).label == "" {
-            throw ValidationError("--socket '\(entry)': expected PATH or NAME=PATH")
+        var stations: [WebStation] = []
+        for entry in socket {
+            do { stations.append(try WebStation(parsing: entry)) } catch { throw ValidationError("--socket \(error)") }
         }
+        if let problem = WebStation.repeatedName(stations) { throw ValidationError("--socket: \(problem)") }
         guard (1...100_000).contains(clientQueue) else { throw ValidationError("--client-queue must be in 1…100000") }
         guard clientTimeout.isFinite, (0.1...3600).contains(clientTimeout) else {
             throw ValidationError("--client-timeout must be from 0.1 to 3600 s")
         }
         guard idleTimeout.isFinite, (0.1...3600).contains(idleTimeout) else {
             throw ValidationError("--idle-timeout must be from 0.1 to 3600 s")
-        }
-        for entry in socket {
-            if let problem = Self.socketPathProblem(Self.station(entry).socketPath) {
-                throw ValidationError("--socket '\(entry)': \(problem)")
-            }
         }
         if let logLevel, let problem = LogLevel.commandLineProblem(logLevel) { throw ValidationError(problem) }
     }
@@ -108,29 +107,35 @@ struct RepdWeb: AsyncParsableCommand {
             fputs("repd-web: warning: \(skipped)\n", stderr)
         }
         let address = try listen.map { try ListenAddress(parsing: $0) } ?? configuration.webListen
-        var stations = (socket.isEmpty ? configuration.webSockets : socket).map(Self.station)
+        // Each entry was checked (validate(), the configuration's reader): PATH or NAME=PATH, no name twice.
+        var stations = socket.isEmpty ? configuration.webStations : socket.compactMap { try? WebStation(parsing: $0) }
         if stations.isEmpty {
             // Empty: repd's default for clients, looked up at each connection attempt.
-            stations = [WebService.Station(socketPath: configuration.socket.path)]
-        }
-        for (entry, station) in zip(socket.isEmpty ? configuration.webSockets : [], stations)
-        where station.socketPath.isEmpty || station.label == "" {
-            fputs("repd-web: \(config ?? "configuration"): web.socket '\(entry)': expected PATH or NAME=PATH\n", stderr)
-            throw ExitCode(78)
-        }
-        for station in stations {
-            if let problem = Self.socketPathProblem(station.socketPath) {
-                fputs(
-                    "repd-web: \(config ?? "configuration"): repd's socket \(station.socketPath): \(problem)\n", stderr)
+            stations = [WebStation(socketPath: configuration.socket.path)]
+            let bytes = configuration.socket.path.utf8.count
+            if bytes > DaemonConfiguration.longestSocketPath {
+                let file = ConfigurationSource.path(explicitPath: config)
+                let error = ConfigError(
+                    file: file ?? "defaults",
+                    line: file.map { DaemonConfiguration.line(of: "socket.path", inFile: $0) } ?? 0,
+                    key: "socket.path",
+                    reason:
+                        "the path is \(bytes) bytes; a Unix socket's path holds at most \(DaemonConfiguration.longestSocketPath)"
+                )
+                fputs("repd-web: \(error)\n", stderr)
                 throw ExitCode(78)
             }
         }
         if checkConfig {
-            let paths = stations.map {
-                $0.socketPath.isEmpty ? DefaultSocketPath.forClient() + " (default)" : $0.socketPath
+            // NAME=PATH as given, or PATH (named by repd): the name `?station=` picks.
+            let list = stations.map { station in
+                if let name = station.name { return "\(name)=\(station.socketPath)" }
+                return station.socketPath.isEmpty
+                    ? DefaultSocketPath.forClient() + " (default, named by repd)"
+                    : station.socketPath + " (named by repd)"
             }
             print(
-                "repd-web: configuration OK (\(ConfigurationSource.path(explicitPath: config) ?? "defaults")): http://\(address)/, \(paths.joined(separator: ", "))"
+                "repd-web: configuration OK (\(ConfigurationSource.path(explicitPath: config) ?? "defaults")): http://\(address)/, stations: \(list.joined(separator: ", "))"
             )
             return
         }
@@ -144,28 +149,13 @@ struct RepdWeb: AsyncParsableCommand {
         let logger = Logger(label: "repd-web")
         do {
             try await WebService.run(
-                stations: stations, listen: address, queueLimit: clientQueue,
+                stations: stations.map { WebService.Station(socketPath: $0.socketPath, label: $0.name) },
+                listen: address, queueLimit: clientQueue,
                 stallTimeout: .milliseconds(Int(clientTimeout * 1000)),
                 idleTimeout: .milliseconds(Int(idleTimeout * 1000)), logger: logger)
         } catch {
             fputs("repd-web: cannot serve http://\(address)/: \(error)\n", stderr)
             throw ExitCode(1)
         }
-    }
-
-    /// Why `path` cannot be a Unix socket's address (nil when it can, or is empty: the default).
-    static func socketPathProblem(_ path: String) -> String? {
-        let bytes = path.utf8.count
-        let longest = DaemonConfiguration.longestSocketPath
-        return bytes > longest ? "the path is \(bytes) bytes; a Unix socket's path holds at most \(longest)" : nil
-    }
-
-    /// `PATH` or `NAME=PATH` (a path may contain '=' after its first '/').
-    static func station(_ entry: String) -> WebService.Station {
-        if let equals = entry.firstIndex(of: "="), !entry[..<equals].contains("/") {
-            return WebService.Station(
-                socketPath: String(entry[entry.index(after: equals)...]), label: String(entry[..<equals]))
-        }
-        return WebService.Station(socketPath: entry)
     }
 }

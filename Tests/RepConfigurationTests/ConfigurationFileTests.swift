@@ -252,17 +252,62 @@ struct ConfigurationFileTests {
         let c = try DaemonConfiguration.parse("[web]\nlisten = \"\(text)\"\nsocket = \"/tmp/x.sock\"\n", file: "x.toml")
         #expect(c.webListen == ListenAddress(host: host, port: port))
         #expect(c.webListen.description == text)
-        #expect(c.webSockets == ["/tmp/x.sock"])
+        #expect(c.webStations == [WebStation(socketPath: "/tmp/x.sock")])
     }
 
     @Test("web.socket takes one station's socket, or an array of them for several, each PATH or NAME=PATH")
     func webSockets() throws {
         let one = try DaemonConfiguration.parse("[web]\nsocket = \"rack=/run/a.sock\"\n", file: "x.toml")
-        #expect(one.webSockets == ["rack=/run/a.sock"])
+        #expect(one.webStations == [WebStation(socketPath: "/run/a.sock", name: "rack")])
         let several = try DaemonConfiguration.parse(
-            "[web]\nsocket = [\"rack-1=/run/a.sock\", \"/run/b.sock\"]\n", file: "x.toml")
-        #expect(several.webSockets == ["rack-1=/run/a.sock", "/run/b.sock"])
-        #expect(try DaemonConfiguration.parse("[web]\nsocket = \"\"\n", file: "x.toml").webSockets.isEmpty)
+            "[web]\nsocket = [\"rack-1=/run/a.sock\", \"/run/b.sock\", \"R_2.a=/run/c=d.sock\", \"./x=y.sock\"]\n",
+            file: "x.toml")
+        #expect(
+            several.webStations == [
+                WebStation(socketPath: "/run/a.sock", name: "rack-1"), WebStation(socketPath: "/run/b.sock"),
+                WebStation(socketPath: "/run/c=d.sock", name: "R_2.a"), WebStation(socketPath: "./x=y.sock"),
+            ])
+        #expect(
+            several.webStations.map(\.description) == [
+                "rack-1=/run/a.sock", "/run/b.sock", "R_2.a=/run/c=d.sock", "./x=y.sock",
+            ])
+        #expect(try DaemonConfiguration.parse("[web]\nsocket = \"\"\n", file: "x.toml").webStations.isEmpty)
+    }
+
+    @Test(
+        "a web.socket entry that is not PATH or NAME=PATH, a name a URL cannot carry as it is, a name given twice and a path a socket cannot hold are refused with the file, line and entry",
+        arguments: [
+            ("socket = \"=/x.sock\"", "'=/x.sock': expected PATH or NAME=PATH (the name before '=' is empty)"),
+            ("socket = [\"/a.sock\", \"rack-1=\"]", "'rack-1=': expected PATH or NAME=PATH (the path is empty)"),
+            (
+                "socket = [\"a=/x.sock\",\n  \"b=/z.sock\", \"a=/y.sock\"]",
+                "'a=/x.sock' and 'a=/y.sock' both name station 'a' (?station=a reaches only one): give each its own name"
+            ),
+            (
+                "socket = \"rack 1=/x.sock\"",
+                "'rack 1=/x.sock': the station name 'rack 1' may hold only letters, digits, '.', '_' and '-' (the page's address carries it: ?station=NAME)"
+            ),
+            ("socket = \"r\\u0007=/x.sock\"", "'r\\x07=/x.sock': the station name 'r\\x07' may hold only"),
+            ("socket = \"é=/x.sock\"", "the station name 'é' may hold only"),
+            (
+                "socket = \"\(String(repeating: "n", count: 65))=/x.sock\"",
+                "the station name '\(String(repeating: "n", count: 65))' is longer than 64 bytes"
+            ),
+            (
+                "socket = \"/tmp/\(String(repeating: "s", count: 120)).sock\"",
+                "the path is 130 bytes; a Unix socket's path holds at most 107"
+            ),
+        ])
+    func webSocketRefused(line: String, reason: String) {
+        let text = "[web]\nlisten = \"127.0.0.1:8080\"\n\(line)\n"
+        do {
+            let c = try DaemonConfiguration.parse(text, file: "web.toml")
+            Issue.record("accepted \(line): \(c.webStations)")
+        } catch {
+            #expect(error.file == "web.toml" && error.line == 3 && error.key == "web.socket", "\(error)")
+            #expect(error.reason.contains(reason), "\(error)")
+            #expect(error.description.hasPrefix("web.toml:3: web.socket: '"), "\(error)")
+        }
     }
 
     @Test(

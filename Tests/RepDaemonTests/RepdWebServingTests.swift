@@ -268,7 +268,7 @@ struct RepdWebServingTests {
     }
 
     @Test(
-        "web.socket in the configuration file names several stations (NAME=PATH), as --socket does; a malformed entry exits 78 naming it"
+        "web.socket in the configuration file names several stations (NAME=PATH), as --socket does, and --check-config lists them; a malformed entry or a name given twice exits 78 naming the file, line and entries"
     )
     func configurationNamesSeveralStations() throws {
         let dir = scratchDirectory()
@@ -280,7 +280,9 @@ struct RepdWebServingTests {
         """.write(toFile: dir + "/repd.toml", atomically: true, encoding: .utf8)
         let check = try DaemonProcess(executable: web, arguments: ["--config", dir + "/repd.toml", "--check-config"])
         #expect(check.waitForExit() == 0)
-        #expect(check.standardOutput.contains("\(dir)/a.sock, \(dir)/b.sock"), "\(check.standardOutput)")
+        #expect(
+            check.standardOutput.contains("stations: rack-1=\(dir)/a.sock, rack-2=\(dir)/b.sock"),
+            "\(check.standardOutput)")
         let server = try DaemonProcess(executable: web, arguments: ["--config", dir + "/repd.toml"])
         #expect(eventually(timeout: 20) { tcpListens(port) })
         let names = elements(webStatus(port: port)?["stations"])?.compactMap { $0["station"]?.stringValue }
@@ -291,7 +293,17 @@ struct RepdWebServingTests {
         try "[web]\nsocket = [\"rack-1=\"]\n".write(toFile: dir + "/bad.toml", atomically: true, encoding: .utf8)
         let bad = try DaemonProcess(executable: web, arguments: ["--config", dir + "/bad.toml", "--check-config"])
         #expect(bad.waitForExit() == 78)
-        #expect(bad.standardError.contains("web.socket 'rack-1=': expected PATH or NAME=PATH"), "\(bad.standardError)")
+        #expect(
+            bad.standardError.contains("bad.toml:2: web.socket: 'rack-1=': expected PATH or NAME=PATH"),
+            "\(bad.standardError)")
+
+        try "[web]\n\nsocket = [\"a=/x.sock\", \"a=/y.sock\"]\n".write(
+            toFile: dir + "/twice.toml", atomically: true, encoding: .utf8)
+        let twice = try DaemonProcess(executable: web, arguments: ["--config", dir + "/twice.toml", "--check-config"])
+        #expect(twice.waitForExit() == 78)
+        #expect(
+            twice.standardError.contains("twice.toml:3: web.socket: 'a=/x.sock' and 'a=/y.sock' both name station 'a'"),
+            "\(twice.standardError)")
     }
 
     @Test("repd-web logs that it serves only once the address is bound: a bind that fails is the one line, exit 1")
@@ -310,11 +322,16 @@ struct RepdWebServingTests {
     }
 
     @Test(
-        "repd-web refuses a --client-timeout or --idle-timeout past an hour (1e300 crashed it) and a socket path a Unix socket cannot hold (exit 64)",
+        "repd-web refuses a --client-timeout or --idle-timeout past an hour (1e300 crashed it), a socket path a Unix socket cannot hold, a station name given twice or one a URL does not carry as it is (exit 64)",
         arguments: [
             (["--client-timeout", "1e300"], "--client-timeout must be from 0.1 to 3600 s"),
             (["--idle-timeout", "0"], "--idle-timeout must be from 0.1 to 3600 s"),
             (["--socket", "=/tmp/x.sock"], "expected PATH or NAME=PATH"),
+            (
+                ["--socket", "a=/tmp/x.sock", "--socket", "a=/tmp/y.sock"],
+                "'a=/tmp/x.sock' and 'a=/tmp/y.sock' both name station 'a'"
+            ),
+            (["--socket", "rack 1=/tmp/x.sock"], "the station name 'rack 1' may hold only letters, digits"),
             (["--socket", "/tmp/" + String(repeating: "s", count: 120)], "a Unix socket's path holds at most 107"),
         ])
     func refusesValuesItCannotUse(arguments: [String], message: String) throws {
