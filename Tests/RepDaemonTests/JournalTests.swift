@@ -513,10 +513,12 @@ struct RepctlResumeTests {
         let before = ids(printed()).count
         var betweenReps = 0
         if noJournalBetween {
-            // A repd whose journal cannot be opened (a folder): its hello names no journal, its events no ids.
-            // 5 s of stillness first (at 20 times real time): repctl, backing off, is back before the first rep.
+            // A repd whose journal cannot be opened (a damaged file): its hello names no journal, its events no
+            // ids. 5 s of stillness first (at 20 times real time): repctl, backing off, is back before the first rep.
+            let damaged = dir + "/damaged.db"
+            try Data(repeating: 0x42, count: 16384).write(to: URL(fileURLWithPath: damaged))
             let late = try WorkoutFixture(directory: scratchDirectory(), repsPerSet: [3], lead: 100)
-            let between = try DaemonProcess(arguments: arguments(late, dir))
+            let between = try DaemonProcess(arguments: arguments(late, damaged))
             #expect(daemonListens(socketPath))
             #expect(eventually(timeout: 30) { printed().filter { $0.rep != nil }.count == 6 })
             between.signal(SIGTERM)
