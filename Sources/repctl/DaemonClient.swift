@@ -1,3 +1,4 @@
+import ArgumentParser
 import RepClient
 import RepProtocol
 import SystemPackage
@@ -32,10 +33,36 @@ func catchInterrupts() {
 
 /// Why talking to the daemon failed, in words a user can act on.
 struct ClientError: Error, CustomStringConvertible {
+    /// What went wrong, for a caller that handles some failures its own way (`repctl subscribe` retries some).
+    enum Kind {
+        /// connect(2) failed.
+        case connect
+        /// repd answered the connection with an `error` before its `hello` (too many clients, a uid not allowed).
+        case refused
+        /// The peer closed the connection before any `hello`.
+        case closed
+        /// No `hello` within `helloTimeout`, or lines that are not repd's before it: not repd's socket, or a repd
+        /// that does not answer.
+        case noHello
+        /// A `hello` of another protocol version, or one that cannot be read.
+        case incompatible
+    }
+
     var description: String
     /// Worth retrying (the daemon may come back), as opposed to a permission problem.
     var transient: Bool
+    var kind = Kind.connect
 }
+
+/// How long a client waits for repd's `hello` after connecting, in seconds (repd sends it at once).
+let helloTimeout = 10.0
+
+/// What `--help` of the commands that talk to repd says about its `hello` and the socket's path.
+let connectingHelp = """
+    On connecting it waits up to 10 s for repd's hello: when none comes (or lines that are not repd's come \
+    instead), it says "no hello from PATH …: is it repd's socket?" and exits 1; a hello of another protocol \
+    version than 1 exits 1 too.
+    """
 
 /// Connects to repd's socket at `path`, with the failure in words a user can act on.
 func connectToDaemon(path: String) throws(ClientError) -> RepConnection {
@@ -55,6 +82,72 @@ func connectToDaemon(path: String) throws(ClientError) -> RepConnection {
             throw ClientError(
                 description: error.description, transient: error.errno != nil && error.operation != .socket)
         }
+    }
+}
+
+/// Waits at most `timeout` seconds for repd's `hello`, the first line it sends on a connection, and checks its
+/// protocol version; nil when interrupted (Ctrl-C) meanwhile. Anything else first (silence, a line that is not
+/// repd's, a partial line longer than any `hello`) means the socket is not repd's, or repd does not answer.
+func awaitHello(_ connection: RepConnection, timeout: Double = helloTimeout) throws(ClientError) -> (
+    hello: ServerLine.Hello, text: String
+)? {
+    let path = connection.path
+    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+    func notRepd(_ why: String) -> ClientError {
+        ClientError(description: "no hello from \(path) \(why): is it repd's socket?", transient: true, kind: .noHello)
+    }
+    while true {
+        if interrupted.load(ordering: .relaxed) { return nil }
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw notRepd("within \(format(timeout, decimals: 0)) s") }
+        switch connection.next(timeout: min(left, .milliseconds(200))) {
+        case .message(.hello(let hello), let text):
+            guard hello.protocolVersion == ServerMessage.protocolVersion else {
+                throw incompatible(path, version: String(hello.protocolVersion))
+            }
+            return (hello, text)
+        case .message(.error(let message), _):
+            throw ClientError(description: "repd answered: \(message)", transient: true, kind: .refused)
+        case .message(let message, _):
+            throw notRepd("(its first line is a '\(message.type)' line, not a hello)")
+        case .malformed(let error, let text):
+            // A hello of another protocol version may lack what protocol 1's has: its version is what to say.
+            if let line = try? JSONParser.parse(text), line["type"]?.stringValue == "hello" {
+                if let version = line["protocol"]?.double, version != Double(ServerMessage.protocolVersion) {
+                    throw incompatible(path, version: Int(exactly: version).map(String.init) ?? "\(version)")
+                }
+                throw ClientError(
+                    description: "\(path)'s hello cannot be read: \(error)", transient: false, kind: .incompatible)
+            }
+            throw notRepd("(its first line is not a repd message: \(error))")
+        case .timeout:
+            // A hello is a few hundred bytes: a longer partial line is something else.
+            if connection.pendingBytes > 65536 {
+                throw notRepd("(it sent \(connection.pendingBytes) bytes without a line end)")
+            }
+        case .closed:
+            throw ClientError(
+                description: "\(path) closed the connection before repd's hello", transient: true, kind: .closed)
+        }
+    }
+}
+
+private func incompatible(_ path: String, version: String) -> ClientError {
+    ClientError(
+        description: "\(path) speaks protocol \(version); this repctl speaks \(ServerMessage.protocolVersion)",
+        transient: false, kind: .incompatible)
+}
+
+/// Connects to repd's socket at `path` and waits for its `hello` (`awaitHello`), for a command that asks one
+/// thing: a failure is said on stderr and exits 1 (130 when interrupted meanwhile).
+func openDaemonSession(path: String) throws -> RepConnection {
+    do {
+        let connection = try connectToDaemon(path: path)
+        guard try awaitHello(connection) != nil else { throw ExitCode(130) }
+        return connection
+    } catch let error as ClientError {
+        printError("repctl: \(error)")
+        throw ExitCode(1)
     }
 }
 

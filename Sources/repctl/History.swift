@@ -12,7 +12,8 @@ struct History: ParsableCommand {
         discussion: """
             Asks the running repd (the `history` command of docs/PROTOCOL.md) and pages through the answer, so any \
             number of events can be printed. Times are Unix seconds or an age: 90s, 15m, 2h, 3d (that long ago). \
-            Without --from, --to, --since or --before it prints the newest --last events.
+            Without --from, --to, --since or --before it prints the newest --last events. \(connectingHelp) \
+            Each page of the answer is waited for up to 10 s.
 
             Examples:
               repctl history                          # the newest 20 events
@@ -96,11 +97,7 @@ struct History: ParsableCommand {
         let bounded = since != nil || before != nil || from != nil || to != nil
         var wanted = last ?? (bounded ? Int.max : 20)
         request.latest = !bounded
-        let connection: RepConnection
-        do { connection = try connectToDaemon(path: socketPath(socket)) } catch {
-            printError("repctl: \(error)")
-            throw ExitCode(1)
-        }
+        let connection = try openDaemonSession(path: socketPath(socket))
         var pages: [[(event: ServerEvent, text: String?)]] = []
         while wanted > 0 {
             request.limit = min(wanted, HistoryRequest.maximumLimit)

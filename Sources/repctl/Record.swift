@@ -17,7 +17,7 @@ struct Record: ParsableCommand {
             Writes t,ax,ay,az (seconds, g) to FILE.partial and renames it to FILE at the end, so a file under the \
             final name is always complete; Ctrl-C (or SIGTERM, or SIGHUP unless ignored as under nohup) ends the \
             recording cleanly. A progress line shows elapsed time, \
-            samples, rate and the reps the daemon counted meanwhile.
+            samples, rate and the reps the daemon counted meanwhile. Without --direct: \(connectingHelp)
 
             Examples:
               repctl record --out squat.csv --duration 30s
@@ -128,7 +128,10 @@ struct Record: ParsableCommand {
     private func recordFromDaemon(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String
     {
         let connection: RepConnection
-        do { connection = try connectToDaemon(path: socketPath(socket)) } catch {
+        do {
+            connection = try connectToDaemon(path: socketPath(socket))
+            guard try awaitHello(connection) != nil else { return "stopped (Ctrl-C)" }
+        } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }

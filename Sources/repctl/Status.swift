@@ -5,7 +5,13 @@ import RepProtocol
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the running daemon's status: sensor, rate, uptime, clients, ring drops, counts, uplink.",
-        discussion: "Examples:\n  repctl status\n  repctl status --json")
+        discussion: """
+            \(connectingHelp) It then waits up to 5 s for the status.
+
+            Examples:
+              repctl status
+              repctl status --json
+            """)
 
     @Option(help: "repd's socket (default: /run/repd/events.sock if it exists, else the per-user path).")
     var socket: String?
@@ -14,11 +20,7 @@ struct Status: ParsableCommand {
     var json = false
 
     func run() throws {
-        let connection: RepConnection
-        do { connection = try connectToDaemon(path: socketPath(socket)) } catch {
-            printError("repctl: \(error)")
-            throw ExitCode(1)
-        }
+        let connection = try openDaemonSession(path: socketPath(socket))
         connection.sendCommand(.status)
         while true {
             switch connection.next(timeout: 5) {

@@ -17,7 +17,9 @@ struct Subscribe: ParsableCommand {
             when repd comes back on another journal file (another `journal` in hello, or its newest id below the \
             last one printed), that journal is printed from its start, and so is it when --since is above its \
             newest id. A refused connection (too many clients) is retried after 0.5 s, doubling up to 5 s. Ends \
-            (status 141) when its output is closed, as by `| head`.
+            (status 141) when its output is closed, as by `| head`. \(connectingHelp) Once repd has said hello \
+            in this run, a connection without a hello is retried like a refused one instead (repd may be \
+            starting, or stuck).
 
             Examples:
               repctl subscribe
@@ -73,38 +75,58 @@ struct Subscribe: ParsableCommand {
                 continue
             }
             everConnected = true
-            var greeted = false
+            let greeting: (hello: ServerLine.Hello, text: String)
+            do {
+                guard let received = try awaitHello(connection) else { break }
+                greeting = received
+            } catch {
+                switch error.kind {
+                case .incompatible:
+                    printError("repctl: \(error)")
+                    throw ExitCode(1)
+                case .noHello where !everGreeted:
+                    // Never a repd here in this run: most likely not its socket (--socket names another one).
+                    printError("repctl: \(error)")
+                    throw ExitCode(1)
+                case .noHello: printError("repctl: \(error) (retrying in \(format(delay, decimals: 1)) s)")
+                case .refused: printError("repctl: \(error); retrying in \(format(delay, decimals: 1)) s")
+                case .closed, .connect:
+                    printError("repctl: repd closed the connection; retrying in \(format(delay, decimals: 1)) s")
+                }
+                sleepInterruptibly(delay)
+                delay = min(delay * 2, 5)
+                continue
+            }
+            let hello = greeting.hello
+            if everGreeted { printError("repctl: reconnected to \(path)") }
+            everGreeted = true
+            delay = 0.5
+            // --since above the journal's newest id: an id of another file (the one the caller last read, since
+            // replaced), so everything in this one is new to it.
+            if !printedAny, let since = resumeAfter, let newest = hello.newestID, since > newest {
+                printError(
+                    "repctl: --since \(since) is above the newest event id in repd's journal (\(newest)): "
+                        + "another journal file; printing it from its start")
+                resumeAfter = 0
+            }
+            // A journal whose newest id is below the last one printed is another file (replaced or deleted): its ids
+            // start over, so everything in it is new here.
+            if printedAny, let last = resumeAfter, hello.startsOver(fromJournal: journal, lastID: last) {
+                printError(
+                    "repctl: repd's journal is not the one the last id printed (\(last)) came from: "
+                        + "a new journal; printing it from its start")
+                resumeAfter = 0
+            }
+            // A repd without a journal (its file could not be opened) names none: the printed ids still came from
+            // the last one named.
+            journal = hello.journal ?? journal
+            connection.sendCommand(.subscribe(Self.kinds(events), since: resumeAfter))
+            try show(.hello(hello), line: greeting.text)
             // Live events that come before `subscribed` are sent again, in order, by the replay that follows it.
             var replayPending = resumeAfter != nil
             loop: while true {
                 switch connection.next(timeout: 1) {
                 case .message(let message, let line):
-                    if case .hello(let hello) = message {
-                        if everGreeted { printError("repctl: reconnected to \(path)") }
-                        greeted = true
-                        everGreeted = true
-                        delay = 0.5
-                        // --since above the journal's newest id: an id of another file (the one the caller last
-                        // read, since replaced), so everything in this one is new to it.
-                        if !printedAny, let since = resumeAfter, let newest = hello.newestID, since > newest {
-                            printError(
-                                "repctl: --since \(since) is above the newest event id in repd's journal (\(newest)): "
-                                    + "another journal file; printing it from its start")
-                            resumeAfter = 0
-                        }
-                        // A journal whose newest id is below the last one printed is another file (replaced or
-                        // deleted): its ids start over, so everything in it is new here.
-                        if printedAny, let last = resumeAfter, hello.startsOver(fromJournal: journal, lastID: last) {
-                            printError(
-                                "repctl: repd's journal is not the one the last id printed (\(last)) came from: "
-                                    + "a new journal; printing it from its start")
-                            resumeAfter = 0
-                        }
-                        // A repd without a journal (its file could not be opened) names none: the printed ids
-                        // still came from the last one named.
-                        journal = hello.journal ?? journal
-                        connection.sendCommand(.subscribe(Self.kinds(events), since: resumeAfter))
-                    }
                     if case .subscribed = message { replayPending = false }
                     if let id = message.eventID {
                         if replayPending { continue }
@@ -112,34 +134,34 @@ struct Subscribe: ParsableCommand {
                         resumeAfter = id
                         printedAny = true
                     }
-                    if json {
-                        print(line)
-                    } else if let text = Self.describe(message) {
-                        print(text)
-                    }
-                    // The reader went away (`| head`): SIGPIPE is ignored for the socket's sake, so look.
-                    if ferror(stdout) != 0 {
-                        let code = errno
-                        if code == EPIPE { throw ExitCode(141) }
-                        printError("repctl: cannot write to standard output: \(String(cString: strerror(code)))")
-                        throw ExitCode(1)
-                    }
+                    try show(message, line: line)
                 case .timeout:
                     if interrupted.load(ordering: .relaxed) { break loop }
                     // Nothing to print for a while: a reader that went meanwhile is seen without a write.
                     if Self.outputClosed() { throw ExitCode(141) }
                 case .closed:
-                    if greeted {
-                        printError("repctl: repd went away; reconnecting (Ctrl-C to stop)")
-                    } else {
-                        printError("repctl: repd closed the connection; retrying in \(format(delay, decimals: 1)) s")
-                    }
+                    printError("repctl: repd went away; reconnecting (Ctrl-C to stop)")
                     break loop
                 }
             }
             if interrupted.load(ordering: .relaxed) { break }
             sleepInterruptibly(delay)
-            if !greeted { delay = min(delay * 2, 5) }
+        }
+    }
+
+    /// Prints a line repd sent: as it is with --json, else in words (when it has any).
+    private func show(_ message: ServerLine, line: String) throws {
+        if json {
+            print(line)
+        } else if let text = Self.describe(message) {
+            print(text)
+        }
+        // The reader went away (`| head`): SIGPIPE is ignored for the socket's sake, so look.
+        if ferror(stdout) != 0 {
+            let code = errno
+            if code == EPIPE { throw ExitCode(141) }
+            printError("repctl: cannot write to standard output: \(String(cString: strerror(code)))")
+            throw ExitCode(1)
         }
     }
 

@@ -155,7 +155,12 @@ struct FaultTests {
             arguments: [
                 "--reuid=65534", "--regid=65534", "--clear-groups", repctl, "subscribe", "--socket", open, "--json",
             ])
-        #expect(eventually { refused.standardOutput.contains("permission denied: uid 65534 is not allowed") })
+        // repd's refusal comes instead of its hello: said on stderr, and retried like any refusal.
+        #expect(
+            eventually {
+                refused.standardError.contains(
+                    "repd answered: permission denied: uid 65534 is not allowed; retrying in")
+            }, "\(refused.standardError)")
         refused.signal(SIGINT)
         _ = refused.waitForExit()
         let root = try #require(LineClient(path: open))

@@ -96,11 +96,12 @@ struct RepctlFileTests {
     )
     func recordWithoutSamplesWritesNothing() throws {
         let dir = scratchDirectory()
-        // A socket that takes connections into its backlog and never says anything: a repd sending no samples.
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        #expect(withUnixAddress(dir + "/silent.sock") { bind(listener, $0, $1) } == 0)
-        #expect(listen(listener, 4) == 0)
+        // A socket that says repd's hello and nothing more: a repd sending no samples.
+        let peer = try FakePeer(
+            path: dir + "/silent.sock",
+            greeting:
+                #"{"type":"hello","protocol":1,"version":"0.1.0","sensor":{"kind":"demo","name":"demo workout","rate_hz":50},"rate_hz":50,"subscribed":["rep","set","sensor"]}"#
+                + "\n")
         let record = try DaemonProcess(
             executable: repctl,
             arguments: [
@@ -111,6 +112,7 @@ struct RepctlFileTests {
             record.standardError.contains("before any sample arrived; nothing written to \(dir)/r.csv"),
             "\(record.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["silent.sock"])
+        peer.stop()
     }
 
     @Test(

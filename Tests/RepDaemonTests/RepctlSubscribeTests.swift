@@ -178,8 +178,10 @@ struct RepctlSubscribeTests {
             eventually(timeout: 30) { subscriber.standardError.contains("retrying in 4.0 s") },
             "\(subscriber.standardError)")
         let fourthRefusal = Date().timeIntervalSince(started)
-        let announced = subscriber.standardError.components(separatedBy: "repd closed the connection; retrying in ")
-            .dropFirst().map { $0.prefix { $0 != " " } }
+        let announced = subscriber.standardError.components(
+            separatedBy: "repd answered: too many clients (1); try again later; retrying in "
+        )
+        .dropFirst().map { $0.prefix { $0 != " " } }
         #expect(announced.prefix(4) == ["0.5", "1.0", "2.0", "4.0"], "\(subscriber.standardError)")
         #expect(fourthRefusal >= 3.5, "the fourth refusal after \(fourthRefusal) s")
         #expect(!subscriber.standardError.contains("repd went away"), "never connected: \(subscriber.standardError)")
