@@ -61,8 +61,24 @@ let helloTimeout = 10.0
 let connectingHelp = """
     On connecting it waits up to 10 s for repd's hello: when none comes (or lines that are not repd's come \
     instead), it says "no hello from PATH …: is it repd's socket?" and exits 1; a hello of another protocol \
-    version than 1 exits 1 too.
+    version than 1 exits 1 too. A --socket path that is a regular file, a folder or a FIFO is named as such.
     """
+
+/// What is at `path` when it is there but not a socket ("a regular file", "a folder"…); nil for a socket, or when
+/// nothing is there.
+func nonSocketKind(at path: String) -> String? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    switch info.st_mode & S_IFMT {
+    case S_IFSOCK: return nil
+    case S_IFREG: return "a regular file"
+    case S_IFDIR: return "a folder"
+    case S_IFIFO: return "a FIFO (named pipe)"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    default: return "not a socket"
+    }
+}
 
 /// Connects to repd's socket at `path`, with the failure in words a user can act on.
 func connectToDaemon(path: String) throws(ClientError) -> RepConnection {
@@ -72,6 +88,11 @@ func connectToDaemon(path: String) throws(ClientError) -> RepConnection {
             throw ClientError(
                 description:
                     "permission denied on \(path): join group 'repd' (sudo usermod -aG repd $USER, then log in again)",
+                transient: false)
+        case .connectionRefused? where nonSocketKind(at: path) != nil:
+            // A file, a FIFO or a folder refuses connections as a stale socket does: say what is there instead.
+            throw ClientError(
+                description: "\(path) is \(nonSocketKind(at: path)!), not repd's socket",
                 transient: false)
         case .noSuchFileOrDirectory?, .connectionRefused?:
             throw ClientError(

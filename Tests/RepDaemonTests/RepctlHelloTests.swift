@@ -58,24 +58,27 @@ final class FakePeer: @unchecked Sendable {
     deinit { stop() }
 }
 
-/// `repctl status`, `history` and `subscribe` against a socket path that is not repd's: they say that no hello came,
-/// instead of waiting forever.
+/// `repctl status`, `history`, `subscribe` and `record` against a socket path that is not repd's: they say what is there, or
+/// that no hello came, instead of waiting forever.
 @Suite("repctl against a socket that is not repd's")
 struct RepctlHelloTests {
     let repctl = productsDirectory + "/repctl"
 
-    /// Runs status, history and subscribe side by side against `socket`; each one's exit status and stderr.
+    /// Runs status, history, subscribe and record side by side against `socket`; each one's exit status and stderr.
     private func runClients(_ socket: String, timeout: Double = 30) throws -> [(
         command: String, status: Int32?, error: String
     )] {
-        let clients = try ["status", "history", "subscribe"].map {
-            ($0, try DaemonProcess(executable: repctl, arguments: [$0, "--socket", socket]))
-        }
-        return clients.map { ($0.0, $0.1.waitForExit(timeout: timeout), $0.1.standardError) }
+        let recording = scratchDirectory() + "/recording.csv"
+        let clients = try [
+            ["status"], ["history"], ["subscribe"], ["record", "--out", recording, "--duration", "30", "--quiet"],
+        ].map { ($0[0], try DaemonProcess(executable: repctl, arguments: $0 + ["--socket", socket])) }
+        let runs = clients.map { ($0.0, $0.1.waitForExit(timeout: timeout), $0.1.standardError) }
+        #expect(access(recording, F_OK) != 0, "record wrote nothing")
+        return runs
     }
 
     @Test(
-        "a socket that accepts and never says hello: status, history and subscribe give up after 10 s (exit 1), asking whether it is repd's socket"
+        "a socket that accepts and never says hello: status, history, subscribe and record give up after 10 s (exit 1), asking whether it is repd's socket"
     )
     func silentPeer() throws {
         let peer = try FakePeer(path: scratchDirectory() + "/silent.sock", greeting: "")
@@ -90,7 +93,7 @@ struct RepctlHelloTests {
     }
 
     @Test(
-        "a socket whose first line is not JSON, or not a hello: status, history and subscribe exit 1 at once, asking whether it is repd's socket"
+        "a socket whose first line is not JSON, or not a hello: status, history, subscribe and record exit 1 at once, asking whether it is repd's socket"
     )
     func garbagePeer() throws {
         let dir = scratchDirectory()
@@ -107,7 +110,7 @@ struct RepctlHelloTests {
     }
 
     @Test(
-        "a hello of protocol 99 (whole, or with only its type and protocol) is refused: status, history and subscribe exit 1 naming both versions"
+        "a hello of protocol 99 (whole, or with only its type and protocol) is refused: status, history, subscribe and record exit 1 naming both versions"
     )
     func otherProtocol() throws {
         let dir = scratchDirectory()
@@ -122,6 +125,36 @@ struct RepctlHelloTests {
                     "\(run.command): \(run.error)")
             }
             peer.stop()
+        }
+    }
+
+    @Test(
+        "a socket path that is a regular file, a folder or a FIFO is named as such; a missing path or a socket nobody listens on says no repd is listening"
+    )
+    func whatIsAtThePath() throws {
+        let dir = scratchDirectory()
+        let file = dir + "/file"
+        try "not a socket\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let folder = dir + "/folder"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let fifo = dir + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let stale = dir + "/stale.sock"
+        let bound = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(withUnixAddress(stale) { bind(bound, $0, $1) } == 0)
+        close(bound)  // the file stays, nobody listens
+        let cases = [
+            (file, "\(file) is a regular file, not repd's socket"),
+            (folder, "\(folder) is a folder, not repd's socket"),
+            (fifo, "\(fifo) is a FIFO (named pipe), not repd's socket"),
+            (dir + "/missing.sock", "no repd is listening on \(dir)/missing.sock"),
+            (stale, "no repd is listening on \(stale)"),
+        ]
+        for (path, said) in cases {
+            for run in try runClients(path) {
+                #expect(run.status == 1, "\(run.command) \(path): \(run.error)")
+                #expect(run.error.contains(said), "\(run.command) \(path): \(run.error)")
+            }
         }
     }
 
