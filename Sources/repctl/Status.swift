@@ -68,10 +68,17 @@ struct Status: ParsableCommand {
         }
         return """
             repd \(version), up \(format(s.uptime, decimals: 0)) s
-            sensor   \(s.sensor.kind) \(s.sensor.name): \(s.sensorState), \(format(s.sensor.rateHz, decimals: 1)) Hz, \(s.samples) samples
+            sensor   \(sensorLabel(s.sensor)): \(s.sensorState), \(format(s.sensor.rateHz, decimals: 1)) Hz, \(s.samples) samples
             workout  \(s.reps) reps in \(s.sets) sets\(s.inSet ? " (a set is in progress)" : "")
             clients  \(s.clients)
             ring     capacity \(s.ringCapacity), dropped \(s.ringDroppedBatches) batches (\(s.ringDroppedSamples) samples)\(reader)\(journal)\(uplink)
             """
     }
+}
+
+/// A sensor as its kind and name ("fixture squat.csv", "iio lis3dh-accel"), or as its name alone when that already
+/// starts with the kind ("demo workout", not "demo demo workout"); `separator` goes between the two.
+func sensorLabel(_ sensor: ServerMessage.SensorInfo, separator: String = " ") -> String {
+    let saysKind = sensor.name == sensor.kind || sensor.name.hasPrefix(sensor.kind + " ")
+    return saysKind ? sensor.name : sensor.kind + separator + sensor.name
 }

@@ -180,7 +180,7 @@ struct Subscribe: ParsableCommand {
     static func describe(_ message: ServerLine) -> String? {
         switch message {
         case .event(let event): describe(event)
-        case .hello(let hello): "connected to repd \(hello.version) (\(hello.sensor.kind): \(hello.sensor.name))"
+        case .hello(let hello): "connected to repd \(hello.version) (\(sensorLabel(hello.sensor, separator: ": ")))"
         case .bye(let reason): "repd is stopping (\(reason))"
         case .samples(let samples): "\(samples.count) samples"
         case .error(let message): "error from repd: \(message)"

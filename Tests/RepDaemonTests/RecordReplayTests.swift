@@ -102,6 +102,8 @@ struct RecordReplayTests {
         #expect(daemonListens(socketPath))
         let subscriber = try DaemonProcess(executable: repctl, arguments: ["subscribe", "--socket", socketPath])
         #expect(eventually { subscriber.standardOutput.contains("· rep ") })
+        // The demo's name says its kind: once, not "demo: demo workout".
+        #expect(subscriber.standardOutput.contains("(demo workout)\n"), "\(subscriber.standardOutput)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
         #expect(eventually { subscriber.standardError.contains("repd went away; reconnecting") })
@@ -130,7 +132,7 @@ struct RecordReplayTests {
         #expect(daemonListens(socketPath))
         let status = try DaemonProcess(executable: repctl, arguments: ["status", "--socket", socketPath])
         #expect(status.waitForExit() == 0, "\(String(status.standardError.suffix(12000)))")
-        #expect(status.standardOutput.contains("sensor   demo demo workout: connected, 50.0 Hz"))
+        #expect(status.standardOutput.contains("sensor   demo workout: connected, 50.0 Hz"), "\(status.standardOutput)")
         #expect(status.standardOutput.contains("ring     capacity 16384, dropped 0 batches"))
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(String(daemon.standardError.suffix(12000)))")
