@@ -34,3 +34,30 @@ private func resolvedFolder(_ path: String) -> String? {
     defer { free(resolved) }
     return String(cString: resolved) + "/" + name
 }
+
+/// Why the file at `path`, given as `option`, could not be written, found before any work is done, or nil when it
+/// can be: an empty path, a folder, a folder that is missing or is not one, or no permission to write there.
+func unwritableFileReason(_ path: String, option: String) -> String? {
+    guard !path.isEmpty else { return "\(option) must name a file (it is empty)" }
+    let named = "\(option) \(path)"
+    if path.hasSuffix("/") { return "\(named) ends in '/': give a file's name" }
+    var info = stat()
+    if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return "\(named) is a folder; give a file's name" }
+    let folder: String
+    if let slash = path.lastIndex(of: "/") {
+        folder = slash == path.startIndex ? "/" : String(path[..<slash])
+    } else {
+        folder = "."
+    }
+    guard stat(folder, &info) == 0 else {
+        let why = errno == ENOENT ? "does not exist" : String(cString: strerror(errno))
+        return "\(named) cannot be written: its folder \(folder) \(why)"
+    }
+    guard info.st_mode & S_IFMT == S_IFDIR else { return "\(named) cannot be written: \(folder) is not a folder" }
+    if access(path, F_OK) == 0 {
+        if access(path, W_OK) != 0 { return "\(named) cannot be written: \(String(cString: strerror(errno)))" }
+    } else if access(folder, W_OK | X_OK) != 0 {
+        return "\(named) cannot be written in \(folder): \(String(cString: strerror(errno)))"
+    }
+    return nil
+}

@@ -31,7 +31,7 @@ struct ValidateQuality: ParsableCommand {
     @Flag(help: "A small grid (100 Hz, 10° tilt, 0.02 g bias, 0.3 and 1.5 m/s).")
     var quick = false
 
-    @Option(help: "Also write the tables to this file.")
+    @Option(help: "Also write the tables to this file (its folder must exist and be writable: checked first).")
     var out: String?
 
     @Flag(
@@ -39,6 +39,11 @@ struct ValidateQuality: ParsableCommand {
             "First print each rep's truth and measure, for the sets where a rep went unmeasured, a velocity (live or final) is off by more than 0.05 m/s or the velocity loss by more than 3 points."
     )
     var verbose = false
+
+    func validate() throws {
+        // Checked before the tables are computed (minutes), not after.
+        if let out, let reason = unwritableFileReason(out, option: "--out") { throw ValidationError(reason + ".") }
+    }
 
     func run() throws {
         let standard = QualityValidation.grid(quick: quick)

@@ -253,6 +253,29 @@ struct RepctlFileTests {
     }
 
     @Test(
+        "repctl validate-quality refuses an --out it could not write (exit 64, at once), before computing any table: a missing folder, a file as its folder, a folder, an empty name"
+    )
+    func validateQualityChecksOutFirst() throws {
+        let dir = scratchDirectory()
+        try "a file\n".write(toFile: dir + "/file", atomically: true, encoding: .utf8)
+        let cases = [
+            (dir + "/none/q.md", "--out \(dir)/none/q.md cannot be written: its folder \(dir)/none does not exist"),
+            (dir + "/file/q.md", "--out \(dir)/file/q.md cannot be written: \(dir)/file is not a folder"),
+            (dir, "--out \(dir) is a folder; give a file's name"),
+            (dir + "/sub/", "--out \(dir)/sub/ ends in '/': give a file's name"),
+            ("", "--out must name a file (it is empty)"),
+        ]
+        for (out, message) in cases {
+            // Without --quick the tables take minutes: an answer within seconds is one given before them.
+            let run = try DaemonProcess(executable: repctl, arguments: ["validate-quality", "--out", out])
+            #expect(run.waitForExit(timeout: 10) == 64, "\(out): \(run.standardError)")
+            #expect(run.standardError.contains(message), "\(out): \(run.standardError)")
+            #expect(run.standardOutput.isEmpty, "\(out): no table printed")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["file"])
+    }
+
+    @Test(
         "repctl eval on a manifest with only its header exits 2 saying there is nothing to evaluate (it printed zeros, exit 0)"
     )
     func evalRefusesAnEmptyManifest() throws {
