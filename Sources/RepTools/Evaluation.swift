@@ -150,11 +150,17 @@ public struct EvaluationReport: Sendable {
     /// Statistics per exercise, by name.
     public var byExercise: [(String, ErrorStatistics)] { grouped { $0.exercise } }
 
-    /// Statistics per folder (the first component of each file's path).
-    public var byFolder: [(String, ErrorStatistics)] {
-        grouped { entry in
-            entry.file.split(separator: "/").count > 1 ? String(entry.file.split(separator: "/")[0]) : "."
-        }
+    /// Statistics per folder: each file's folder as the manifest writes it (`tbe_main` for `tbe_main/a.csv`,
+    /// `/tmp/sets` for `/tmp/sets/a.csv`, `.` for a file beside the manifest), the same in the table and in `--json`.
+    public var byFolder: [(String, ErrorStatistics)] { grouped { Self.folder(of: $0.file) } }
+
+    /// The folder part of a manifest's file path as written: everything before its last `/` (repeated slashes
+    /// there dropped), `/` for a file at the root, `.` for a bare name.
+    public static func folder(of file: String) -> String {
+        guard let slash = file.lastIndex(of: "/") else { return "." }
+        var folder = file[..<slash]
+        while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+        return folder.isEmpty ? "/" : String(folder)
     }
 
     /// For the exercises whose every recording has a true count of 0 (walking, sitting…): per exercise, the share
@@ -226,7 +232,7 @@ public struct EvaluationReport: Sendable {
         lines.append(header)
         for (name, stats) in byExercise { lines.append(row(name, stats)) }
         lines.append("")
-        for (name, stats) in byFolder { lines.append(row(name + "/", stats)) }
+        for (name, stats) in byFolder { lines.append(row(name, stats)) }
         lines.append(row("overall", overall))
         let live = liveExercise
         if live.events > 0 {

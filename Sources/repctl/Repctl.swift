@@ -45,7 +45,9 @@ struct Evaluate: ParsableCommand {
             detector the daemon runs, counting what it counts), with the built-in detector defaults or, with --config FILE, the [detector] settings \
             of a repd configuration file (try settings on your own recordings before repd uses them).
 
-            The table lists, per exercise, per folder and overall: n, mean absolute error (MAE), bias \
+            The manifest must be UTF-8 (a byte that is not is refused with its line). The table lists, per \
+            exercise, per folder (each file's folder as the manifest writes it: tbe_main, /data/sets, or . beside \
+            the manifest; the same names as by_folder) and overall: n, mean absolute error (MAE), bias \
             (counted − true), % counted exactly, % within ±1. --json prints one object:
               {"overall":{"n":..,"mae":..,"bias":..,"exact_pct":..,"within1_pct":..},
                "by_exercise":{NAME:{same keys}}, "by_folder":{FOLDER:{same keys}},
@@ -121,13 +123,13 @@ struct Evaluate: ParsableCommand {
     }
 
     func run() throws {
-        let text: String
-        do { text = try TextFile.read(manifest) } catch {
+        let bytes: [UInt8]
+        do { bytes = try TextFile.readBytes(manifest) } catch {
             printError("repctl: \(manifest): \(error)")
             throw ExitCode(2)
         }
         let entries: [ManifestEntry]
-        do { entries = try EvaluationManifest.parse(text, file: manifest) } catch {
+        do { entries = try EvaluationManifest.parse(bytes: bytes, file: manifest) } catch {
             printError("repctl: \(error)")
             throw ExitCode(2)
         }

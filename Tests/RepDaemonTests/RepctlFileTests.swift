@@ -288,6 +288,19 @@ struct RepctlFileTests {
         #expect(eval.standardOutput.isEmpty, "\(eval.standardOutput)")
     }
 
+    @Test("repctl eval refuses a manifest that is not UTF-8 (exit 2), naming its file and line, before evaluating")
+    func evalRefusesAManifestThatIsNotUTF8() throws {
+        let dir = scratchDirectory()
+        let bytes = Array("file,exercise,participant,true_reps\ns10.csv,sin".utf8) + [0xE9] + Array(",p1,5\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/manifest.csv"))
+        let eval = try DaemonProcess(executable: repctl, arguments: ["eval", dir + "/manifest.csv"])
+        #expect(eval.waitForExit() == 2)
+        #expect(
+            eval.standardError.contains("\(dir)/manifest.csv:2: not valid UTF-8 text (manifests are UTF-8)"),
+            "\(eval.standardError)")
+        #expect(eval.standardOutput.isEmpty, "\(eval.standardOutput)")
+    }
+
     @Test("repctl history --from after --to is refused (exit 64): no event can be in between, which printed nothing")
     func historyRefusesAnInvertedRange() throws {
         let history = try DaemonProcess(executable: repctl, arguments: ["history", "--from", "5m", "--to", "10m"])

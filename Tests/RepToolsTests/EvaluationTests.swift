@@ -28,6 +28,41 @@ struct EvaluationTests {
         #expect(entries.map(\.file) == ["a.csv"])
     }
 
+    @Test("a manifest that is not UTF-8 (a Latin-1 byte) is refused with its file and line, not decoded as U+FFFD")
+    func notUTF8() throws {
+        let bytes =
+            Array("file,exercise,participant,true_reps\na.csv,squat,p1,5\nb.csv,sin".utf8) + [0xE9]
+            + Array(",p1,5\n".utf8)
+        #expect(throws: ManifestError(file: "m.csv", line: 3, reason: "not valid UTF-8 text (manifests are UTF-8)")) {
+            try EvaluationManifest.parse(bytes: bytes, file: "m.csv")
+        }
+        let valid = try EvaluationManifest.parse(
+            bytes: Array("file,exercise,participant,true_reps\na.csv,sinké,p1,5\n".utf8), file: "m.csv")
+        #expect(valid.map(\.exercise) == ["sinké"])
+    }
+
+    @Test(
+        "sets are grouped by their folder as the manifest writes it (an absolute one too), with the same names in the table as in --json's by_folder"
+    )
+    func foldersAsWritten() throws {
+        let files = [
+            "a.csv", "./b.csv", "sets/c.csv", "sets//d.csv", "deep/p1/e.csv", "/tmp/review/ev/s10.csv", "/f.csv",
+        ]
+        let manifest = "file,exercise,participant,true_reps\n" + files.map { "\($0),squat,p1,5\n" }.joined()
+        let report = Evaluator.evaluate(try EvaluationManifest.parse(manifest, file: "m.csv"), root: makeDirectory())
+        let folders = [".", "/", "/tmp/review/ev", "deep/p1", "sets"]
+        #expect(report.byFolder.map { $0.0 } == folders)
+        #expect(report.byFolder.map { $0.1.count } == [0, 0, 0, 0, 0], "every file is missing: none evaluated")
+        let json = try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as! [String: Any]
+        let byFolder = json["by_folder"] as! [String: Any]
+        #expect(Set(byFolder.keys) == Set(folders))
+        let names = report.table.split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first.map { String($0) }
+        }
+        for folder in folders { #expect(names.contains(folder), "\(folder) in the table:\n\(report.table)") }
+        #expect(!names.contains("tmp/") && !names.contains("./"), "\(report.table)")
+    }
+
     @Test("a bad true_reps value is refused with its line")
     func badTrueReps() {
         let text = "file,exercise,participant,true_reps\na.csv,squat,p1,5\nb.csv,squat,p1,five\n"
