@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(name: "repd-fuzz", dependencies: ["FuzzTargets"]),
         .target(name: "CBenchDecoder"),
         // The on-board event journal: append, query since an id, retention (SQLite, WAL).
-        .target(name: "RepJournal", dependencies: ["CSQLite", "RepSettings"]),
+        .target(name: "RepJournal", dependencies: ["CSQLite", "PlainText", "RepSettings"]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",

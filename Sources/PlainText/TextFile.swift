@@ -29,6 +29,26 @@ public enum TextFileError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Whole small text files (configurations, manifests, plots), read and written without Foundation.
 public enum TextFile {
+    /// `bytes` as UTF-8 text, or the line (from 1) of the first byte that does not decode, for an error that says
+    /// where: the configuration's and the manifests' readers refuse such a file.
+    public static func utf8Text(_ bytes: [UInt8]) -> Result<String, InvalidUTF8> {
+        if let text = String(validating: bytes, as: UTF8.self) { return .success(text) }
+        // Only now find where: the line of the first byte that does not decode.
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
+            if scalar == "\n" { line += 1 }
+        }
+        return .failure(InvalidUTF8(line: line))
+    }
+
+    /// Where text that is not UTF-8 first goes wrong.
+    public struct InvalidUTF8: Error, Sendable, Equatable {
+        /// The line (from 1) of the first byte that does not decode.
+        public var line: Int
+    }
+
     /// The file's text (invalid UTF-8 repaired), or why it cannot be read.
     public static func read(_ path: String) throws(TextFileError) -> String {
         String(decoding: try readBytes(path), as: UTF8.self)

@@ -98,15 +98,12 @@ extension DaemonConfiguration {
 
     /// Parses a configuration file's bytes: they must be UTF-8 (the first invalid byte is reported with its line).
     public static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> DaemonConfiguration {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            // Only now find where: the line of the first byte that does not decode.
-            var decoder = UTF8()
-            var iterator = bytes.makeIterator()
-            var line = 1
-            while case .scalarValue(let scalar) = decoder.decode(&iterator) {
-                if scalar == "\n" { line += 1 }
-            }
-            throw ConfigError(file: file, line: line, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")
+        let text: String
+        switch TextFile.utf8Text(bytes) {
+        case .success(let decoded): text = decoded
+        case .failure(let invalid):
+            throw ConfigError(
+                file: file, line: invalid.line, key: "", reason: "not valid UTF-8 text (TOML files are UTF-8)")
         }
         return try parse(text, file: file)
     }

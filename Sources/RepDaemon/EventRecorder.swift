@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import PlainText
 import RepJournal
 import RepProtocol
 import RepSettings
@@ -41,7 +42,7 @@ final class EventRecorder: @unchecked Sendable {
     /// Only touched on `thread`.
     private var appendedSincePrune = 0
     /// The file's (device, inode) at open; nil when it could not be read.
-    private let openedFileID: (dev_t, ino_t)?
+    private let openedFileID: FileIdentity?
     /// Only touched on `thread`: whether the journal fails at once on a lock, after an append failed.
     private var failingFast = false
     /// Only touched on `thread`: the id mark problem last logged (`EventJournal.idMarkProblem`).
@@ -110,13 +111,6 @@ final class EventRecorder: @unchecked Sendable {
         return recorder
     }
 
-    /// The (device, inode) of the file at `path`, nil when `stat` fails (`errno` says why): another one than at
-    /// open, or none, means the journal was deleted or replaced under repd.
-    private static func fileID(of path: String) -> (dev_t, ino_t)? {
-        var info = stat()
-        return stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
-    }
-
     /// What `status` and the log say while `path` no longer names the file repd writes.
     private var replacedReason: String {
         "the journal \(path) was deleted or replaced while repd runs: events go to the old file, which nothing can "
@@ -127,7 +121,7 @@ final class EventRecorder: @unchecked Sendable {
     /// `stat` failure (EACCES) says nothing either way: false.
     private var fileReplaced: Bool {
         guard let opened = openedFileID else { return false }
-        guard let now = Self.fileID(of: path) else { return errno == ENOENT }
+        guard let now = FileIdentity(path) else { return errno == ENOENT }
         return now != opened
     }
 
@@ -156,7 +150,7 @@ final class EventRecorder: @unchecked Sendable {
     ) {
         self.journal = journal
         identity = journal.identity
-        openedFileID = Self.fileID(of: path)
+        openedFileID = FileIdentity(path)
         self.newest = Synchronization.Atomic(newest)
         handedOverID = newest
         self.fileLock = fileLock

@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import PlainText
 import RepConfiguration
 import RepProtocol
 import ServiceLifecycle
@@ -49,27 +50,30 @@ final class SocketServerService: Service {
     /// How often the socket path is checked (see the type's comment).
     static let pathCheckInterval = TimeAmount.seconds(10)
 
-    /// The socket file this repd bound last (device, inode); nil with a socket passed by systemd.
-    private let boundFile = NIOLockedValueBox<SocketFileID?>(nil)
+    /// The socket file at a path: its device and inode, and when its inode last changed. The inode alone does not
+    /// tell a socket made again from the one removed: a file system hands a freed inode number out again at once
+    /// (seen in the test of a path another socket took over). Only a chmod or chown of the socket changes the time
+    /// too, and then it is taken for another file: logged, and left at the stop.
+    struct SocketFile: Equatable {
+        var identity: FileIdentity
+        var changed: Int64
+
+        /// What `path` names now (not following a link); nil when nothing (`errno` says why).
+        init?(_ path: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        }
+    }
+
+    /// The socket file this repd bound last; nil with a socket passed by systemd.
+    private let boundFile = NIOLockedValueBox<SocketFile?>(nil)
     /// Sockets bound again after the file was removed: closed at shutdown with the first.
     private let reboundChannels = NIOLockedValueBox<[Channel]>([])
     /// What the path check last logged as wrong (nil: nothing), so each problem is logged once; and whether a bind
     /// is under way.
     private let pathCheck = NIOLockedValueBox<(problem: String?, binding: Bool)>((nil, false))
-
-    /// A file's device and inode, as `lstat` gives them.
-    struct SocketFileID: Equatable {
-        var device: UInt64
-        var inode: UInt64
-
-        /// The file `path` names now (not following a symbolic link); nil when none (`errno` says why).
-        init?(_ path: String) {
-            var info = stat()
-            guard lstat(path, &info) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-        }
-    }
 
     /// The listening socket's setup, for the first bind and for one made again.
     private func makeBootstrap() -> ServerBootstrap {
@@ -103,7 +107,7 @@ final class SocketServerService: Service {
                 throw SocketError(description: "cannot listen on \(options.path): \(error)")
             }
             try applyOwnership()
-            boundFile.withLockedValue { $0 = SocketFileID(options.path) }
+            boundFile.withLockedValue { $0 = SocketFile(options.path) }
             logger.info("listening on \(options.path)")
         }
         readiness.socketListening()
@@ -124,7 +128,9 @@ final class SocketServerService: Service {
         logger.info("saying bye to \(hub.clientCount) clients")
         try? await hub.closeAll(reason: "shutdown", grace: Self.byeGrace).get()
         // Only the socket this repd bound: the path may name another repd's by now.
-        if activatedSocket == nil, let bound = boundFile.withLockedValue({ $0 }), SocketFileID(options.path) == bound {
+        if activatedSocket == nil, let bound = boundFile.withLockedValue({ $0 }),
+            SocketFile(options.path) == bound
+        {
             unlink(options.path)
         }
     }
@@ -132,7 +138,7 @@ final class SocketServerService: Service {
     /// The path check (every `pathCheckInterval`, on the event loop): makes a removed socket again, logs a path
     /// that names another file once, and says when all is well again.
     private func checkPath() {
-        let now = SocketFileID(options.path)
+        let now = SocketFile(options.path)
         let gone = now == nil && errno == ENOENT
         let bound = boundFile.withLockedValue { $0 }
         if now != nil, now == bound {
@@ -175,7 +181,7 @@ final class SocketServerService: Service {
                     return
                 }
                 reboundChannels.withLockedValue { $0.append(channel) }
-                boundFile.withLockedValue { $0 = SocketFileID(options.path) }
+                boundFile.withLockedValue { $0 = SocketFile(options.path) }
                 pathCheck.withLockedValue { $0.problem = nil }
                 logger.warning(
                     "the socket file \(options.path) was removed while repd ran; made it again: new clients connect as before"

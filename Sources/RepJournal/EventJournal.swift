@@ -1,4 +1,5 @@
 import CSQLite
+import PlainText
 import RepSettings
 
 #if canImport(Glibc)
@@ -121,21 +122,7 @@ public final class EventJournal {
     private var reservedThrough: Int64 = 0
     /// The files this connection opened (device and inode of `path`, its `-wal` and its `-shm`), to tell at close
     /// whether `path` still names them.
-    private var openedFiles: [String: FileID] = [:]
-
-    /// A file's device and inode.
-    private struct FileID: Equatable {
-        var device: UInt64
-        var inode: UInt64
-
-        /// The file `path` names now; nil when none.
-        init?(_ path: String) {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-        }
-    }
+    private var openedFiles: [String: FileIdentity] = [:]
 
     /// Opens (or creates) the journal at `path`. Throws a `JournalError` naming the file when it cannot be opened,
     /// is not a database, or cannot be written. `bootID` defaults to the running kernel's boot id; `idBlock` is the
@@ -219,7 +206,7 @@ public final class EventJournal {
                 "INSERT INTO events (station, type, wall, json) VALUES (?, ?, ?, ?)", operation: "open")
             select = try prepare(
                 "SELECT id, station, type, wall, json FROM events WHERE id > ? ORDER BY id LIMIT ?", operation: "open")
-            for suffix in ["", "-wal", "-shm"] { openedFiles[suffix] = FileID(path + suffix) }
+            for suffix in ["", "-wal", "-shm"] { openedFiles[suffix] = FileIdentity(path + suffix) }
         } catch {
             close()
             throw error
@@ -243,13 +230,13 @@ public final class EventJournal {
         // this connection has open (wherever it went: moved aside, it keeps its last events), and the connection
         // that hands out ids removes `path-wal` and `path-shm` when they are still the ones it opened (a symlinked
         // path has them beside its target, never recorded here).
-        let replaced = db != nil && openedFiles[""] != nil && FileID(path) != openedFiles[""]
+        let replaced = db != nil && openedFiles[""] != nil && FileIdentity(path) != openedFiles[""]
         if replaced { sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) }
         if db != nil { sqlite3_close_v2(db) }
         db = nil
         if replaced, handsOutIDs {
             for suffix in ["-wal", "-shm"]
-            where openedFiles[suffix] != nil && FileID(path + suffix) == openedFiles[suffix] {
+            where openedFiles[suffix] != nil && FileIdentity(path + suffix) == openedFiles[suffix] {
                 unlink(path + suffix)
             }
         }
@@ -405,7 +392,7 @@ public final class EventJournal {
     /// not close) of this very file whose reservation reaches as far leaves what `recoverIDs()` decided.
     private func followIDMark() throws(JournalError) {
         guard let mark = idMarks.mark(of: identity) else { return }
-        let file = FileID(path)
+        let file = FileIdentity(path)
         let sameFile = file?.device == mark.device && file?.inode == mark.inode
         if !mark.clean, sameFile, reservedThrough >= mark.reserved { return }
         guard mark.reserved > lastID else { return }
@@ -434,7 +421,7 @@ public final class EventJournal {
         guard rc == SQLITE_DONE else { throw failure("reserve ids", rc) }
         reservedThrough = through
         // After the file's own commit, so the mark never runs ahead of a reservation the file holds.
-        if let file = openedFiles[""] ?? FileID(path) {
+        if let file = openedFiles[""] ?? FileIdentity(path) {
             let mark = IDMarkFile.Mark(reserved: through, clean: clean, device: file.device, inode: file.inode)
             idMarkProblem = idMarks.write(mark, for: identity)
         }

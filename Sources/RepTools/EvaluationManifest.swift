@@ -47,18 +47,11 @@ public enum EvaluationManifest {
     /// Parses a manifest file's bytes: they must be UTF-8 (the first byte that is not is reported with its line, as
     /// the configuration's reader does), then as `parse(_:file:)`.
     public static func parse(bytes: [UInt8], file: String) throws(ManifestError) -> [ManifestEntry] {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            // Only now find where: the line of the first byte that does not decode.
-            var decoder = UTF8()
-            var iterator = bytes.makeIterator()
-            var line = 1
-            while case .scalarValue(let scalar) = decoder.decode(&iterator) {
-                if scalar == "\n" { line += 1 }
-            }
-            throw ManifestError(
-                file: file, line: line, reason: "not valid UTF-8 text (manifests are UTF-8)")
+        switch TextFile.utf8Text(bytes) {
+        case .success(let text): return try parse(text, file: file)
+        case .failure(let invalid):
+            throw ManifestError(file: file, line: invalid.line, reason: "not valid UTF-8 text (manifests are UTF-8)")
         }
-        return try parse(text, file: file)
     }
 
     /// Parses manifest text; errors name `file` and the line.
