@@ -1,9 +1,9 @@
 import PlainText
 
 /// A station the station display (`repd-web`) shows, as `web.socket` or `--socket` names it: `PATH`, or
-/// `NAME=PATH` (a path may contain '=' after its first '/'). The name is what the page shows and what `?station=NAME`
-/// picks, so it is up to 64 letters, digits, '.', '_' and '-' (what a URL carries as it is, and what repd allows for
-/// `journal.station`); without one the station is called what repd calls it.
+/// `NAME=PATH` (a path may contain '=' after its first '/'). The name is what the page shows ("Rack 1") and what
+/// `?station=NAME` picks (the page encodes it in the address): up to 64 bytes of text, without control characters
+/// or white space at either end; without one the station is called what repd calls it.
 public struct WebStation: Sendable, Equatable, CustomStringConvertible {
     /// repd's socket; empty: repd's default for clients.
     public var socketPath: String
@@ -22,8 +22,8 @@ public struct WebStation: Sendable, Equatable, CustomStringConvertible {
         public var description: String
     }
 
-    /// Parses `PATH` or `NAME=PATH`; an empty path or name, a name with other characters than letters, digits, '.',
-    /// '_' and '-' or longer than 64 bytes, and a path longer than a Unix socket's address holds are refused.
+    /// Parses `PATH` or `NAME=PATH`; an empty path or name, a name with a control character, white space at either
+    /// end or more than 64 bytes, and a path longer than a Unix socket's address holds are refused.
     public init(parsing entry: String) throws(Invalid) {
         let quoted = "'" + LogText.excerpt(entry, limit: 120) + "'"
         if let equals = entry.firstIndex(of: "="), !entry[..<equals].contains("/") {
@@ -50,14 +50,12 @@ public struct WebStation: Sendable, Equatable, CustomStringConvertible {
 
     /// Why `name` cannot name a station (nil when it can).
     public static func nameProblem(_ name: String) -> String? {
-        let allowed = name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
         let quoted = "'" + LogText.excerpt(name, limit: 80) + "'"
-        guard allowed else {
-            return "the station name \(quoted) may hold only letters, digits, '.', '_' and '-' (the page's address "
-                + "carries it: ?station=NAME)"
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            return "the station name \(quoted) holds a control character"
+        }
+        guard let first = name.first, let last = name.last, !first.isWhitespace, !last.isWhitespace else {
+            return "the station name \(quoted) begins or ends with white space"
         }
         guard name.utf8.count <= 64 else { return "the station name \(quoted) is longer than 64 bytes" }
         return nil

@@ -33,7 +33,7 @@ struct RepdWeb: AsyncParsableCommand {
             says when it cannot), \
             section [web]: listen, socket (empty: socket.path, else repd's default socket). \
             Flags override the file. Several stations: --socket repeated, each PATH or NAME=PATH \
-            (NAME: up to 64 letters, digits, '.', '_' and '-', each name once; without it, repd's name for the \
+            (NAME: up to 64 bytes of text, no control characters, each name once; without it, repd's name for the \
             station). --check-config lists the stations.
             The page is read-only and has no password: listening beyond 127.0.0.1 shows it \
             to every network the host is on (see README.md for a firewall or reverse proxy).

@@ -322,7 +322,7 @@ struct RepdWebServingTests {
     }
 
     @Test(
-        "repd-web refuses a --client-timeout or --idle-timeout past an hour (1e300 crashed it), a socket path a Unix socket cannot hold, a station name given twice or one a URL does not carry as it is (exit 64)",
+        "repd-web refuses a --client-timeout or --idle-timeout past an hour (1e300 crashed it), a socket path a Unix socket cannot hold, a station name given twice or one with white space at an end (exit 64)",
         arguments: [
             (["--client-timeout", "1e300"], "--client-timeout must be from 0.1 to 3600 s"),
             (["--idle-timeout", "0"], "--idle-timeout must be from 0.1 to 3600 s"),
@@ -331,7 +331,7 @@ struct RepdWebServingTests {
                 ["--socket", "a=/tmp/x.sock", "--socket", "a=/tmp/y.sock"],
                 "'a=/tmp/x.sock' and 'a=/tmp/y.sock' both name station 'a'"
             ),
-            (["--socket", "rack 1=/tmp/x.sock"], "the station name 'rack 1' may hold only letters, digits"),
+            (["--socket", "rack 1 =/tmp/x.sock"], "the station name 'rack 1 ' begins or ends with white space"),
             (["--socket", "/tmp/" + String(repeating: "s", count: 120)], "a Unix socket's path holds at most 107"),
         ])
     func refusesValuesItCannotUse(arguments: [String], message: String) throws {
