@@ -82,6 +82,12 @@ public enum TextFile {
     /// socket is refused with what it is. The open does not wait (`O_NONBLOCK`, cleared again for the reads), and a
     /// terminal does not become the process's controlling one (`O_NOCTTY`).
     public static func openRegularFile(_ path: String) throws(TextFileError) -> FileDescriptor {
+        // Looked at before it is opened too: opening a device can do something (a watchdog device arms itself, a
+        // serial line raises DTR). The fstat below covers a file swapped in between.
+        var before = stat()
+        if stat(path, &before) == 0, before.st_mode & S_IFMT != S_IFREG {
+            throw .notRegularFile(kind: kind(of: before.st_mode))
+        }
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(

@@ -63,10 +63,14 @@ final class DetectionPipelineService: Service {
         }
         defer { ticker.cancel() }
 
+        let ringCapacity = max(1, consumer.statistics.capacity)
         await withGracefulShutdownHandler {
             while !stopping.load(ordering: .acquiring) {
                 let open = await doorbell.wait(&iterator) { !self.consumer.isEmpty || self.control.resetPending }
-                let drained = drain(into: &batch, detector: &detector, events: &events, ignored: &ignored)
+                // At most a ring's worth before the rest of the loop (the watchdog, a reset, a set's end on rest):
+                // a detector that falls behind never finds the ring empty, and systemd's watchdog killed repd.
+                let drained = drain(
+                    into: &batch, detector: &detector, events: &events, ignored: &ignored, atMost: ringCapacity)
                 if control.takeReset() {
                     // A new workout: the open set is closed and announced, then counts start again from set 1.
                     detector.finish(into: &events)
@@ -111,15 +115,16 @@ final class DetectionPipelineService: Service {
         notifier.notify("STOPPING=1")
     }
 
-    /// Feeds everything queued to the detector and announces the events; returns how many samples that was.
-    /// `events` is scratch space (empty before and after), kept by the caller so nothing allocates per batch.
+    /// Feeds what is queued to the detector, up to `atMost` samples (more only to finish a batch), and announces the
+    /// events; returns how many samples that was. `events` is scratch space (empty before and after), kept by the
+    /// caller so nothing allocates per batch.
     @discardableResult
     private func drain(
         into batch: inout [MotionSample], detector: inout RepDetector, events: inout [WorkoutEvent],
-        ignored: inout IgnoredSamplesLog
+        ignored: inout IgnoredSamplesLog, atMost: Int = .max
     ) -> Int {
         var total = 0
-        while true {
+        while total < atMost {
             batch.removeAll(keepingCapacity: true)
             guard consumer.pop(into: &batch, limit: 4096) > 0 else { break }
             total += batch.count

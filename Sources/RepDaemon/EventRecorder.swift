@@ -95,11 +95,14 @@ final class EventRecorder: @unchecked Sendable {
             maxEvents: settings.maxEvents > 0 ? settings.maxEvents : nil,
             maxBytes: settings.maxSizeMB > 0 ? Int64(settings.maxSizeMB) << 20 : nil, logger: logger)
         logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
+        if let moved = journal.movedAsideLog {
+            logger.warning("journal: \(moved), so that SQLite does not apply them to the file there now")
+        }
         if let skipped = journal.skippedIDs {
             switch journal.skipReason {
             case .fileBehindIDMark?:
                 logger.warning(
-                    "journal: \(path) holds events up to id \(skipped.from), but repd handed out ids up to \(skipped.to) from it (\(path).ids says so): an older copy of the file was put back (a backup restored?); new ids start after \(skipped.to), so none sent before is reused"
+                    "journal: \(path) holds events up to id \(skipped.from), but repd handed out ids up to \(skipped.to) from it (\(path).ids says so): an older copy of the file was put back (a backup restored?), or the last stop could not write that mark, or the file now lies on another device; new ids start after \(skipped.to), so none sent before is reused"
                 )
             case .notClosedBeforeBoot?, nil:
                 logger.warning(
@@ -298,6 +301,11 @@ final class EventRecorder: @unchecked Sendable {
         let closed = ConditionLock(value: false)
         thread.submit { [self] _ in
             journal?.close()
+            if let problem = journal?.idMarkProblem, problem != idMarkProblemLogged {
+                logger.warning(
+                    "journal: cannot write the id mark beside the journal at stop (\(problem)): the next start may skip up to a block of ids"
+                )
+            }
             journal = nil
             closed.lock()
             closed.unlock(withValue: true)

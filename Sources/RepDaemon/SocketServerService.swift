@@ -73,12 +73,12 @@ final class SocketServerService: Service {
     private let reboundChannels = NIOLockedValueBox<[Channel]>([])
     /// What the path check last logged as wrong (nil: nothing), so each problem is logged once; and whether a bind
     /// is under way.
-    private let pathCheck = NIOLockedValueBox<(problem: String?, binding: Bool)>((nil, false))
+    private let pathCheck = NIOLockedValueBox<(problem: String?, binding: Bool, stopping: Bool)>((nil, false, false))
 
     /// The listening socket's setup, for the first bind and for one made again.
     private func makeBootstrap() -> ServerBootstrap {
         ServerBootstrap(group: hub.eventLoop)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.backlog, value: Self.backlog)
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)  // ClientHandler: a half-close
             .childChannelOption(
                 ChannelOptions.writeBufferWaterMark,
@@ -100,13 +100,12 @@ final class SocketServerService: Service {
             logger.info("serving the socket passed by systemd (fd \(activatedSocket))")
         } else {
             try prepareSocketPath()
-            let fd = try listeningSocket()
-            do { channel = try await bootstrap.withBoundSocket(fd).get() } catch {
-                close(fd)
+            channel = try await serve(on: bootstrap).get()
+            do { try applyOwnership() } catch {
+                try? await channel.close()
                 unlink(options.path)
-                throw SocketError(description: "cannot listen on \(options.path): \(error)")
+                throw error
             }
-            try applyOwnership()
             boundFile.withLockedValue { $0 = SocketFile(options.path) }
             logger.info("listening on \(options.path)")
         }
@@ -119,11 +118,16 @@ final class SocketServerService: Service {
 
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
-        } onGracefulShutdown: { [reboundChannels] in
+        } onGracefulShutdown: { [reboundChannels, pathCheck] in
+            // A socket being made again now closes itself when it is ready (see checkPath).
+            pathCheck.withLockedValue { $0.stopping = true }
             channel.close(promise: nil)  // no new clients from here on
             for other in reboundChannels.withLockedValue({ $0 }) { other.close(promise: nil) }
         }
-        check?.cancel()
+        pathCheck.withLockedValue { $0.stopping = true }
+        let cancelled = hub.eventLoop.makePromise(of: Void.self)
+        if let check { check.cancel(promise: cancelled) } else { cancelled.succeed() }
+        try? await cancelled.futureResult.get()
         for other in reboundChannels.withLockedValue({ $0 }) { try? await other.close() }
         logger.info("saying bye to \(hub.clientCount) clients")
         try? await hub.closeAll(reason: "shutdown", grace: Self.byeGrace).get()
@@ -157,42 +161,79 @@ final class SocketServerService: Service {
                         + "also at its stop; restart repd or give it another --socket")
             return
         }
-        guard !pathCheck.withLockedValue({ $0.binding }) else { return }
+        let busy = pathCheck.withLockedValue { state in
+            let busy = state.binding || state.stopping
+            if !busy { state.binding = true }
+            return busy
+        }
+        guard !busy else { return }
+        let cannot = "the socket file \(options.path) was removed while repd ran, and cannot be made again"
         do { try prepareSocketPath() } catch {
-            report("the socket file \(options.path) was removed while repd ran, and cannot be made again: \(error)")
-            return
-        }
-        let fd: Int32
-        do { fd = try listeningSocket() } catch {
-            report("the socket file \(options.path) was removed while repd ran, and cannot be made again: \(error)")
-            return
-        }
-        pathCheck.withLockedValue { $0.binding = true }
-        makeBootstrap().withBoundSocket(fd).whenComplete {
-            [self] result in
             pathCheck.withLockedValue { $0.binding = false }
+            report("\(cannot): \(error)")
+            return
+        }
+        serve(on: makeBootstrap()).whenComplete { [self] result in
+            let stopping = pathCheck.withLockedValue { state in
+                state.binding = false
+                return state.stopping
+            }
             switch result {
             case .success(let channel):
                 do { try applyOwnership() } catch {
                     channel.close(promise: nil)
-                    report(
-                        "the socket file \(options.path) was removed while repd ran, and cannot be made again: \(error)"
-                    )
+                    unlink(options.path)
+                    report("\(cannot): \(error)")
                     return
                 }
-                reboundChannels.withLockedValue { $0.append(channel) }
+                guard !stopping else {
+                    // The stop began while it was made: no new clients, and no socket file left behind.
+                    channel.close(promise: nil)
+                    unlink(options.path)
+                    return
+                }
+                // The socket made before (if any) is unreachable now: close it, and keep one.
+                let previous = reboundChannels.withLockedValue { channels in
+                    defer { channels = [channel] }
+                    return channels
+                }
+                for old in previous { old.close(promise: nil) }
                 boundFile.withLockedValue { $0 = SocketFile(options.path) }
                 pathCheck.withLockedValue { $0.problem = nil }
                 logger.warning(
                     "the socket file \(options.path) was removed while repd ran; made it again: new clients connect as before"
                 )
             case .failure(let error):
-                close(fd)
-                unlink(options.path)
-                report("the socket file \(options.path) was removed while repd ran, and cannot be made again: \(error)")
+                report("\(cannot): \(error)")
             }
         }
     }
+
+    /// A listening socket at the path, served by SwiftNIO. The socket is made here (`listeningSocket`) and NIO is
+    /// given a duplicate of it: NIO closes that one itself when it fails after taking it, and this one is closed
+    /// here either way (no descriptor closed twice). NIO listens again with its own backlog, so the backlog is set
+    /// once more afterwards. On failure the socket file is removed.
+    private func serve(on bootstrap: ServerBootstrap) -> EventLoopFuture<Channel> {
+        let fd: Int32
+        do { fd = try listeningSocket() } catch { return hub.eventLoop.makeFailedFuture(error) }
+        let handed = dup(fd)
+        close(fd)
+        guard handed >= 0 else {
+            unlink(options.path)
+            return hub.eventLoop.makeFailedFuture(
+                SocketError(description: "cannot listen on \(options.path): \(String(cString: strerror(errno)))"))
+        }
+        return bootstrap.withBoundSocket(handed).map { channel in
+            _ = listen(handed, Self.backlog)
+            return channel
+        }.flatMapErrorThrowing { [options] error in
+            unlink(options.path)
+            throw SocketError(description: "cannot listen on \(options.path): \(error)")
+        }
+    }
+
+    /// How many connections may wait to be accepted.
+    static let backlog: Int32 = 256
 
     /// A socket bound to the path and listening, made here rather than by SwiftNIO's `bind(unixDomainSocketPath:)`,
     /// whose channel removes whatever socket the path names when it closes: at a stop that was another repd's, if
@@ -202,7 +243,7 @@ final class SocketServerService: Service {
         guard fd >= 0 else {
             throw SocketError(description: "cannot make a socket: \(String(cString: strerror(errno))) (errno \(errno))")
         }
-        guard withUnixSocketAddress(options.path, { bind(fd, $0, $1) }) == 0, listen(fd, 256) == 0 else {
+        guard withUnixSocketAddress(options.path, { bind(fd, $0, $1) }) == 0, listen(fd, Self.backlog) == 0 else {
             let code = errno
             close(fd)
             throw SocketError(

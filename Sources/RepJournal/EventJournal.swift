@@ -103,6 +103,9 @@ public final class EventJournal {
     public private(set) var idMarkProblem: String?
     /// The id mark beside the file.
     private let idMarks: IDMarkFile
+    /// What opening moved aside: a write-ahead log left by a run that did not close another file at this path
+    /// (`moveAsideStaleLog`); nil when nothing was.
+    public private(set) var movedAsideLog: String?
 
     /// Why opening skipped ids.
     public enum SkipReason: Sendable, Equatable {
@@ -141,6 +144,7 @@ public final class EventJournal {
         self.idBlock = idBlock
         self.handsOutIDs = handsOutIDs
         idMarks = IDMarkFile(journalPath: path)
+        if handsOutIDs { movedAsideLog = Self.moveAsideStaleLog(path, marks: idMarks) }
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK else {
@@ -385,6 +389,23 @@ public final class EventJournal {
         skippedIDs = (from: lastID, to: reserved)
         skipReason = .notClosedBeforeBoot
         lastID = reserved
+    }
+
+    /// Before the file is opened: when the last run at this path did not close its file (a crash) and that file is
+    /// not the one there now (a backup put back with `mv`), the write-ahead log and shared memory it left belong to
+    /// that other file; SQLite would apply them to this one and damage it. They are renamed `-wal.stale` and
+    /// `-shm.stale` (kept, never deleted). Returns what was done, nil when nothing was.
+    static func moveAsideStaleLog(_ path: String, marks: IDMarkFile) -> String? {
+        guard let last = marks.read().first?.mark, !last.clean, let file = FileIdentity(path),
+            file != FileIdentity(device: last.device, inode: last.inode)
+        else { return nil }
+        var info = stat()
+        guard stat(path + "-wal", &info) == 0, info.st_size > 0 else { return nil }
+        for suffix in ["-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
+            rename(path + suffix, path + suffix + ".stale")
+        }
+        return
+            "\(path)-wal (\(info.st_size) bytes) and -shm were left by a run that did not close another file at this path: renamed \(path)-wal.stale and -shm.stale"
     }
 
     /// At open, after `recoverIDs()`: when the id mark beside the file says this identity handed out more ids here

@@ -44,7 +44,8 @@ struct ClientError: Error, CustomStringConvertible {
         /// No `hello` within `helloTimeout`, or lines that are not repd's before it: not repd's socket, or a repd
         /// that does not answer.
         case noHello
-        /// A `hello` of another protocol version, or one that cannot be read.
+        /// A `hello` of another protocol version, or one that cannot be read; or a refusal that stays (permission
+        /// denied): not worth retrying.
         case incompatible
     }
 
@@ -128,7 +129,11 @@ func awaitHello(_ connection: RepConnection, timeout: Double = helloTimeout) thr
             }
             return (hello, text)
         case .message(.error(let message), _):
-            throw ClientError(description: "repd answered: \(message)", transient: true, kind: .refused)
+            // "permission denied" (socket.allowed_uids) stays so: only a full house frees up.
+            let permanent = message.hasPrefix("permission denied")
+            throw ClientError(
+                description: "repd answered: \(message)", transient: !permanent,
+                kind: permanent ? .incompatible : .refused)
         case .message(let message, _):
             throw notRepd("(its first line is a '\(message.type)' line, not a hello)")
         case .malformed(let error, let text):

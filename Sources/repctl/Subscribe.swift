@@ -16,7 +16,8 @@ struct Subscribe: ParsableCommand {
             printed an event with an id, a reconnect asks for the events after it, so none is missed or repeated; \
             when repd comes back on another journal file (another `journal` in hello, or its newest id below the \
             last one printed), that journal is printed from its start, and so is it when --since is above its \
-            newest id. A refused connection (too many clients) is retried after 0.5 s, doubling up to 5 s. Ends \
+            newest id. A refused connection (too many clients) is retried after 0.5 s, doubling up to 5 s; a \
+            permission refusal (socket.allowed_uids) is not: exit 1. Ends \
             (status 141) when its output is closed, as by `| head`. \(connectingHelp) Once repd has said hello \
             in this run, a connection without a hello is retried like a refused one instead (repd may be \
             starting, or stuck).

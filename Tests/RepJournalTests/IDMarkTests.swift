@@ -84,6 +84,37 @@ struct IDMarkTests {
         restored.close()
     }
 
+    @Test(
+        "after a crash, a backup put back with mv does not get the crashed run's write-ahead log applied: it is moved aside, the backup opens as it was"
+    )
+    func staleLogOfACrashedRun() throws {
+        let path = scratchDirectory() + "/events.db"
+        let first = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(try append(first, 3) == [1, 2, 3])
+        first.close()
+        let backup = try bytes(path)
+        let running = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(try append(running, 4) == [4, 5, 6, 7])
+        // The crash: what the disk holds while `running` has not closed (its log not checkpointed), in a folder of
+        // its own with the id mark, as the next start finds it.
+        let crashed = scratchDirectory() + "/events.db"
+        for suffix in ["", "-wal", "-shm", ".ids"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal")).count > 0, "the crashed run's log")
+        // The backup put back with mv (another inode), the log and shared memory left as the crash left them.
+        try backup.write(to: URL(fileURLWithPath: crashed + ".backup"))
+        #expect(rename(crashed + ".backup", crashed) == 0)
+
+        let restored = try EventJournal(path: crashed, station: "a", idBlock: 10)
+        #expect(restored.movedAsideLog?.contains("-wal.stale") == true, "\(restored.movedAsideLog ?? "nil")")
+        #expect(FileManager.default.fileExists(atPath: crashed + "-wal.stale"))
+        #expect(try restored.events(after: 0, limit: 100).map(\.id) == [1, 2, 3], "the backup as it was")
+        #expect(try append(restored, 1) == [14], "after the block the crashed run reserved (through 13)")
+        restored.close()
+        running.close()
+    }
+
     @Test("reopening the same journal after a clean close or a crash of repd alone goes on without a gap")
     func noGapWithoutABackup() throws {
         let path = scratchDirectory() + "/events.db"
