@@ -52,8 +52,10 @@ final class SocketServerService: Service {
 
     /// The socket file at a path: its device and inode, and when its inode last changed. The inode alone does not
     /// tell a socket made again from the one removed: a file system hands a freed inode number out again at once
-    /// (seen in the test of a path another socket took over). Only a chmod or chown of the socket changes the time
-    /// too, and then it is taken for another file: logged, and left at the stop.
+    /// (seen in the test of a path another socket took over). The change time is the kernel's coarse clock (a tick
+    /// of a few ms), so a socket made at the path within the same tick as the removal, with the same inode number,
+    /// is still taken for repd's own. A chmod or chown of the socket changes the time too, and then it is taken for
+    /// another file: logged, and left at the stop.
     struct SocketFile: Equatable {
         var identity: FileIdentity
         var changed: Int64

@@ -45,6 +45,10 @@ struct SocketPathTests {
         #expect(daemonListens(socketPath))
         // Another program's socket in its place (as a second repd would make it).
         #expect(unlink(socketPath) == 0)
+        // Another program makes its socket a moment later, as a second repd would (hundreds of ms to start). Made
+        // within the same clock tick it could get the freed inode number and the same change time, and be taken
+        // for repd's own (SocketServerService.SocketFile says so): a CI run did that twice without this wait.
+        usleep(100_000)
         let other = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         try #require(other >= 0)
         defer { close(other) }
