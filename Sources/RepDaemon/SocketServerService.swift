@@ -103,11 +103,6 @@ final class SocketServerService: Service {
         } else {
             try prepareSocketPath()
             channel = try await serve(on: bootstrap).get()
-            do { try applyOwnership() } catch {
-                try? await channel.close()
-                unlink(options.path)
-                throw error
-            }
             boundFile.withLockedValue { $0 = SocketFile(options.path) }
             logger.info("listening on \(options.path)")
         }
@@ -182,12 +177,6 @@ final class SocketServerService: Service {
             }
             switch result {
             case .success(let channel):
-                do { try applyOwnership() } catch {
-                    channel.close(promise: nil)
-                    unlink(options.path)
-                    report("\(cannot): \(error)")
-                    return
-                }
                 guard !stopping else {
                     // The stop began while it was made: no new clients, and no socket file left behind.
                     channel.close(promise: nil)
@@ -245,9 +234,23 @@ final class SocketServerService: Service {
         guard fd >= 0 else {
             throw SocketError(description: "cannot make a socket: \(String(cString: strerror(errno))) (errno \(errno))")
         }
-        guard withUnixSocketAddress(options.path, { bind(fd, $0, $1) }) == 0, listen(fd, Self.backlog) == 0 else {
+        guard withUnixSocketAddress(options.path, { bind(fd, $0, $1) }) == 0 else {
             let code = errno
             close(fd)
+            throw SocketError(
+                description: "cannot listen on \(options.path): \(String(cString: strerror(code))) (errno \(code))")
+        }
+        // Its mode and group before it listens: no client can connect while the umask's permissions hold, and
+        // nobody can remove it between (a test saw chmod find no file once the socket was connectable).
+        do { try applyOwnership() } catch {
+            close(fd)
+            unlink(options.path)
+            throw error
+        }
+        guard listen(fd, Self.backlog) == 0 else {
+            let code = errno
+            close(fd)
+            unlink(options.path)
             throw SocketError(
                 description: "cannot listen on \(options.path): \(String(cString: strerror(code))) (errno \(code))")
         }
@@ -325,7 +328,7 @@ final class SocketServerService: Service {
         }
     }
 
-    private func applyOwnership() throws {
+    private func applyOwnership() throws(SocketError) {
         if !options.group.isEmpty {
             guard let group = getgrnam(options.group) else {
                 throw SocketError(description: "socket.group '\(options.group)' does not exist on this system")
