@@ -49,24 +49,24 @@ public enum Daemon {
         let provider = source.provider
         let sensor = source.info
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let (journal, journalFailure) = try openJournal(configuration, logger: logger)
-        defer { journal?.close() }
+        let journal = try openJournal(configuration, logger: logger)
         let uplink = UplinkService.make(configuration, journal: journal, logger: logger)
         let state = DaemonState(
             sensor: sensor, sensorCounters: source.counters, sensorTiming: source.timing,
             uplinkStatus: { UplinkService.info(uplink) })
         let hub = EventHub(
-            eventLoop: eventLoop, logger: logger, journal: journal, journalFailure: journalFailure,
+            eventLoop: eventLoop, logger: logger, journal: journal.recorder, journalFailure: journal.failure,
             onJournaled: { uplink?.notify() })
+        defer { hub.journal?.close() }  // also one opened later by `JournalReopenService`
         // Retention also runs every hour, so an idle station ages its events out (on the journal's thread).
-        let fileCheck = journal.map { journal in
-            eventLoop.scheduleRepeatedTask(initialDelay: .seconds(60), delay: .seconds(60)) { _ in journal.checkFile() }
+        let fileCheck = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(60), delay: .seconds(60)) { _ in
+            hub.journal?.checkFile()
         }
-        defer { fileCheck?.cancel() }
-        let retention = journal.map { journal in
-            eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1)) { _ in journal.prune() }
+        defer { fileCheck.cancel() }
+        let retention = eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1)) { _ in
+            hub.journal?.prune()
         }
-        defer { retention?.cancel() }
+        defer { retention.cancel() }
         let doorbell = Doorbell()
         let control = PipelineControl(doorbell: doorbell)
         let readiness = Readiness(notifier: notifier) {
@@ -96,9 +96,13 @@ public enum Daemon {
         ]
         if let uplink {
             services.append(
-                .init(
-                    service: UplinkService(uplink: uplink), successTerminationBehavior: .gracefullyShutdownGroup,
-                    serviceName: "uplink"))
+                .init(service: uplink, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "uplink"))
+        }
+        if let path = journal.reopenPath {
+            let reopen = JournalReopenService(
+                settings: configuration.journal, path: path, firstFailure: journal.failure?.error ?? "", hub: hub,
+                uplink: uplink, logger: logger)
+            services.append(.init(service: reopen, successTerminationBehavior: .ignore, serviceName: "journal"))
         }
         let group = ServiceGroup(
             configuration: .init(
@@ -155,41 +159,48 @@ public enum Daemon {
         return "\(place)\(problem): repd would count and serve, but its uplink could not connect"
     }
 
-    /// The event journal the configuration asks for: nil when `journal.path` is empty, or (logged, and with what
-    /// `status` says about it) when it cannot be opened; repd counts and serves either way, without ids, until it is
-    /// restarted with a file it can open. Throws `JournalInUse` when another repd holds the file's lock.
-    static func openJournal(
-        _ configuration: DaemonConfiguration, logger: Logger
-    ) throws(JournalInUse) -> (EventRecorder?, ServerMessage.JournalStatus?) {
+    /// The event journal the configuration asks for: none when `journal.path` is empty, or (logged, and with what
+    /// `status` says about it) when it cannot be opened; repd counts and serves either way, without ids, until
+    /// `JournalReopenService` opens the file. Throws `JournalInUse` when another repd holds the file's lock.
+    static func openJournal(_ configuration: DaemonConfiguration, logger: Logger) throws(JournalInUse) -> JournalAtStart
+    {
         let settings = configuration.journal
         let path: String
         switch settings.path {
         case "":
             logger.info("journal: off (journal.path is empty); events go out without ids")
-            return (nil, nil)
+            return JournalAtStart()
         case "auto":
             guard let resolved = EventRecorder.defaultPath() else {
                 let reason = "no place for it (no STATE_DIRECTORY, XDG_STATE_HOME or HOME)"
                 logger.error("journal: \(reason); events go out without ids")
-                return (nil, ServerMessage.JournalStatus(path: "", newestID: 0, writing: false, error: reason))
+                return JournalAtStart(
+                    failure: ServerMessage.JournalStatus(path: "", newestID: 0, writing: false, error: reason))
             }
             path = resolved
         default: path = settings.path
         }
         let fileLock = try JournalLock(path: path)
         do {
-            let recorder = try EventRecorder.open(settings, path: path, fileLock: fileLock, logger: logger)
-            return (recorder, nil)
+            return JournalAtStart(
+                recorder: try EventRecorder.open(settings, path: path, fileLock: fileLock, logger: logger))
         } catch {
             logger.error(
-                "journal: cannot open \(path): \(error.message); counting goes on, events go out without ids until repd is restarted with a file it can open"
+                "journal: cannot open \(path): \(error.message); counting goes on, events go out without ids until it opens (repd tries again, every minute at most)"
             )
-            let fix =
-                EventJournal.fullFileSystem(path) != nil
-                ? "restart repd once there is space" : "restart repd once the file is fixed"
-            let reason = "cannot open: \(error.message) (SQLite code \(error.code)); \(fix)"
-            return (nil, ServerMessage.JournalStatus(path: path, newestID: 0, writing: false, error: reason))
+            let failure = JournalReopenService.OpenFailure.journal(error).status(path: path)
+            return JournalAtStart(failure: failure, reopenPath: path)
         }
+    }
+
+    /// The journal as the daemon starts: open, off, or to be opened again (`JournalReopenService`).
+    struct JournalAtStart {
+        /// The open journal (nil when off or it could not be opened).
+        var recorder: EventRecorder?
+        /// What `status` says about a configured journal that could not be opened.
+        var failure: ServerMessage.JournalStatus?
+        /// The file to try again, when it could not be opened.
+        var reopenPath: String?
     }
 
     /// The provider the daemon runs, how to describe it to clients, and what only an IIO sensor can tell.

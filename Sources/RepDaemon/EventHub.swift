@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import RepJournal
 import RepProtocol
@@ -39,10 +40,8 @@ final class EventHub: Sendable {
     private let samplesSubscribers = Atomic<Int>(0)
     private let nextID = Atomic<Int>(1)
     private let logger: Logger
-    /// The event journal (nil when there is none or it cannot be opened).
-    let journal: EventRecorder?
-    /// What `status` says when the configured journal could not be opened (nil otherwise).
-    let journalFailure: ServerMessage.JournalStatus?
+    /// The event journal and what `status` says while the configured one cannot be opened (`attachJournal`).
+    private let journalState: NIOLockedValueBox<(recorder: EventRecorder?, failure: ServerMessage.JournalStatus?)>
     /// Called after each event was journaled (wakes the uplink); must not block.
     private let onJournaled: @Sendable () -> Void
 
@@ -54,9 +53,27 @@ final class EventHub: Sendable {
         clients = .makeBoxSendingValue([:], eventLoop: eventLoop)
         closing = .makeBoxSendingValue(false, eventLoop: eventLoop)
         self.logger = logger
-        self.journal = journal
-        self.journalFailure = journalFailure
+        journalState = NIOLockedValueBox((journal, journalFailure))
         self.onJournaled = onJournaled
+    }
+
+    /// The event journal (nil when there is none, or until the configured one could be opened).
+    var journal: EventRecorder? { journalState.withLockedValue { $0.recorder } }
+
+    /// What `status` says while the configured journal cannot be opened (nil otherwise).
+    var journalFailure: ServerMessage.JournalStatus? { journalState.withLockedValue { $0.failure } }
+
+    /// Journals the events published from now on in `recorder`, a journal that could not be opened at start
+    /// (`JournalReopenService`); events published before went out without ids.
+    func attachJournal(_ recorder: EventRecorder) {
+        journalState.withLockedValue { $0 = (recorder, nil) }
+    }
+
+    /// Says why the configured journal still cannot be opened (`status`).
+    func journalStillFails(_ failure: ServerMessage.JournalStatus) {
+        journalState.withLockedValue { state in
+            if state.recorder == nil { state.failure = failure }
+        }
     }
 
     /// Connected clients (a snapshot).

@@ -76,7 +76,7 @@ final class EventRecorder: @unchecked Sendable {
     static func open(
         _ settings: JournalSettings, path: String, fileLock: JournalLock, logger: Logger
     ) throws(JournalError) -> EventRecorder {
-        let station = settings.station.isEmpty ? stationName(hostName()) : settings.station
+        let station = station(settings)
         let synchronous = settings.synchronous
         let journal: EventJournal
         do { journal = try EventJournal(path: path, station: station, synchronous: synchronous) } catch {
@@ -314,6 +314,11 @@ final class EventRecorder: @unchecked Sendable {
         closed.unlock()
         try? thread.syncShutdownGracefully()
         fileLock.release()
+    }
+
+    /// The station the `[journal]` settings name: `station`, or else the host name (`stationName`).
+    static func station(_ settings: JournalSettings) -> String {
+        settings.station.isEmpty ? stationName(hostName()) : settings.station
     }
 
     /// The host name as a station name: characters other than letters, digits, `.`, `_`, `-` become `_` (the
