@@ -142,11 +142,17 @@ public enum ServerMessage {
 
     /// Whether `text` (a journal row, without its line end) is one JSON object on one line, from its `{` to its
     /// `}`: nothing before or after them (not even white space, which JSON allows: the id is added before the last
-    /// brace), and no line end inside (which would split the protocol's line).
+    /// brace), and no line end inside (which would split the protocol's line). It must also read as an event: a
+    /// string `type` (every protocol line has one), and none of the members added to it (`id`, `station`,
+    /// `journal`), which would then be given twice, a line `ServerLine.parse` refuses. (Before, a row written by
+    /// another program as `{}` went out without a `type`, and one holding its own `"id"` made `repctl history` fail
+    /// on the whole page.)
     public static func isOneObject(_ text: some StringProtocol) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}"), !bytes.contains(10),
-            !bytes.contains(13), case .object = try? JSONParser.parse(bytes)
+            !bytes.contains(13), case .object(let members)? = try? JSONParser.parse(bytes),
+            members["type"]?.stringValue != nil, members["id"] == nil, members["station"] == nil,
+            members["journal"] == nil
         else { return false }
         return true
     }

@@ -98,6 +98,10 @@ struct HistoryRequestTests {
         arguments: [
             #"{"type":"rep","set":3,"rep"#, #"{"type":"rep","set":3,"rep}"#, "{\"type\":\"rep\",\n\"set\":3}", "",
             "[1,2]", #"{"a":1}{"b":2}"#, #"{"a":1} "#, "{\"a\":1}\t", " {\"a\":1}", "{\"a\":\r1}",
+            // Objects that do not read as an event: no string type (a line without one), or a member repd adds
+            // (given twice, which ServerLine.parse refuses).
+            "{}", #"{"a":1}"#, #"{"type":5}"#, #"{"type":"rep","id":7}"#, #"{"type":"rep","station":"x"}"#,
+            #"{"type":"rep","journal":"00ff"}"#,
         ])
     func damagedRow(json: String) throws {
         let line = ServerMessage.history(
