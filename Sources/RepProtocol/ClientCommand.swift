@@ -126,6 +126,11 @@ extension ClientCommand {
                     guard let event = item.stringValue else { throw ProtocolError("\"events\" must hold strings") }
                     events!.append(event)
                 }
+                // Given but empty is refused, with `since` too: only a subscribe without "events" means the
+                // defaults (an app that sent its user's empty choice got every default type).
+                guard !items.isEmpty else {
+                    throw ProtocolError("subscribe needs at least one event type (rep, set, sensor, samples)")
+                }
             case nil where since != nil: events = []
             default: throw ProtocolError("subscribe needs \"events\": an array of rep, set, sensor, samples")
             }

@@ -29,6 +29,8 @@ struct SubscribeSinceTests {
             "subscribe since=-1", "subscribe since=abc", "subscribe since=", #"{"cmd":"subscribe","since":1.5}"#,
             #"{"cmd":"subscribe","since":"3"}"#, #"{"cmd":"ping","since":3}"#, #"{"cmd":"subscribe","since":1e19}"#,
             #"{"cmd":"subscribe","since":-0.5}"#,
+            // "events" given empty is refused with since too (without "events", since means the defaults).
+            #"{"cmd":"subscribe","since":5,"events":[]}"#,
         ])
     func refused(line: String) {
         #expect(throws: ProtocolError.self) { try ClientCommand.parse(line: Array(line.utf8)) }
