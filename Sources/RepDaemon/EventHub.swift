@@ -205,6 +205,15 @@ final class EventHub: Sendable {
                 self.send(ServerMessage.error("cannot read the journal: \(error.message)"), to: channel)
                 page = []
             }
+            if cursor == since, since > 0, let first = page.first?.id, first > since + 1 {
+                // Retention removed what the client missed (or a crash skipped those ids): a replay that began
+                // later without a word looked like an ordinary gap in ids.
+                let missing = first == since + 2 ? "event \(since + 1) is" : "events \(since + 1)…\(first - 1) are"
+                self.send(
+                    ServerMessage.error(
+                        "since=\(since): \(missing) not in the journal (removed by retention, or never written: ids skipped after a crash); the replay starts at \(first)"
+                    ), to: channel)
+            }
             var buffer = channel.allocator.buffer(capacity: page.count * 256)
             var sent = sent
             var stations: (name: String, json: String)?

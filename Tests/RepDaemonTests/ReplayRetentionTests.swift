@@ -1,0 +1,62 @@
+import Foundation
+import RepClient
+import RepJournal
+import Testing
+
+@Suite("a resume older than what the journal keeps")
+struct ReplayRetentionTests {
+    @Test(
+        "subscribe since=N below the oldest event held says which events are gone before the replay, which starts at the oldest held; since=0 and a since just below the oldest replay without it"
+    )
+    func sinceOlderThanRetention() throws {
+        let dir = scratchDirectory()
+        let journalPath = dir + "/events.db"
+        let socketPath = dir + "/events.sock"
+        try prepareJournal(path: journalPath, count: 200)
+        // What retention leaves of it: the newest 50 (151…200).
+        let journal = try EventJournal(path: journalPath, station: "rack-1", handsOutIDs: false)
+        _ = try journal.prune(olderThan: nil, maxRows: 50, maxBytes: nil)
+        journal.close()
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        defer {
+            daemon.signal(SIGTERM)
+            _ = daemon.waitForExit()
+        }
+        #expect(daemonListens(socketPath), "\(daemon.standardError)")
+
+        /// The `error` lines and the first replayed id after `subscribe set,rep since=N`.
+        func resume(since: Int) throws -> (errors: [String], first: Int64?) {
+            let client = try #require(LineClient(path: socketPath))
+            client.send("subscribe set,rep since=\(since)\n")
+            var errors: [String] = []
+            let first = client.next(timeout: 10) { line -> Int64? in
+                switch line {
+                case .error(let message):
+                    errors.append(message)
+                    return nil
+                case .event(let event): return event.id
+                default: return nil
+                }
+            }
+            return (errors, first)
+        }
+
+        let old = try resume(since: 10)
+        #expect(
+            old.errors == [
+                "since=10: events 11…150 are not in the journal (removed by retention, or never written: ids skipped after a crash); the replay starts at 151"
+            ], "\(old.errors)")
+        #expect(old.first == 151)
+        let one = try resume(since: 149)
+        #expect(
+            one.errors.count == 1 && one.errors[0].hasPrefix("since=149: event 150 is not in the journal"),
+            "\(one.errors)")
+        for since in [0, 150] {
+            let whole = try resume(since: since)
+            #expect(whole.errors.isEmpty, "since=\(since): \(whole.errors)")
+            #expect(whole.first == 151, "since=\(since)")
+        }
+    }
+}
