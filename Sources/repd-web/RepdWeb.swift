@@ -34,7 +34,7 @@ struct RepdWeb: AsyncParsableCommand {
             section [web]: listen, socket (empty: socket.path, else repd's default socket). \
             Flags override the file. Several stations: --socket repeated, each PATH or NAME=PATH \
             (NAME: up to 64 bytes of text, no control characters, each name once; without it, repd's name for the \
-            station). --check-config lists the stations.
+            station). --check-config lists the stations, and refuses (78) a listen host that names no address.
             The page is read-only and has no password: listening beyond 127.0.0.1 shows it \
             to every network the host is on (see README.md for a firewall or reverse proxy).
             Exit codes: 0 after SIGTERM/SIGINT; 64 bad flags; 78 bad configuration; 1 cannot listen.
@@ -96,6 +96,19 @@ struct RepdWeb: AsyncParsableCommand {
         if let logLevel, let problem = LogLevel.commandLineProblem(logLevel) { throw ValidationError(problem) }
     }
 
+    /// Why `address`'s host names no address to listen on (`getaddrinfo` fails for it), or nil: what a start would
+    /// meet when it binds, told by `--check-config`.
+    static func unresolvedHost(_ address: ListenAddress) -> String? {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(address.host, String(address.port), &hints, &found)
+        if let found { freeaddrinfo(found) }
+        guard rc != 0 else { return nil }
+        return "the host '\(address.host)' names no address here (\(String(cString: gai_strerror(rc))))"
+    }
+
     func run() async throws {
         setvbuf(stdout, nil, _IOLBF, 0)
         let configuration: DaemonConfiguration
@@ -127,6 +140,10 @@ struct RepdWeb: AsyncParsableCommand {
             }
         }
         if checkConfig {
+            if let problem = Self.unresolvedHost(address) {
+                fputs("repd-web: \(listen != nil ? "--listen" : "web.listen"): \(problem)\n", stderr)
+                throw ExitCode(78)
+            }
             // NAME=PATH as given, or PATH (named by repd): the name `?station=` picks.
             let list = stations.map { station in
                 if let name = station.name { return "\(name)=\(station.socketPath)" }

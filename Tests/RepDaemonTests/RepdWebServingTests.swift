@@ -339,4 +339,18 @@ struct RepdWebServingTests {
         #expect(server.waitForExit() == 64, "\(arguments): \(server.standardError)")
         #expect(server.standardError.contains(message), "\(arguments): \(server.standardError)")
     }
+
+    @Test(
+        "repd-web --check-config refuses a listen host that names no address (exit 78, naming the host), as a start would fail to bind it"
+    )
+    func checkConfigResolvesListenHost() throws {
+        let server = try DaemonProcess(
+            executable: web, arguments: ["--listen", "no-such-host.invalid:8080", "--check-config"])
+        #expect(server.waitForExit() == 78, "\(server.standardError)")
+        #expect(
+            server.standardError.contains("--listen: the host 'no-such-host.invalid' names no address here"),
+            "\(server.standardError)")
+        let local = try DaemonProcess(executable: web, arguments: ["--listen", "localhost:8080", "--check-config"])
+        #expect(local.waitForExit() == 0, "\(local.standardError)")
+    }
 }
