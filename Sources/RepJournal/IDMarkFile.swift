@@ -1,3 +1,5 @@
+import PlainText
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -13,7 +15,8 @@
 /// old one, fsync the folder), never per event, and holds the 8 identities written last.
 ///
 /// Text, one line per identity: `IDENTITY RESERVED clean|open DEVICE INODE`. A line that does not read is ignored,
-/// and so is a file that cannot be read: then only the reservation in the journal counts, as before this file.
+/// and so is a file that cannot be read, is not a regular file (a FIFO is not waited on) or is over 16 KiB: then only
+/// the reservation in the journal counts, as before this file.
 struct IDMarkFile {
     /// What one run of one identity reserved or handed out.
     struct Mark: Equatable {
@@ -30,21 +33,16 @@ struct IDMarkFile {
     let path: String
     /// How many identities it keeps.
     static let capacity = 8
+    /// The largest mark file read (`capacity` lines are under 1 KiB): a larger one is not a mark file, ignored.
+    static let maximumSize = 16 * 1024
 
     /// The mark file of the journal at `journalPath`.
     init(journalPath: String) { path = journalPath + ".ids" }
 
     /// The marks by identity, newest first; empty when the file is missing or cannot be read.
     func read() -> [(identity: String, mark: Mark)] {
-        guard let file = fopen(path, "r") else { return [] }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        while bytes.count < 16 * 1024 {
-            let n = fread(&buffer, 1, buffer.count, file)
-            if n <= 0 { break }
-            bytes += buffer[..<n]
-        }
+        // A regular file only: `fopen` of a FIFO put there waited for a writer, and repd's start with it.
+        guard let bytes = try? TextFile.readBytes(path, limit: Self.maximumSize) else { return [] }
         var marks: [(identity: String, mark: Mark)] = []
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let words = line.split(separator: " ")

@@ -153,6 +153,32 @@ struct IDMarkTests {
         again.close()
     }
 
+    @Test("a FIFO in the mark file's place is not waited on: the journal opens at once, the mark is written anew")
+    func fifoAsMarkFile() throws {
+        let path = scratchDirectory() + "/events.db"
+        #expect(mkfifo(path + ".ids", 0o600) == 0)
+        // The read runs on a queue of its own: when it waits on the FIFO, the test opens the FIFO for writing, which
+        // ends that wait, and fails instead of hanging.
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "mark-read").async {
+            _ = IDMarkFile(journalPath: path).read()
+            done.signal()
+        }
+        let waited = done.wait(timeout: .now() + 2) == .timedOut
+        if waited {
+            let fd = open(path + ".ids", O_RDWR | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+            done.wait()
+        }
+        try #require(!waited, "the mark's read waited on the FIFO for a writer")  // so would the journal's open
+        let journal = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(journal.skippedIDs == nil)
+        #expect(try append(journal, 1) == [1])
+        #expect(journal.idMarkProblem == nil)
+        #expect(IDMarkFile(journalPath: path).read().first?.mark.reserved == 10)
+        journal.close()
+    }
+
     @Test("the mark keeps the last 8 identities, the newest first")
     func markKeepsEightIdentities() throws {
         let marks = IDMarkFile(journalPath: scratchDirectory() + "/events.db")
