@@ -1,4 +1,5 @@
 import MotionCore
+import PlainText
 import SystemPackage
 
 #if canImport(Glibc)
@@ -76,7 +77,7 @@ public final class FixtureFileWriter {
     /// `fsync` on the folder holding `path`, which makes a rename in it durable. A file system that cannot sync
     /// folders (`EINVAL`) is left as it is.
     private static func syncFolder(of path: String) throws(FixtureError) {
-        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folder = PathText.folder(of: path)
         let folderFD: FileDescriptor
         do {
             folderFD = try FileDescriptor.open(FilePath(folder), .readOnly, options: [.directory, .closeOnExec])

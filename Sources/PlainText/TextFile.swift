@@ -135,6 +135,48 @@ public enum TextFile {
         do { _ = try Array(text.utf8).withUnsafeBytes { try fd.writeAll($0) } } catch { throw systemError(error) }
     }
 
+    /// Replaces the file at `path` with `text` so that a crash or a power cut leaves the old text or the new, never a
+    /// part of it: writes `PATH.new`, `fsync`s it, renames it over `path` and `fsync`s the folder (a file system that
+    /// cannot sync a folder is left so). Throws the file that failed (`PATH.new` or `PATH`) and the system's error;
+    /// `PATH.new` is removed then.
+    public static func replaceDurably(_ text: String, at path: String) throws(PathError) {
+        let temporary = path + ".new"
+        do {
+            let fd = try FileDescriptor.open(
+                FilePath(temporary), .writeOnly, options: [.create, .truncate, .closeOnExec],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            try fd.closeAfter {
+                _ = try Array(text.utf8).withUnsafeBytes { try fd.writeAll($0) }
+                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            unlink(temporary)
+            throw PathError(path: temporary, error: systemError(error))
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = Errno(rawValue: errno)
+            unlink(temporary)
+            throw PathError(path: path, error: error)
+        }
+        if let folder = try? FileDescriptor.open(
+            FilePath(PathText.folder(of: path)), .readOnly, options: [.directory, .closeOnExec])
+        {
+            _ = fsync(folder.rawValue)
+            try? folder.close()
+        }
+    }
+
+    /// A file and what the system said about it.
+    public struct PathError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The file.
+        public var path: String
+        /// What the system said (`errno`).
+        public var error: Errno
+
+        /// "PATH: the system's words".
+        public var description: String { "\(path): \(error)" }
+    }
+
     /// SystemPackage's calls throw `Errno` only, untyped.
     private static func systemError(_ error: any Error) -> Errno { error as? Errno ?? .ioError }
 }

@@ -112,8 +112,7 @@ extension DaemonConfiguration {
 
     /// The folder `path` is in ("/" for a file at the root), nil for a path without a folder.
     static func folder(of path: String) -> String? {
-        guard let slash = path.lastIndex(of: "/") else { return nil }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+        path.contains("/") ? PathText.folder(of: path) : nil
     }
 
     /// The deepest of the folders above `path` that exists, and its mode (nil for a path without a folder, or when

@@ -664,8 +664,7 @@ public final class EventJournal {
     /// What the file system holding the journal at `path` says when it is full or nearly (under 64 KiB free for
     /// repd), nil otherwise.
     public static func fullFileSystem(_ path: String) -> String? {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folder = PathText.folder(of: path)
         var info = statvfs()
         guard statvfs(folder, &info) == 0 else { return nil }
         let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
@@ -679,8 +678,7 @@ public final class EventJournal {
     static func whyNotWritable(_ path: String) -> String? {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return "it is a folder, not a file" }
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folder = PathText.folder(of: path)
         guard stat(folder, &info) == 0 else { return "its folder \(folder): \(String(cString: strerror(errno)))" }
         guard access(folder, W_OK) == 0 else {
             return "its folder \(folder) takes no new files (\(String(cString: strerror(errno)))): SQLite makes the "

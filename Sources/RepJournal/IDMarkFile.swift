@@ -1,9 +1,5 @@
 import PlainText
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The ids a journal file handed out, remembered outside it: `PATH.ids` beside the journal at `PATH`.
 ///
 /// The reservation in the file (see `EventJournal`) cannot tell that the file itself went back in time: a backup put
@@ -68,45 +64,7 @@ struct IDMarkFile {
         let text = marks.prefix(Self.capacity).map { entry in
             "\(entry.identity) \(entry.mark.reserved) \(entry.mark.clean ? "clean" : "open") \(entry.mark.device) \(entry.mark.inode)\n"
         }.joined()
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "\(temporary): \(String(cString: strerror(errno)))" }
-        var written = true
-        var failure: Int32 = 0
-        Array(text.utf8).withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 {
-                    written = false
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
-        if written, fsync(fd) != 0 {
-            written = false
-            failure = errno
-        }
-        Glibc.close(fd)
-        guard written else {
-            unlink(temporary)
-            return "\(temporary): \(String(cString: strerror(failure)))"
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            return "\(path): \(reason)"
-        }
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderFD >= 0 {
-            fsync(folderFD)
-            Glibc.close(folderFD)
-        }
+        do { try TextFile.replaceDurably(text, at: path) } catch { return error.description }
         return nil
     }
 }

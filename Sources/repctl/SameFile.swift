@@ -1,3 +1,5 @@
+import PlainText
+
 #if canImport(Glibc)
     @preconcurrency import Glibc
 #endif
@@ -21,16 +23,8 @@ func sameFile(_ a: String, _ b: String) -> Bool {
 /// `path` with its folder resolved (`realpath`: links, `.` and `..`) and its last component as given; nil when the
 /// folder cannot be resolved or the path ends in a slash.
 private func resolvedFolder(_ path: String) -> String? {
-    let folder: String
-    let name: Substring
-    if let slash = path.lastIndex(of: "/") {
-        folder = slash == path.startIndex ? "/" : String(path[..<slash])
-        name = path[path.index(after: slash)...]
-    } else {
-        folder = "."
-        name = Substring(path)
-    }
-    guard !name.isEmpty, let resolved = realpath(folder, nil) else { return nil }
+    let name = path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]
+    guard !name.isEmpty, let resolved = realpath(PathText.folder(of: path), nil) else { return nil }
     defer { free(resolved) }
     return String(cString: resolved) + "/" + name
 }
@@ -43,12 +37,7 @@ func unwritableFileReason(_ path: String, option: String) -> String? {
     if path.hasSuffix("/") { return "\(named) ends in '/': give a file's name" }
     var info = stat()
     if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return "\(named) is a folder; give a file's name" }
-    let folder: String
-    if let slash = path.lastIndex(of: "/") {
-        folder = slash == path.startIndex ? "/" : String(path[..<slash])
-    } else {
-        folder = "."
-    }
+    let folder = PathText.folder(of: path)
     guard stat(folder, &info) == 0 else {
         let why = errno == ENOENT ? "does not exist" : String(cString: strerror(errno))
         return "\(named) cannot be written: its folder \(folder) \(why)"
