@@ -396,8 +396,7 @@ public final class EventJournal {
     /// that other file; SQLite would apply them to this one and damage it. They are renamed `-wal.stale` and
     /// `-shm.stale` (kept, never deleted). Returns what was done, nil when nothing was.
     static func moveAsideStaleLog(_ path: String, marks: IDMarkFile) -> String? {
-        guard let last = marks.read().first?.mark, !last.clean, let file = FileIdentity(path),
-            file != FileIdentity(device: last.device, inode: last.inode)
+        guard let last = marks.read().first?.mark, !last.clean, let file = FileIdentity(path), file != last.file
         else { return nil }
         var info = stat()
         guard stat(path + "-wal", &info) == 0, info.st_size > 0 else { return nil }
@@ -413,9 +412,7 @@ public final class EventJournal {
     /// not close) of this very file whose reservation reaches as far leaves what `recoverIDs()` decided.
     private func followIDMark() throws(JournalError) {
         guard let mark = idMarks.mark(of: identity) else { return }
-        let file = FileIdentity(path)
-        let sameFile = file?.device == mark.device && file?.inode == mark.inode
-        if !mark.clean, sameFile, reservedThrough >= mark.reserved { return }
+        if !mark.clean, FileIdentity(path) == mark.file, reservedThrough >= mark.reserved { return }
         guard mark.reserved > lastID else { return }
         try execute("DELETE FROM sqlite_sequence WHERE name = 'events'", operation: "open")
         try execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', \(mark.reserved))", operation: "open")

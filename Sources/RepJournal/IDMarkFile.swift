@@ -23,6 +23,9 @@ struct IDMarkFile {
         /// The journal file written (its device and inode).
         var device: UInt64
         var inode: UInt64
+
+        /// The journal file written.
+        var file: FileIdentity { FileIdentity(device: device, inode: inode) }
     }
 
     /// The mark file's path.

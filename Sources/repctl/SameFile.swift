@@ -9,12 +9,10 @@ import PlainText
 /// (`out.csv` and `./out.csv`: both would be written to one file).
 func sameFile(_ a: String, _ b: String) -> Bool {
     if a == b { return true }
-    var first = stat()
-    var second = stat()
-    let firstExists = stat(a, &first) == 0
-    let secondExists = stat(b, &second) == 0
-    if firstExists && secondExists { return first.st_dev == second.st_dev && first.st_ino == second.st_ino }
-    guard !firstExists && !secondExists, let first = resolvedFolder(a), let second = resolvedFolder(b) else {
+    let first = FileIdentity(a)
+    let second = FileIdentity(b)
+    if let first, let second { return first == second }
+    guard first == nil, second == nil, let first = resolvedFolder(a), let second = resolvedFolder(b) else {
         return false
     }
     return first == second
