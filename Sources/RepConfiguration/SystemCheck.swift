@@ -36,49 +36,9 @@ extension DaemonConfiguration {
                 "no group '\(socket.group)' on this system (create it, e.g. with systemd-sysusers, or set \"\" "
                     + "for repd's own)")
         }
-        let bytes = socket.path.utf8.count
-        if bytes > Self.longestSocketPath {
-            throw error(
-                "socket.path",
-                "\(bytes) bytes; a Unix socket's path holds at most \(Self.longestSocketPath): choose a shorter one")
-        }
-        if let (folder, mode) = Self.nearestExisting(folderOf: socket.path), mode & S_IFMT != S_IFDIR {
-            throw error(
-                "socket.path",
-                "'\(folder)' is \(Self.kind(of: mode)), not a folder: the socket cannot be made under it")
-        }
-        if let (folder, mode) = Self.nearestExisting(folderOf: socket.path), mode & S_IFMT == S_IFDIR,
-            let own = Self.folder(of: socket.path), folder != own, Self.folder(of: own) != folder
-        {
-            throw error(
-                "socket.path",
-                "'\(own)' does not exist, nor the folder above it: repd makes only the socket's own folder; create "
-                    + "the folders above it, or choose another path")
-        }
-        var socketInfo = stat()
-        if lstat(socket.path, &socketInfo) == 0, socketInfo.st_mode & S_IFMT != S_IFSOCK {
-            throw error(
-                "socket.path",
-                "'\(socket.path)' exists and is \(Self.kind(of: socketInfo.st_mode)), not a socket: repd removes only a "
-                    + "stale socket there; choose another path, or remove it")
-        }
-        if !journal.path.isEmpty, journal.path != "auto" {
-            var info = stat()
-            if stat(journal.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-                throw error("journal.path", "'\(journal.path)' is a folder: name the journal's file in it")
-            }
-            if let own = Self.folder(of: journal.path) {
-                if let (folder, mode) = Self.nearestExisting(folderOf: journal.path), mode & S_IFMT != S_IFDIR {
-                    throw error(
-                        "journal.path",
-                        "'\(folder)' is \(Self.kind(of: mode)), not a folder: the journal cannot be made under it")
-                }
-                if stat(own, &info) != 0, errno == ENOENT {
-                    throw error(
-                        "journal.path",
-                        "its folder '\(own)' does not exist (repd does not make it): create it, or choose another path")
-                }
-            }
+        if let problem = Self.socketPathProblem(socket.path) { throw error("socket.path", problem) }
+        if !journal.path.isEmpty, journal.path != "auto", let problem = Self.journalPathProblem(journal.path) {
+            throw error("journal.path", problem)
         }
         if provider == .fixture, fixturePath.isEmpty {
             // `--fixture ''` is the flag's fault, not the file's.
@@ -108,6 +68,47 @@ extension DaemonConfiguration {
             }
             if let reason = fixtureProblem?(fixturePath) { throw error("fixture.path", "cannot replay it: \(reason)") }
         }
+    }
+
+    /// Why the socket cannot be made at `path` (nil when it can): too long for a Unix socket's address, under a file,
+    /// two missing folders (repd makes only its own), or a file there that is not a socket.
+    static func socketPathProblem(_ path: String) -> String? {
+        let bytes = path.utf8.count
+        if bytes > longestSocketPath {
+            return "\(bytes) bytes; a Unix socket's path holds at most \(longestSocketPath): choose a shorter one"
+        }
+        if let (folder, mode) = nearestExisting(folderOf: path) {
+            guard mode & S_IFMT == S_IFDIR else {
+                return "'\(folder)' is \(kind(of: mode)), not a folder: the socket cannot be made under it"
+            }
+            if let own = Self.folder(of: path), folder != own, Self.folder(of: own) != folder {
+                return "'\(own)' does not exist, nor the folder above it: repd makes only the socket's own folder; "
+                    + "create the folders above it, or choose another path"
+            }
+        }
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK {
+            return "'\(path)' exists and is \(kind(of: info.st_mode)), not a socket: repd removes only a stale socket "
+                + "there; choose another path, or remove it"
+        }
+        return nil
+    }
+
+    /// Why the journal cannot be at `path`, an explicit one (nil when it can): a folder, under a file, or in a folder
+    /// that does not exist (repd does not make it).
+    static func journalPathProblem(_ path: String) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            return "'\(path)' is a folder: name the journal's file in it"
+        }
+        guard let own = folder(of: path) else { return nil }
+        if let (folder, mode) = nearestExisting(folderOf: path), mode & S_IFMT != S_IFDIR {
+            return "'\(folder)' is \(kind(of: mode)), not a folder: the journal cannot be made under it"
+        }
+        if stat(own, &info) != 0, errno == ENOENT {
+            return "its folder '\(own)' does not exist (repd does not make it): create it, or choose another path"
+        }
+        return nil
     }
 
     /// The folder `path` is in ("/" for a file at the root), nil for a path without a folder.
