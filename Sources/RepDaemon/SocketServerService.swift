@@ -200,22 +200,15 @@ final class SocketServerService: Service {
         }
     }
 
-    /// A listening socket at the path, served by SwiftNIO. The socket is made here (`listeningSocket`) and NIO is
-    /// given a duplicate of it: NIO closes that one itself when it fails after taking it, and this one is closed
-    /// here either way (no descriptor closed twice). NIO listens again with its own backlog, so the backlog is set
-    /// once more afterwards. On failure the socket file is removed.
+    /// A listening socket at the path, served by SwiftNIO. The socket is made here (`listeningSocket`) and handed to
+    /// NIO, which owns it from then on: it closes it itself when it fails after taking it, so it is never closed here
+    /// (no descriptor closed twice). NIO listens again with its own backlog, so the backlog is set once more
+    /// afterwards. On failure the socket file is removed.
     private func serve(on bootstrap: ServerBootstrap) -> EventLoopFuture<Channel> {
         let fd: Int32
         do { fd = try listeningSocket() } catch { return hub.eventLoop.makeFailedFuture(error) }
-        let handed = dup(fd)
-        close(fd)
-        guard handed >= 0 else {
-            unlink(options.path)
-            return hub.eventLoop.makeFailedFuture(
-                SocketError(description: "cannot listen on \(options.path): \(String(cString: strerror(errno)))"))
-        }
-        return bootstrap.withBoundSocket(handed).map { channel in
-            _ = listen(handed, Self.backlog)
+        return bootstrap.withBoundSocket(fd).map { channel in
+            _ = listen(fd, Self.backlog)
             return channel
         }.flatMapErrorThrowing { [options] error in
             unlink(options.path)

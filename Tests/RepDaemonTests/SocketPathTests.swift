@@ -65,4 +65,34 @@ struct SocketPathTests {
             daemon.standardError.components(separatedBy: "now names another file").count == 2,
             "logged once: \(daemon.standardError.suffix(4000))")
     }
+
+    @Test("the socket repd listens on is closed on exec (FD_CLOEXEC), as it was made: no program started inherits it")
+    func listeningSocketClosesOnExec() throws {
+        let socketPath = scratchDirectory() + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--loop", "--socket", socketPath, "--journal", "", "--quiet",
+        ])
+        defer {
+            daemon.signal(SIGTERM)
+            _ = daemon.waitForExit(timeout: 30)
+        }
+        #expect(daemonListens(socketPath))
+        // The listening socket's inode: /proc/net/unix's line for the path with __SO_ACCEPTCON (00010000) set.
+        let table = try String(contentsOfFile: "/proc/net/unix", encoding: .utf8)
+        let fields = table.split(separator: "\n").map { $0.split(separator: " ") }
+        let inode = try #require(fields.first { $0.count == 8 && $0[7] == socketPath && $0[3] == "00010000" }?[6])
+        let pid = daemon.process.processIdentifier
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+        let fd = try #require(
+            descriptors.first {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)"))
+                    == "socket:[\(inode)]"
+            })
+        let info = try String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8)
+        let flags = try #require(
+            info.split(separator: "\n").first { $0.hasPrefix("flags:") }.flatMap {
+                Int($0.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+            })
+        #expect(flags & Int(O_CLOEXEC) != 0, "fd \(fd) flags \(String(flags, radix: 8))")
+    }
 }
