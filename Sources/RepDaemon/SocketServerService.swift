@@ -140,7 +140,8 @@ final class SocketServerService: Service {
     /// that names another file once, and says when all is well again.
     private func checkPath() {
         let now = SocketFile(options.path)
-        let gone = now == nil && errno == ENOENT
+        let code = errno  // lstat's, when `now` is nil: taken before the locks below
+        let gone = now == nil && code == ENOENT
         let bound = boundFile.withLockedValue { $0 }
         if now != nil, now == bound {
             if pathCheck.withLockedValue({ $0.problem }) != nil {
@@ -152,7 +153,7 @@ final class SocketServerService: Service {
         guard gone else {
             report(
                 now == nil
-                    ? "cannot check \(options.path): \(String(cString: strerror(errno)))"
+                    ? "cannot check \(options.path): \(String(cString: strerror(code)))"
                     : "\(options.path) now names another file than the socket this repd made (another repd's socket?): "
                         + "new clients reach that, not this repd (those connected stay served); repd leaves it alone, "
                         + "also at its stop; restart repd or give it another --socket")
