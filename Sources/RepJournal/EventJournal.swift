@@ -144,7 +144,7 @@ public final class EventJournal {
         self.idBlock = idBlock
         self.handsOutIDs = handsOutIDs
         idMarks = IDMarkFile(journalPath: path)
-        if handsOutIDs { movedAsideLog = Self.moveAsideStaleLog(path, marks: idMarks) }
+        if handsOutIDs { movedAsideLog = try Self.moveAsideStaleLog(path, marks: idMarks) }
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK else {
@@ -394,17 +394,32 @@ public final class EventJournal {
     /// Before the file is opened: when the last run at this path did not close its file (a crash) and that file is
     /// not the one there now (a backup put back with `mv`), the write-ahead log and shared memory it left belong to
     /// that other file; SQLite would apply them to this one and damage it. They are renamed `-wal.stale` and
-    /// `-shm.stale` (kept, never deleted). Returns what was done, nil when nothing was.
-    static func moveAsideStaleLog(_ path: String, marks: IDMarkFile) -> String? {
+    /// `-shm.stale`, or `.stale.2`, `.stale.3`… when an earlier one has that name (kept, never deleted or
+    /// replaced). Returns what was done, nil when nothing was; throws when the log cannot be renamed (opening would
+    /// apply it).
+    static func moveAsideStaleLog(_ path: String, marks: IDMarkFile) throws(JournalError) -> String? {
         guard let last = marks.read().first?.mark, !last.clean, let file = FileIdentity(path), file != last.file
         else { return nil }
         var info = stat()
         guard stat(path + "-wal", &info) == 0, info.st_size > 0 else { return nil }
+        var stale = ".stale"
+        var number = 1
+        while access(path + "-wal" + stale, F_OK) == 0 || access(path + "-shm" + stale, F_OK) == 0 {
+            number += 1
+            stale = ".stale.\(number)"
+        }
+        // The log first: shared memory without its log is rebuilt by SQLite, a log is applied.
         for suffix in ["-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
-            rename(path + suffix, path + suffix + ".stale")
+            guard rename(path + suffix, path + suffix + stale) == 0 || suffix == "-shm" else {
+                throw JournalError(
+                    path: path, operation: "open", code: SQLITE_CANTOPEN,
+                    message: "\(path)-wal was left by a run that did not close another file at this path, and "
+                        + "cannot be renamed \(path)-wal\(stale) (\(String(cString: strerror(errno)))): SQLite would "
+                        + "apply it to this file; move it away")
+            }
         }
         return
-            "\(path)-wal (\(info.st_size) bytes) and -shm were left by a run that did not close another file at this path: renamed \(path)-wal.stale and -shm.stale"
+            "\(path)-wal (\(info.st_size) bytes) and -shm were left by a run that did not close another file at this path: renamed \(path)-wal\(stale) and -shm\(stale)"
     }
 
     /// At open, after `recoverIDs()`: when the id mark beside the file says this identity handed out more ids here

@@ -106,9 +106,13 @@ struct IDMarkTests {
         try backup.write(to: URL(fileURLWithPath: crashed + ".backup"))
         #expect(rename(crashed + ".backup", crashed) == 0)
 
+        // A log moved aside by an earlier such start is kept: the new one gets a name of its own.
+        try "an earlier one".write(toFile: crashed + "-wal.stale", atomically: false, encoding: .utf8)
+
         let restored = try EventJournal(path: crashed, station: "a", idBlock: 10)
-        #expect(restored.movedAsideLog?.contains("-wal.stale") == true, "\(restored.movedAsideLog ?? "nil")")
-        #expect(FileManager.default.fileExists(atPath: crashed + "-wal.stale"))
+        #expect(restored.movedAsideLog?.contains("-wal.stale.2") == true, "\(restored.movedAsideLog ?? "nil")")
+        #expect(try String(contentsOfFile: crashed + "-wal.stale", encoding: .utf8) == "an earlier one")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal.stale.2")).count > 0)
         #expect(try restored.events(after: 0, limit: 100).map(\.id) == [1, 2, 3], "the backup as it was")
         #expect(try append(restored, 1) == [14], "after the block the crashed run reserved (through 13)")
         restored.close()
