@@ -398,7 +398,11 @@ public final class EventJournal {
     /// replaced). Returns what was done, nil when nothing was; throws when the log cannot be renamed (opening would
     /// apply it).
     static func moveAsideStaleLog(_ path: String, marks: IDMarkFile) throws(JournalError) -> String? {
-        guard let last = marks.read().first?.mark, !last.clean, let file = FileIdentity(path), file != last.file
+        // The inode alone: the device number of the same file system can change across a reboot (btrfs, overlay,
+        // NFS), and taking the crashed run's own file for another then moved its committed events aside. A file put
+        // in its place has another inode (`mv`), or the same when copied in place, which this cannot tell either way.
+        guard let last = marks.read().first?.mark, !last.clean, let file = FileIdentity(path),
+            file.inode != last.inode
         else { return nil }
         var info = stat()
         guard stat(path + "-wal", &info) == 0, info.st_size > 0 else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import PlainText
 import Testing
 
 @testable import RepJournal
@@ -116,6 +117,34 @@ struct IDMarkTests {
         #expect(try restored.events(after: 0, limit: 100).map(\.id) == [1, 2, 3], "the backup as it was")
         #expect(try append(restored, 1) == [14], "after the block the crashed run reserved (through 13)")
         restored.close()
+        running.close()
+    }
+
+    @Test(
+        "after a crash, the journal's own write-ahead log is applied even when its file system's device number changed (a reboot of btrfs or an overlay): its committed events are kept"
+    )
+    func crashedRunOnARenumberedDevice() throws {
+        let path = scratchDirectory() + "/events.db"
+        let running = try EventJournal(path: path, station: "a", idBlock: 10)
+        #expect(try append(running, 4) == [1, 2, 3, 4])
+        // The crash, as the next start finds it (copies, in a folder of their own), and the mark written for this
+        // very file but under another device number.
+        let crashed = scratchDirectory() + "/events.db"
+        for suffix in ["", "-wal", "-shm", ".ids"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal")).count > 0, "the crashed run's log")
+        let file = try #require(FileIdentity(crashed))
+        let marks = try String(contentsOfFile: crashed + ".ids", encoding: .utf8).split(separator: "\n")
+        let words = try #require(marks.first).split(separator: " ")
+        #expect(words.count == 5 && words[2] == "open", "\(marks)")
+        let renumbered = [words[0], words[1], "open", "\(file.device + 1)", "\(file.inode)"].joined(separator: " ")
+        try (renumbered + "\n").write(toFile: crashed + ".ids", atomically: true, encoding: .utf8)
+
+        let reopened = try EventJournal(path: crashed, station: "a", idBlock: 10)
+        #expect(reopened.movedAsideLog == nil, "\(reopened.movedAsideLog ?? "")")
+        #expect(try reopened.events(after: 0, limit: 100).map(\.id) == [1, 2, 3, 4], "the crashed run's events")
+        reopened.close()
         running.close()
     }
 
