@@ -431,7 +431,8 @@ public final class EventJournal {
     /// not close) of this very file whose reservation reaches as far leaves what `recoverIDs()` decided.
     private func followIDMark() throws(JournalError) {
         guard let mark = idMarks.mark(of: identity) else { return }
-        if !mark.clean, FileIdentity(path) == mark.file, reservedThrough >= mark.reserved { return }
+        // The inode alone, as in `moveAsideStaleLog`: a device renumbered across a reboot is the same file.
+        if !mark.clean, FileIdentity(path)?.inode == mark.inode, reservedThrough >= mark.reserved { return }
         guard mark.reserved > lastID else { return }
         try execute("DELETE FROM sqlite_sequence WHERE name = 'events'", operation: "open")
         try execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', \(mark.reserved))", operation: "open")
