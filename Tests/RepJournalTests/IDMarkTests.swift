@@ -15,6 +15,17 @@ struct IDMarkTests {
     /// The file's bytes (the journal closed: no -wal left).
     private func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
+    /// The crash of the run that has the journal at `path` open: what the disk holds while it has not closed (its
+    /// log not checkpointed), copied into a folder of its own with the id mark, as the next start finds it.
+    private func crashCopy(of path: String) throws -> String {
+        let crashed = scratchDirectory() + "/events.db"
+        for suffix in ["", "-wal", "-shm", ".ids"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+        }
+        #expect(try bytes(crashed + "-wal").count > 0, "the crashed run's log")
+        return crashed
+    }
+
     @Test("a backup of a closed journal put back with mv: ids go on after the newest handed out, the identity stays")
     func backupMovedBack() throws {
         let path = scratchDirectory() + "/events.db"
@@ -96,13 +107,7 @@ struct IDMarkTests {
         let backup = try bytes(path)
         let running = try EventJournal(path: path, station: "a", idBlock: 10)
         #expect(try append(running, 4) == [4, 5, 6, 7])
-        // The crash: what the disk holds while `running` has not closed (its log not checkpointed), in a folder of
-        // its own with the id mark, as the next start finds it.
-        let crashed = scratchDirectory() + "/events.db"
-        for suffix in ["", "-wal", "-shm", ".ids"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
-        }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal")).count > 0, "the crashed run's log")
+        let crashed = try crashCopy(of: path)
         // The backup put back with mv (another inode), the log and shared memory left as the crash left them.
         try backup.write(to: URL(fileURLWithPath: crashed + ".backup"))
         #expect(rename(crashed + ".backup", crashed) == 0)
@@ -127,13 +132,8 @@ struct IDMarkTests {
         let path = scratchDirectory() + "/events.db"
         let running = try EventJournal(path: path, station: "a", idBlock: 10)
         #expect(try append(running, 4) == [1, 2, 3, 4])
-        // The crash, as the next start finds it (copies, in a folder of their own), and the mark written for this
-        // very file but under another device number.
-        let crashed = scratchDirectory() + "/events.db"
-        for suffix in ["", "-wal", "-shm", ".ids"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
-        }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal")).count > 0, "the crashed run's log")
+        // The crash, and the mark written for this very file but under another device number.
+        let crashed = try crashCopy(of: path)
         let file = try #require(FileIdentity(crashed))
         let marks = try String(contentsOfFile: crashed + ".ids", encoding: .utf8).split(separator: "\n")
         let words = try #require(marks.first).split(separator: " ")
