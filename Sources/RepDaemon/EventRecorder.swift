@@ -83,6 +83,11 @@ final class EventRecorder: @unchecked Sendable {
             fileLock.release()
             throw error
         }
+        let interrupted: (set: Int, reps: Int)?
+        do { interrupted = try InterruptedSet.close(in: journal) } catch {
+            logger.warning("journal: cannot end the set the last run left open: \(error)")
+            interrupted = nil
+        }
         let newest: Int64
         do { newest = try journal.newestID } catch {
             journal.close()
@@ -95,6 +100,11 @@ final class EventRecorder: @unchecked Sendable {
             maxEvents: settings.maxEvents > 0 ? settings.maxEvents : nil,
             maxBytes: settings.maxSizeMB > 0 ? Int64(settings.maxSizeMB) << 20 : nil, logger: logger)
         logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
+        if let interrupted {
+            logger.notice(
+                "journal: set \(interrupted.set) was left open by the last run (a crash or a power cut?): journaled its end, interrupted, with the \(interrupted.reps) reps it sent"
+            )
+        }
         if let moved = journal.movedAsideLog {
             logger.warning("journal: \(moved), so that SQLite does not apply them to the file there now")
         }

@@ -219,6 +219,16 @@ public enum ServerMessage {
         }
     }
 
+    /// The `set_end` repd journals at its start for a set the last run left open (it stopped without ending it: a
+    /// crash, `kill -9`, a power cut): `reps` the reps that set sent, `t` and `wall` those of its last event, and
+    /// `interrupted` true.
+    public static func interruptedSetEnd(set: Int, reps: Int, t: Double, wall: Double) -> String {
+        line([
+            ("type", .string("set_end")), ("set", .integer(set)), ("reps", .integer(reps)), ("t", .number(t)),
+            ("wall", .number(wall)), ("interrupted", .bool(true)),
+        ])
+    }
+
     /// A rep's quality as members of its `rep` line (and of each entry of `set_end.quality`): times in s, range of
     /// motion in m, velocities in m/s, velocity loss in %; a member is left out when it was not measured.
     static func qualityFields(_ q: RepQuality) -> [(String, JSONWriter.Value)] {

@@ -408,6 +408,76 @@ struct JournalTests {
     }
 
     @Test(
+        "a set left open by kill -9 is ended at the next start: a set_end marked interrupted with the reps it sent, journaled and replayed; a clean stop leaves nothing to end"
+    )
+    func interruptedSetEnded() throws {
+        let dir = scratchDirectory()
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [8], lead: 10)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "5", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        let client = try #require(LineClient(path: socketPath))
+        let third = client.next(timeout: 30) { line -> Bool? in
+            guard case .workout(.rep(let rep))? = line.event?.body, rep.repInSet == 3 else { return nil }
+            return true
+        }
+        #expect(third == true, "rep 3 within 30 s")
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit()
+        // What the killed run journaled last (a rep may have followed the third before the kill landed).
+        let reader = try EventJournal(path: journalPath, station: "test", handsOutIDs: false)
+        let last = try #require(try reader.events(after: 0, limit: 1000).last)
+        reader.close()
+        #expect(last.type == "rep")
+        let lastRep = try ServerLine.parse(last.json).event
+
+        /// Starts repd on the journal (a demo that sends nothing in its first seconds), replays from `since` (the
+        /// first event, or what comes within 2 s when `expecting` is false), stops it.
+        func restart(since: Int64, expecting: Bool) throws -> (lines: [ServerLine], log: String) {
+            unlink(socketPath)
+            let next = try DaemonProcess(arguments: [
+                "--demo", "--socket", socketPath, "--journal", journalPath, "--log-level", "notice",
+            ])
+            #expect(daemonListens(socketPath), "\(next.standardError)")
+            let again = try #require(LineClient(path: socketPath))
+            again.send("subscribe set,rep since=\(since)\n")
+            var lines: [ServerLine] = []
+            _ = again.next(timeout: expecting ? 30 : 2) { line -> Bool? in
+                if case .subscribed = line { return nil }
+                if case .hello = line { return nil }
+                lines.append(line)
+                return expecting ? true : nil
+            }
+            next.signal(SIGTERM)
+            #expect(next.waitForExit() == 0, "\(next.standardError)")
+            return (lines, next.standardError)
+        }
+        let first = try restart(since: last.id, expecting: true)
+        let ended = try #require(first.lines.first?.event, "\(first.lines)")
+        guard case .workout(.setEnded(let set)) = ended.body else {
+            Issue.record("not a set_end: \(ended)")
+            return
+        }
+        guard case .workout(.rep(let rep))? = lastRep?.body else {
+            Issue.record("the last journaled event is not a rep: \(last.json)")
+            return
+        }
+        #expect(set.setNumber == 1 && set.repCount == rep.repInSet, "\(set)")
+        #expect(ended.id == last.id + 1 && ended.wall == last.wall)
+        let stored = try EventJournal(path: journalPath, station: "test", handsOutIDs: false)
+        #expect(try stored.events(after: last.id, limit: 1).first?.json.contains("\"interrupted\":true") == true)
+        stored.close()
+        #expect(first.log.contains("set 1 was left open by the last run"), "\(first.log)")
+        // That run stopped cleanly, with no set open: the next start ends nothing.
+        let second = try restart(since: last.id + 1, expecting: false)
+        #expect(!second.log.contains("left open"), "\(second.log)")
+        #expect(second.lines.allSatisfy { $0.event?.id.map { $0 > last.id + 1 } ?? true }, "\(second.lines)")
+    }
+
+    @Test(
         "a journal that cannot be opened (a damaged file) is reported, and repd counts and serves without ids"
     )
     func brokenJournal() throws {
