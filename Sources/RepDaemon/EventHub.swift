@@ -207,11 +207,13 @@ final class EventHub: Sendable {
             }
             if cursor == since, since > 0, let first = page.first?.id, first > since + 1 {
                 // Retention removed what the client missed (or a crash skipped those ids): a replay that began
-                // later without a word looked like an ordinary gap in ids.
+                // later without a word looked like an ordinary gap in ids. `first` is the oldest event held, of any
+                // type: with a type filter the replay may start later (it said "the replay starts at" a set_start
+                // that `subscribe rep` never sent).
                 let missing = first == since + 2 ? "event \(since + 1) is" : "events \(since + 1)…\(first - 1) are"
                 self.send(
                     ServerMessage.error(
-                        "since=\(since): \(missing) not in the journal (removed by retention, or never written: ids skipped after a crash); the replay starts at \(first)"
+                        "since=\(since): \(missing) not in the journal (removed by retention, or never written: ids skipped after a crash); the journal holds events from id \(first) on"
                     ), to: channel)
             }
             var buffer = channel.allocator.buffer(capacity: page.count * 256)

@@ -46,7 +46,7 @@ struct ReplayRetentionTests {
         let old = try resume(since: 10)
         #expect(
             old.errors == [
-                "since=10: events 11…150 are not in the journal (removed by retention, or never written: ids skipped after a crash); the replay starts at 151"
+                "since=10: events 11…150 are not in the journal (removed by retention, or never written: ids skipped after a crash); the journal holds events from id 151 on"
             ], "\(old.errors)")
         #expect(old.first == 151)
         let one = try resume(since: 149)
@@ -58,5 +58,44 @@ struct ReplayRetentionTests {
             #expect(whole.errors.isEmpty, "since=\(since): \(whole.errors)")
             #expect(whole.first == 151, "since=\(since)")
         }
+    }
+
+    @Test(
+        "with a type filter, the error names the journal's oldest event, not a replay start the filter skips: subscribe rep since=10 over a journal whose oldest event is a set_start"
+    )
+    func sinceOlderThanRetentionWithATypeFilter() throws {
+        let dir = scratchDirectory()
+        let journalPath = dir + "/events.db"
+        let socketPath = dir + "/events.sock"
+        try prepareJournal(path: journalPath, count: 200)
+        // The newest 56 (145…200): 145 is a set_start, 146 the first rep.
+        let journal = try EventJournal(path: journalPath, station: "rack-1", handsOutIDs: false)
+        _ = try journal.prune(olderThan: nil, maxRows: 56, maxBytes: nil)
+        journal.close()
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        defer {
+            daemon.signal(SIGTERM)
+            _ = daemon.waitForExit()
+        }
+        #expect(daemonListens(socketPath), "\(daemon.standardError)")
+        let client = try #require(LineClient(path: socketPath))
+        client.send("subscribe rep since=10\n")
+        var errors: [String] = []
+        let first = client.next(timeout: 10) { line -> Int64? in
+            switch line {
+            case .error(let message):
+                errors.append(message)
+                return nil
+            case .event(let event): return event.id
+            default: return nil
+            }
+        }
+        #expect(first == 146)
+        #expect(
+            errors == [
+                "since=10: events 11…144 are not in the journal (removed by retention, or never written: ids skipped after a crash); the journal holds events from id 145 on"
+            ], "\(errors)")
     }
 }
