@@ -34,7 +34,7 @@ struct RepdWeb: AsyncParsableCommand {
             section [web]: listen, socket (empty: socket.path, else repd's default socket). \
             Flags override the file. Several stations: --socket repeated, each PATH or NAME=PATH \
             (NAME: up to 64 bytes of text, no control characters, each name once; without it, repd's name for the \
-            station). --check-config lists the stations, and refuses (78) a listen host that names no address.
+            station). --check-config lists the stations, and refuses (78) a listen host that names no address of this machine.
             The page is read-only and has no password: listening beyond 127.0.0.1 shows it \
             to every network the host is on (see README.md for a firewall or reverse proxy).
             Exit codes: 0 after SIGTERM/SIGINT; 64 bad flags; 78 bad configuration; 1 cannot listen.
@@ -96,17 +96,32 @@ struct RepdWeb: AsyncParsableCommand {
         if let logLevel, let problem = LogLevel.commandLineProblem(logLevel) { throw ValidationError(problem) }
     }
 
-    /// Why `address`'s host names no address to listen on (`getaddrinfo` fails for it), or nil: what a start would
-    /// meet when it binds, told by `--check-config`.
-    static func unresolvedHost(_ address: ListenAddress) -> String? {
+    /// Why repd-web could not listen on `address`'s host, or nil: the host names no address (`getaddrinfo` fails),
+    /// or its address is none of this machine's (`bind` fails with `EADDRNOTAVAIL`, as a start would: `192.0.2.1`,
+    /// a name of another host). What a start would meet when it binds, told by `--check-config`. Another failure of
+    /// the trial bind (the port in use by a running repd-web, a port below 1024 for a user who checks) is not one.
+    static func listenHostProblem(_ address: ListenAddress) -> String? {
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(address.host, String(address.port), &hints, &found)
-        if let found { freeaddrinfo(found) }
-        guard rc != 0 else { return nil }
-        return "the host '\(address.host)' names no address here (\(String(cString: gai_strerror(rc))))"
+        guard rc == 0, let first = found else {
+            return "the host '\(address.host)' names no address here (\(String(cString: gai_strerror(rc))))"
+        }
+        defer { freeaddrinfo(found) }
+        // The first address, as the server binds it (NIO's `makeAddressResolvingHost`).
+        let info = first.pointee
+        let fd = Glibc.socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        guard Glibc.bind(fd, info.ai_addr, info.ai_addrlen) != 0, errno == EADDRNOTAVAIL else { return nil }
+        var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let named = getnameinfo(info.ai_addr, info.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
+        let numeric = named == 0 ? String(decoding: text.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self) : ""
+        let names = numeric.isEmpty || numeric == address.host ? "" : " names \(numeric), which"
+        let reason = String(cString: strerror(EADDRNOTAVAIL))
+        return "the host '\(address.host)'\(names) is not an address of this machine (\(reason))"
     }
 
     func run() async throws {
@@ -140,7 +155,7 @@ struct RepdWeb: AsyncParsableCommand {
             }
         }
         if checkConfig {
-            if let problem = Self.unresolvedHost(address) {
+            if let problem = Self.listenHostProblem(address) {
                 fputs("repd-web: \(listen != nil ? "--listen" : "web.listen"): \(problem)\n", stderr)
                 throw ExitCode(78)
             }

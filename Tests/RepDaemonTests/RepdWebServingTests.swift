@@ -350,6 +350,13 @@ struct RepdWebServingTests {
         #expect(
             server.standardError.contains("--listen: the host 'no-such-host.invalid' names no address here"),
             "\(server.standardError)")
+        // An address, but another machine's (TEST-NET-3): the start fails to bind it (EADDRNOTAVAIL), so must the check.
+        let remote = try DaemonProcess(
+            executable: web, arguments: ["--listen", "203.0.113.1:8080", "--check-config"])
+        #expect(remote.waitForExit() == 78, "\(remote.standardError)")
+        #expect(
+            remote.standardError.contains("--listen: the host '203.0.113.1' is not an address of this machine"),
+            "\(remote.standardError)")
         let local = try DaemonProcess(executable: web, arguments: ["--listen", "localhost:8080", "--check-config"])
         #expect(local.waitForExit() == 0, "\(local.standardError)")
     }
