@@ -173,4 +173,50 @@ struct DamagedJournalTests {
             ])
         #expect(names.trimmingCharacters(in: .whitespacesAndNewlines) == "customers", "untouched: \(names)")
     }
+
+    @Test(
+        "a journal file that is not a database at start, moved aside while repd runs, is opened with no restart: status says writing, later events carry ids, and the moved file is left as it was"
+    )
+    func damagedAtStartMovedAside() throws {
+        let dir = scratchDirectory()
+        let journalPath = dir + "/events.db"
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        try garbage.write(to: URL(fileURLWithPath: journalPath))
+        let socketPath = dir + "/events.sock"
+        let daemon = try DaemonProcess(arguments: [
+            "--demo", "--speed", "20", "--loop", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        defer {
+            daemon.signal(SIGTERM)
+            _ = daemon.waitForExit()
+        }
+        #expect(daemonListens(socketPath), "\(daemon.standardError)")
+        let client = try #require(LineClient(path: socketPath))
+        client.send("status\n")
+        let before = client.next(type: "status")
+        #expect(before?["journal"]?["writing"] == .bool(false), "\(String(describing: before))")
+        #expect(
+            before?["journal"]?["error"]?.stringValue?.contains("repd opens it once the file is fixed") == true,
+            "\(String(describing: before))")
+
+        try FileManager.default.moveItem(atPath: journalPath, toPath: journalPath + ".bad")
+        // Tries come 1, 2, 4 … s apart.
+        var status: JSONValue?
+        let opened = eventually(timeout: 30) {
+            client.send("status\n")
+            status = client.next(type: "status")
+            return status?["journal"]?["writing"] == .bool(true)
+        }
+        #expect(opened, "\(String(describing: status))\n\(daemon.standardError.suffix(3000))")
+        #expect(status?["journal"]?["error"] == nil, "\(String(describing: status))")
+        let journaled = client.next(timeout: 30) { line -> Int64? in
+            guard case .event(let event) = line, event.type == "rep" else { return nil }
+            return event.id
+        }
+        #expect(journaled != nil, "no rep with an id within 30 s")
+        let next = try #require(LineClient(path: socketPath))
+        let hello = next.next(type: "hello")
+        #expect(hello?["journal"]?.stringValue?.count == 32, "\(String(describing: hello))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: journalPath + ".bad")) == garbage, "left as it was")
+    }
 }
