@@ -173,6 +173,8 @@ public struct DaemonLink: Service {
         var refusal: String?
         var replayPending = false
         var unreadable = 0
+        /// The `since` of a first connection's window (the last `replayOnStart` events), not a resume: nil otherwise.
+        var window: Int64?
         for try await var chunk in inbound {
             liveness.heard()
             pending.writeBuffer(&chunk)
@@ -198,7 +200,8 @@ public struct DaemonLink: Service {
                 case .hello(let hello) where !subscribed:
                     liveness.greet()
                     logger.info("connected to repd \(hello.version) on \(path)")
-                    let since = await resumePoint(hello)
+                    let (since, resuming) = await resumePoint(hello)
+                    window = resuming ? nil : since
                     let command = ClientCommand.subscribe([.rep, .set, .sensor], since: since).line + "\n"
                     try await outbound.write(ByteBuffer(string: command))
                     subscribed = true
@@ -211,6 +214,10 @@ public struct DaemonLink: Service {
                 case .error(let reason) where !subscribed:
                     refusal = reason
                     if reportErrors { logger.warning("repd says: \(reason)") }
+                case .error(let reason) where window.map({ reason.hasPrefix("since=\($0): ") }) == true:
+                    // The window reached below what the journal holds (retention, or ids skipped after a power
+                    // cut): expected, not worth a warning at every start (repd-web asked for ids it never saw).
+                    logger.debug("repd says: \(reason)")
                 case .error(let reason):
                     logger.warning("repd says: \(reason)")
                 default: break
@@ -229,17 +236,17 @@ public struct DaemonLink: Service {
 
     /// The `since` to subscribe with: after the last id applied; on the first connection (or when repd's journal is
     /// another file: another identity, or ids below the last one shown) the last `replayOnStart` events; nil without
-    /// a journal.
-    private func resumePoint(_ hello: ServerLine.Hello) async -> Int64? {
-        guard let newest = hello.newestID else { return nil }
+    /// a journal. `resuming`: the `since` is the last id applied, not a window.
+    private func resumePoint(_ hello: ServerLine.Hello) async -> (since: Int64?, resuming: Bool) {
+        guard let newest = hello.newestID else { return (nil, false) }
         let (last, journal) = await board.resumePoint(of: index)
         await board.setJournal(hello.journal, of: index)
         if let last {
-            if !hello.startsOver(fromJournal: journal, lastID: last) { return last }
+            if !hello.startsOver(fromJournal: journal, lastID: last) { return (last, true) }
             logger.notice("repd's journal is not the one the last event shown (id \(last)) came from: a new journal")
             await board.forgetIDs(of: index)
         }
-        return max(0, newest - Self.replayOnStart)
+        return (max(0, newest - Self.replayOnStart), false)
     }
 }
 
