@@ -91,10 +91,11 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             } else {
                 handler.logger.info("client \(handler.id) connected")
             }
+            let journal = handler.hub.journal  // once: a journal opened later attaches in between
             handler.hub.send(
                 ServerMessage.hello(
                     daemonVersion: repdVersion, sensor: handler.state.sensor, subscribed: EventKind.defaults,
-                    newestID: handler.hub.journal?.newestID, journal: handler.hub.journal?.identity),
+                    newestID: journal?.newestID, journal: journal?.identity),
                 to: channel)
         }
     }
@@ -262,7 +263,7 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch command {
         case .status:
             var status = state.status(clients: hub.clientCount)
-            status.journal = hub.journal?.status ?? hub.journalFailure
+            status.journal = hub.journalStatus
             reply(ServerMessage.status(status, daemonVersion: repdVersion), context: context)
         case .subscribe(let kinds, let since):
             hub.subscribe(context.channel, to: kinds)

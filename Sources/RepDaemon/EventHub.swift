@@ -63,6 +63,13 @@ final class EventHub: Sendable {
     /// What `status` says while the configured journal cannot be opened (nil otherwise).
     var journalFailure: ServerMessage.JournalStatus? { journalState.withLockedValue { $0.failure } }
 
+    /// What `status` says about the journal: the open journal's state, or why the configured one cannot be opened
+    /// (one snapshot of both); nil without a journal.
+    var journalStatus: ServerMessage.JournalStatus? {
+        let (recorder, failure) = journalState.withLockedValue { ($0.recorder, $0.failure) }
+        return recorder?.status ?? failure
+    }
+
     /// Journals the events published from now on in `recorder`, a journal that could not be opened at start
     /// (`JournalReopenService`); events published before went out without ids.
     func attachJournal(_ recorder: EventRecorder) {

@@ -50,7 +50,8 @@ final class JournalReopenService: Service {
             switch outcome {
             case .success(let recorder):
                 hub.attachJournal(recorder)
-                uplink?.journalOpened()
+                // Not while repd stops: the uplink would start only to be stopped (its grace added to the stop).
+                if !Task.isShuttingDownGracefully { uplink?.journalOpened() }
                 logger.notice(
                     "journal: \(path) opened after \(tries) \(tries == 1 ? "try" : "tries"); events are journaled, with ids, from here on"
                 )
@@ -98,7 +99,7 @@ final class JournalReopenService: Service {
                 case .journal(let error):
                     "cannot open: \(error.message) (SQLite code \(error.code)); "
                         + (EventJournal.fullFileSystem(path) != nil
-                            ? "repd opens it once there is space" : "repd opens it once the file is fixed")
+                            ? "repd opens it once there is space" : "repd opens it once that is fixed")
                         + " (it tries again every minute)"
                 case .inUse(let error): "cannot open: \(error.description); repd tries again every minute"
                 }

@@ -43,13 +43,13 @@ final class UplinkService: Service {
     private func startIfReady(
         _ change: (inout (journalOpen: Bool, running: Bool, started: Bool, stopped: Bool)) -> Void
     ) {
-        let start = phase.withLockedValue { phase in
+        // Started under the lock: once `run()` reads `started` there, the thread it stops was made.
+        phase.withLockedValue { phase in
             change(&phase)
-            guard phase.journalOpen, phase.running, !phase.started, !phase.stopped else { return false }
+            guard phase.journalOpen, phase.running, !phase.started, !phase.stopped else { return }
             phase.started = true
-            return true
+            uplink.start()
         }
-        if start { uplink.start() }
     }
 
     /// The uplink the configuration asks for: nil when it is disabled or there is no journal (logged). When the

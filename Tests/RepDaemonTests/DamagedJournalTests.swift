@@ -196,7 +196,7 @@ struct DamagedJournalTests {
         let before = client.next(type: "status")
         #expect(before?["journal"]?["writing"] == .bool(false), "\(String(describing: before))")
         #expect(
-            before?["journal"]?["error"]?.stringValue?.contains("repd opens it once the file is fixed") == true,
+            before?["journal"]?["error"]?.stringValue?.contains("repd opens it once that is fixed") == true,
             "\(String(describing: before))")
 
         try FileManager.default.moveItem(atPath: journalPath, toPath: journalPath + ".bad")
