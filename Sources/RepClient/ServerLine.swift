@@ -133,13 +133,17 @@ public struct ServerEvent: Sendable, Equatable {
     public var id: Int64?
     /// The station that journaled it (nil when not journaled).
     public var station: String?
+    /// A `set_end` repd journaled at its start for a set the last run left open (a crash, a power cut):
+    /// `interrupted` true in the line. Its count is the reps that set sent.
+    public var interrupted: Bool
 
     /// Creates the event.
-    public init(_ body: Body, wall: Double, id: Int64? = nil, station: String? = nil) {
+    public init(_ body: Body, wall: Double, id: Int64? = nil, station: String? = nil, interrupted: Bool = false) {
         self.body = body
         self.wall = wall
         self.id = id
         self.station = station
+        self.interrupted = interrupted
     }
 
     /// The line's `type`: `set_start`, `rep`, `set_end` or `sensor`.
@@ -290,7 +294,8 @@ extension ServerLine {
             body = .sensor(try sensorState(m), timestamps: try m.optionalString("timestamps"))
         }
         return ServerEvent(
-            body, wall: try m.double("wall"), id: try m.optionalID("id"), station: try m.optionalString("station"))
+            body, wall: try m.double("wall"), id: try m.optionalID("id"), station: try m.optionalString("station"),
+            interrupted: type == "set_end" && m.values["interrupted"] == .bool(true))
     }
 
     /// A rep's quality members (of a `rep` line or of an entry of `set_end.quality`); nil without `start_t`.

@@ -199,6 +199,7 @@ struct Subscribe: ParsableCommand {
         case .workout(.setEnded(let s)):
             let live = s.liveRepCount.map { " (counted live: \($0); corrected after the set)" } ?? ""
             var text = "set \(s.setNumber) ended: \(s.repCount) reps\(live)"
+            if event.interrupted { text += " (interrupted: repd stopped before the set ended; the reps it sent)" }
             if let fastest = s.quality?.fastestMeanVelocity, let loss = s.quality?.velocityLoss {
                 text += " · fastest \(format(fastest, decimals: 2)) m/s, velocity loss \(format(loss, decimals: 0)) %"
             } else if let why = s.quality?.velocityUnavailable {

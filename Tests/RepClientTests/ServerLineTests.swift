@@ -70,6 +70,19 @@ struct ServerLineRoundTripTests {
         #expect(try ServerLine.parse(line).eventID == 42)
     }
 
+    @Test("the set_end repd journals for a set a crash left open reads back as that set's end, interrupted")
+    func interruptedSetEnd() throws {
+        let line = ServerMessage.interruptedSetEnd(set: 2, reps: 7, t: 81.5, wall: 9)
+        let expected = ServerEvent(
+            .workout(.setEnded(SetEvent(setNumber: 2, timestamp: 81.5, repCount: 7))), wall: 9, interrupted: true)
+        #expect(try ServerLine.parse(line) == .event(expected))
+        let ordinary = ServerMessage.event(.setEnded(SetEvent(setNumber: 2, timestamp: 81.5, repCount: 7)), wall: 9)
+        #expect(
+            try ServerLine.parse(ordinary)
+                == .event(
+                    ServerEvent(.workout(.setEnded(SetEvent(setNumber: 2, timestamp: 81.5, repCount: 7))), wall: 9)))
+    }
+
     @Test("the uplink's form of a journaled event names the journal file after the station and reads back the same")
     func journaledWithJournal() throws {
         let body = ServerMessage.event(.setStarted(SetEvent(setNumber: 1, timestamp: 2, repCount: 0)), wall: 3)

@@ -466,6 +466,7 @@ struct JournalTests {
             return
         }
         #expect(set.setNumber == 1 && set.repCount == rep.repInSet, "\(set)")
+        #expect(ended.interrupted, "read as interrupted by RepClient (repctl)")
         #expect(ended.id == last.id + 1 && ended.wall == last.wall)
         let stored = try EventJournal(path: journalPath, station: "test", handsOutIDs: false)
         #expect(try stored.events(after: last.id, limit: 1).first?.json.contains("\"interrupted\":true") == true)
