@@ -124,6 +124,12 @@ final class DaemonProcess {
 
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// SIGTERM, then waits for the exit (for a `defer` that ends a daemon the test no longer judges).
+    func stop() {
+        signal(SIGTERM)
+        _ = waitForExit()
+    }
+
     /// Waits for the process to exit and returns its status (nil on timeout, after which it is killed). On return,
     /// `standardOutput` and `standardError` hold everything the process wrote: the pipes are read on another thread,
     /// so an exit alone does not mean its last lines were collected (a CI pass once saw an empty stderr here).

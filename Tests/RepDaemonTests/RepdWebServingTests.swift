@@ -366,22 +366,9 @@ struct RepdWebServingTests {
         "repd-web's first connection asks for the last 500 events: a journal holding fewer (retention) is no warning, as that since was never a resume"
     )
     func startWindowBelowRetentionIsNoWarning() throws {
-        let dir = scratchDirectory()
-        let journalPath = dir + "/events.db"
-        let socketPath = dir + "/events.sock"
-        try prepareJournal(path: journalPath, count: 600)
-        // What retention leaves: the newest 50 (551…600), so repd-web's window (since=100) reaches below it.
-        let journal = try EventJournal(path: journalPath, station: "rack-1", handsOutIDs: false)
-        _ = try journal.prune(olderThan: nil, maxRows: 50, maxBytes: nil)
-        journal.close()
-        let daemon = try DaemonProcess(arguments: [
-            "--demo", "--socket", socketPath, "--journal", journalPath, "--quiet",
-        ])
-        defer {
-            daemon.signal(SIGTERM)
-            _ = daemon.waitForExit()
-        }
-        #expect(daemonListens(socketPath), "\(daemon.standardError)")
+        // What retention leaves of 600: the newest 50 (551…600), so repd-web's window (since=100) reaches below it.
+        let (daemon, socketPath) = try daemonOnPrunedJournal(count: 600, kept: 50)
+        defer { daemon.stop() }
         let (server, port) = try startWeb(["--socket", socketPath])
         // The replay came after repd's error line: once it is applied, the error was read.
         #expect(eventually(timeout: 20) { (firstStation("last_id", port: port)?.int ?? 0) >= 600 })

@@ -9,38 +9,11 @@ struct ReplayRetentionTests {
         "subscribe since=N below the oldest event held says which events are gone before the replay, which starts at the oldest held; since=0 and a since just below the oldest replay without it"
     )
     func sinceOlderThanRetention() throws {
-        let dir = scratchDirectory()
-        let journalPath = dir + "/events.db"
-        let socketPath = dir + "/events.sock"
-        try prepareJournal(path: journalPath, count: 200)
-        // What retention leaves of it: the newest 50 (151…200).
-        let journal = try EventJournal(path: journalPath, station: "rack-1", handsOutIDs: false)
-        _ = try journal.prune(olderThan: nil, maxRows: 50, maxBytes: nil)
-        journal.close()
-        let daemon = try DaemonProcess(arguments: [
-            "--demo", "--socket", socketPath, "--journal", journalPath, "--quiet",
-        ])
-        defer {
-            daemon.signal(SIGTERM)
-            _ = daemon.waitForExit()
-        }
-        #expect(daemonListens(socketPath), "\(daemon.standardError)")
-
-        /// The `error` lines and the first replayed id after `subscribe set,rep since=N`.
+        // What retention leaves of 200 events: the newest 50 (151…200).
+        let (daemon, socketPath) = try daemonOnPrunedJournal(count: 200, kept: 50)
+        defer { daemon.stop() }
         func resume(since: Int) throws -> (errors: [String], first: Int64?) {
-            let client = try #require(LineClient(path: socketPath))
-            client.send("subscribe set,rep since=\(since)\n")
-            var errors: [String] = []
-            let first = client.next(timeout: 10) { line -> Int64? in
-                switch line {
-                case .error(let message):
-                    errors.append(message)
-                    return nil
-                case .event(let event): return event.id
-                default: return nil
-                }
-            }
-            return (errors, first)
+            try firstReplayed(socketPath, "subscribe set,rep since=\(since)")
         }
 
         let old = try resume(since: 10)
@@ -64,38 +37,47 @@ struct ReplayRetentionTests {
         "with a type filter, the error names the journal's oldest event, not a replay start the filter skips: subscribe rep since=10 over a journal whose oldest event is a set_start"
     )
     func sinceOlderThanRetentionWithATypeFilter() throws {
-        let dir = scratchDirectory()
-        let journalPath = dir + "/events.db"
-        let socketPath = dir + "/events.sock"
-        try prepareJournal(path: journalPath, count: 200)
-        // The newest 56 (145…200): 145 is a set_start, 146 the first rep.
-        let journal = try EventJournal(path: journalPath, station: "rack-1", handsOutIDs: false)
-        _ = try journal.prune(olderThan: nil, maxRows: 56, maxBytes: nil)
-        journal.close()
-        let daemon = try DaemonProcess(arguments: [
-            "--demo", "--socket", socketPath, "--journal", journalPath, "--quiet",
-        ])
-        defer {
-            daemon.signal(SIGTERM)
-            _ = daemon.waitForExit()
-        }
-        #expect(daemonListens(socketPath), "\(daemon.standardError)")
-        let client = try #require(LineClient(path: socketPath))
-        client.send("subscribe rep since=10\n")
-        var errors: [String] = []
-        let first = client.next(timeout: 10) { line -> Int64? in
-            switch line {
-            case .error(let message):
-                errors.append(message)
-                return nil
-            case .event(let event): return event.id
-            default: return nil
-            }
-        }
+        // The newest 56 of 200 (145…200): 145 is a set_start, 146 the first rep.
+        let (daemon, socketPath) = try daemonOnPrunedJournal(count: 200, kept: 56)
+        defer { daemon.stop() }
+        let (errors, first) = try firstReplayed(socketPath, "subscribe rep since=10")
         #expect(first == 146)
         #expect(
             errors == [
                 "since=10: events 11…144 are not in the journal (removed by retention, or never written: ids skipped after a crash); the journal holds events from id 145 on"
             ], "\(errors)")
     }
+}
+
+/// repd on the demo, serving a journal of `count` events (`prepareJournal`) of which retention left the newest `kept`.
+func daemonOnPrunedJournal(count: Int, kept: Int) throws -> (daemon: DaemonProcess, socketPath: String) {
+    let dir = scratchDirectory()
+    let journalPath = dir + "/events.db"
+    let socketPath = dir + "/events.sock"
+    try prepareJournal(path: journalPath, count: count)
+    let journal = try EventJournal(path: journalPath, station: "rack-1", handsOutIDs: false)
+    _ = try journal.prune(olderThan: nil, maxRows: kept, maxBytes: nil)
+    journal.close()
+    let daemon = try DaemonProcess(arguments: [
+        "--demo", "--socket", socketPath, "--journal", journalPath, "--quiet",
+    ])
+    #expect(daemonListens(socketPath), "\(daemon.standardError)")
+    return (daemon, socketPath)
+}
+
+/// The `error` lines before the first replayed event, and its id, after `command` (a `subscribe … since=N`).
+private func firstReplayed(_ socketPath: String, _ command: String) throws -> (errors: [String], first: Int64?) {
+    let client = try #require(LineClient(path: socketPath))
+    client.send(command + "\n")
+    var errors: [String] = []
+    let first = client.next(timeout: 10) { line -> Int64? in
+        switch line {
+        case .error(let message):
+            errors.append(message)
+            return nil
+        case .event(let event): return event.id
+        default: return nil
+        }
+    }
+    return (errors, first)
 }
