@@ -101,8 +101,10 @@ struct JournalFullDiskTests {
         let id = try #require(journaled, "no rep with an id within 30 s")
         let replayer = try #require(LineClient(path: socketPath))
         replayer.send("subscribe since=0\n")
+        var subscribed = false  // live events of the default types may come before `subscribed`, not the replay
         let replayed = replayer.next(timeout: 10) { line -> Int64? in
-            guard case .event(let event) = line, let eventID = event.id, eventID >= id else { return nil }
+            if case .subscribed = line { subscribed = true }
+            guard subscribed, case .event(let event) = line, let eventID = event.id, eventID >= id else { return nil }
             return eventID
         }
         #expect(replayed == id, "the replay from 0 did not send event \(id) first")

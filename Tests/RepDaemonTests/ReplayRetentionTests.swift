@@ -70,8 +70,13 @@ private func firstReplayed(_ socketPath: String, _ command: String) throws -> (e
     let client = try #require(LineClient(path: socketPath))
     client.send(command + "\n")
     var errors: [String] = []
+    var subscribed = false
     let first = client.next(timeout: 10) { line -> Int64? in
         switch line {
+        case .subscribed:
+            subscribed = true
+            return nil
+        case _ where !subscribed: return nil  // a live event of the default types, before the replay
         case .error(let message):
             errors.append(message)
             return nil
