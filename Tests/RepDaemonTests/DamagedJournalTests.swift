@@ -201,12 +201,7 @@ struct DamagedJournalTests {
 
         try FileManager.default.moveItem(atPath: journalPath, toPath: journalPath + ".bad")
         // Tries come 1, 2, 4 … s apart.
-        var status: JSONValue?
-        let opened = eventually(timeout: 30) {
-            client.send("status\n")
-            status = client.next(type: "status")
-            return status?["journal"]?["writing"] == .bool(true)
-        }
+        let (opened, status) = client.statusOnceJournalWrites(timeout: 30)
         #expect(opened, "\(String(describing: status))\n\(daemon.standardError.suffix(3000))")
         #expect(status?["journal"]?["error"] == nil, "\(String(describing: status))")
         let journaled = client.next(timeout: 30) { line -> Int64? in

@@ -232,6 +232,18 @@ final class LineClient {
     }
 
     /// Messages until one of `type` arrives (returned), skipping others; nil on timeout/EOF.
+    /// Asks `status` until it says the journal writes (a journal repd opened after its start), within `timeout`
+    /// seconds: whether it did, and the last `status` reply.
+    func statusOnceJournalWrites(timeout: Double) -> (opened: Bool, status: JSONValue?) {
+        var status: JSONValue?
+        let opened = eventually(timeout: timeout) {
+            send("status\n")
+            status = next(type: "status")
+            return status?["journal"]?["writing"] == .bool(true)
+        }
+        return (opened, status)
+    }
+
     func next(type: String, timeout: Double = 10) -> JSONValue? {
         let deadline = Date().addingTimeInterval(timeout)
         while let message = nextMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {

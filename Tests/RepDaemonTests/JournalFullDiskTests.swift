@@ -80,12 +80,7 @@ struct JournalFullDiskTests {
 
         FileManager.default.createFile(atPath: dir + "/free", contents: nil)
         // Tries come 1, 2, 4, 8, 16 s apart: within a minute of the space coming back it opens.
-        var status: JSONValue?
-        let opened = eventually(timeout: 60) {
-            client.send("status\n")
-            status = client.next(type: "status")
-            return status?["journal"]?["writing"] == .bool(true)
-        }
+        let (opened, status) = client.statusOnceJournalWrites(timeout: 60)
         #expect(opened, "\(String(describing: status))\n\(daemon.standardError.suffix(3000))")
         #expect(status?["journal"]?["error"] == nil, "\(String(describing: status))")
         #expect(
