@@ -2,8 +2,11 @@ import MotionCore
 import RepDetection
 import RepProtocol
 
-/// One line repd sent, read back into types: the reader's side of `ServerMessage` (docs/PROTOCOL.md). Fields a
-/// later version of protocol 1 adds are ignored; a type this version does not know is `.unknown`.
+/// One line repd sent, read back into types: the reader's side of `ServerMessage` (docs/PROTOCOL.md). What a later
+/// version of protocol 1 adds reads without an error: members this version does not know are ignored, a message type
+/// it does not know is `.unknown`, and a journaled event it cannot read whole (a type, a sensor state or an error
+/// kind it does not know) is an event whose body is `.other`, with its id, so that a resume or a `history` page goes
+/// on past it.
 public enum ServerLine: Sendable, Equatable {
     /// `hello`, once on connect.
     case hello(Hello)
@@ -123,6 +126,11 @@ public struct ServerEvent: Sendable, Equatable {
         /// A journaled event whose stored text could not be read (`{"type":"damaged"}`): `of` is the type the
         /// journal filed it under (empty when unknown). Its `wall` reads as 0.
         case damaged(of: String)
+        /// An event this version cannot read whole: a type it does not know carrying an `id` (a later repd's
+        /// journaled event, live, replayed or in `history`), or a `sensor` event whose `state` or error `kind` it does
+        /// not know. `type` is the line's; its `id`, `station` and `wall` (0 when absent) are read as sent. Skip it,
+        /// keeping its id as seen.
+        case other(type: String)
     }
 
     /// What happened.
@@ -146,21 +154,23 @@ public struct ServerEvent: Sendable, Equatable {
         self.interrupted = interrupted
     }
 
-    /// The line's `type`: `set_start`, `rep`, `set_end` or `sensor`.
+    /// The line's `type`: `set_start`, `rep`, `set_end`, `sensor`, `damaged`, or, for `.other`, the type it had.
     public var type: String {
         switch body {
         case .workout(let event): ServerMessage.typeName(of: event)
         case .sensor: "sensor"
         case .damaged: "damaged"
+        case .other(let type): type
         }
     }
 
-    /// The event type a client subscribes to for it.
-    public var kind: EventKind {
+    /// The event type a client subscribes to for it; nil for a damaged row the journal filed under no type this
+    /// version knows, and for an event of a type it does not know.
+    public var kind: EventKind? {
         switch body {
         case .workout(let event): ServerMessage.kind(of: event)
         case .sensor: .sensor
-        case .damaged(let type): ServerMessage.kind(ofType: type) ?? .rep
+        case .damaged(let type), .other(let type): ServerMessage.kind(ofType: type)
         }
     }
 }
@@ -223,7 +233,7 @@ extension ServerLine {
                     protocolVersion: try m.int("protocol"), version: try m.string("version"),
                     sensor: try sensorInfo(m.object("sensor")), subscribed: try kinds(m, "subscribed"),
                     newestID: try m.optionalID("newest_id"), journal: try m.optionalString("journal")))
-        case "set_start", "rep", "set_end", "sensor", "damaged": return .event(try event(m))
+        case _ where journaledTypes.contains(m.path): return .event(try event(m))
         case "samples": return .samples(try samples(m))
         case "status": return .status(try status(m), version: try m.string("version"))
         case "history":
@@ -231,10 +241,13 @@ extension ServerLine {
             var events: [ServerEvent] = []
             for (index, item) in items.enumerated() {
                 let entry = try m.element(item, at: index, of: "events")
-                guard case .string(let type)? = entry.values["type"],
-                    ["set_start", "rep", "set_end", "sensor", "damaged"].contains(type)
-                else { throw ServerLineError(reason: "not a journaled event", member: entry.path) }
-                events.append(try event(Members(entry.values, path: type), reportingAs: entry.path))
+                guard case .string(let type)? = entry.values["type"], !replyTypes.contains(type) else {
+                    throw ServerLineError(reason: "not a journaled event", member: entry.path)
+                }
+                let members = Members(entry.values, path: type)
+                events.append(
+                    journaledTypes.contains(type)
+                        ? try event(members, reportingAs: entry.path) : try other(members, reportingAs: entry.path))
             }
             return .history(
                 History(
@@ -245,8 +258,26 @@ extension ServerLine {
         case "pong": return .pong
         case "error": return .error(try m.string("message"))
         case "bye": return .bye(reason: try m.string("reason"))
+        // A type this version does not know: a later repd's journaled event when it carries an id.
+        case _ where (try? m.optionalID("id")) != nil: return .event(try other(m))
         default: return .unknown(type: m.path)
         }
+    }
+
+    /// The types of the events repd journals (and `history` returns).
+    private static let journaledTypes: Set = ["set_start", "rep", "set_end", "sensor", "damaged"]
+    /// The types of the other messages repd sends: never an event of a `history` reply.
+    private static let replyTypes: Set = [
+        "hello", "samples", "status", "history", "subscribed", "reset", "pong", "error", "bye",
+    ]
+
+    /// An event this version cannot read whole (`ServerEvent.Body.other`): its `id`, `station` and `wall` as sent.
+    private static func other(_ m: Members, reportingAs path: String? = nil) throws(ServerLineError) -> ServerEvent {
+        let type = m.path
+        let m = Members(m.values, path: path ?? m.path)
+        return ServerEvent(
+            .other(type: type), wall: try m.optionalDouble("wall") ?? 0, id: try m.optionalID("id"),
+            station: try m.optionalString("station"))
     }
 
     /// An event line; `path` names it in errors (`history.events[3]` for one inside a `history` reply).
@@ -291,7 +322,11 @@ extension ServerLine {
                         setNumber: try m.int("set"), timestamp: try m.double("t"), repCount: try m.int("reps"),
                         liveRepCount: try m.optionalInt("live_reps"), quality: quality)))
         default:
-            body = .sensor(try sensorState(m), timestamps: try m.optionalString("timestamps"))
+            // A state or error kind of a later repd: the event still counts (its id), as `.other`.
+            guard let state = try sensorState(m) else {
+                return try other(Members(m.values, path: type), reportingAs: m.path)
+            }
+            body = .sensor(state, timestamps: try m.optionalString("timestamps"))
         }
         return ServerEvent(
             body, wall: try m.double("wall"), id: try m.optionalID("id"), station: try m.optionalString("station"),
@@ -322,8 +357,9 @@ extension ServerLine {
             velocity: velocity, velocityUnavailable: try m.optionalString("velocity_unavailable"))
     }
 
-    /// The `state` of a `sensor` line (with its `message` and `kind`) as the provider state it was written from.
-    private static func sensorState(_ m: Members) throws(ServerLineError) -> MotionProviderState {
+    /// The `state` of a `sensor` line (with its `message` and `kind`) as the provider state it was written from; nil
+    /// for a state or error kind this version does not know (a later repd's).
+    private static func sensorState(_ m: Members) throws(ServerLineError) -> MotionProviderState? {
         switch try m.string("state") {
         case "idle": return .idle
         case "connected": return .running
@@ -333,13 +369,9 @@ extension ServerLine {
         case "lost": return .sensorLost(reason: try m.optionalString("message") ?? "")
         case "polling": return .polling(reason: try m.optionalString("message") ?? "")
         case "error":
-            let name = try m.string("kind")
-            guard let kind = MotionProviderError.Kind(rawValue: name) else {
-                throw ServerLineError(reason: "unknown error kind \"\(name)\"", member: m.path(of: "kind"))
-            }
+            guard let kind = MotionProviderError.Kind(rawValue: try m.string("kind")) else { return nil }
             return .failed(MotionProviderError(kind, try m.optionalString("message") ?? ""))
-        case let other:
-            throw ServerLineError(reason: "unknown sensor state \"\(other)\"", member: m.path(of: "state"))
+        default: return nil
         }
     }
 
@@ -348,14 +380,14 @@ extension ServerLine {
             kind: try m.string("kind"), name: try m.string("name"), rateHz: try m.double("rate_hz"))
     }
 
+    /// The event types a list names; a name this version does not know (a type a later repd sends) is left out.
     private static func kinds(_ m: Members, _ key: String) throws(ServerLineError) -> Set<EventKind> {
         var kinds = Set<EventKind>()
         for (index, item) in try m.array(key).enumerated() {
-            guard let name = item.stringValue, let kind = EventKind(rawValue: name) else {
-                throw ServerLineError(
-                    reason: "not an event type (rep, set, sensor, samples)", member: "\(m.path(of: key))[\(index)]")
+            guard let name = item.stringValue else {
+                throw ServerLineError(reason: "expected an event type's name", member: "\(m.path(of: key))[\(index)]")
             }
-            kinds.insert(kind)
+            if let kind = EventKind(rawValue: name) { kinds.insert(kind) }
         }
         return kinds
     }

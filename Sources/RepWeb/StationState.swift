@@ -139,8 +139,12 @@ public struct StationState: Sendable, Equatable {
             reportedName = station
             name = station
         }
-        // A damaged journal row: its id counts as seen (a resume goes on after it); it says nothing else.
-        if case .damaged = event.body { return false }
+        // A damaged journal row, or an event of a later repd this version cannot read: its id counts as seen (a
+        // resume goes on after it); it says nothing else.
+        switch event.body {
+        case .damaged, .other: return false
+        case .workout, .sensor: break
+        }
         lastEventWall = event.wall
         switch event.body {
         case .workout(.setStarted(let started)):
@@ -172,7 +176,7 @@ public struct StationState: Sendable, Equatable {
         case .sensor(let state, _):
             sensor = ServerMessage.stateName(state)
             sensorMessage = Self.message(of: state)
-        case .damaged:
+        case .damaged, .other:
             break
         }
         return true

@@ -125,11 +125,8 @@ struct History: ParsableCommand {
             if let text = item.text { print(text) }
         } else {
             let id = item.event.id.map { "#\($0) " } ?? ""
-            // A damaged row has no time: as wide a gap in its place.
-            let time =
-                if case .damaged = item.event.body { String(repeating: " ", count: 19) } else {
-                    Self.localTime(item.event.wall)
-                }
+            // A damaged row has no time (nor may a later repd's event this repctl cannot read): as wide a gap.
+            let time = item.event.wall > 0 ? Self.localTime(item.event.wall) : String(repeating: " ", count: 19)
             print("\(time)  \(id)\(Subscribe.describe(item.event))")
         }
     }

@@ -216,6 +216,8 @@ struct Subscribe: ParsableCommand {
             return "sensor \(ServerMessage.stateName(state))\(message.map { ": \($0)" } ?? "")"
         case .damaged(let type):
             return "an event\(type.isEmpty ? "" : " (\(type))") damaged in repd's journal: its text cannot be read"
+        case .other(let type):
+            return "a \(type) event this repctl cannot read whole (a newer repd's?)"
         }
     }
 }

@@ -178,7 +178,76 @@ struct ServerLineRoundTripTests {
     @Test("a type this version does not know, and members it does not know, are not errors")
     func laterVersions() throws {
         #expect(try ServerLine.parse(#"{"type":"calibration","x":1}"#) == .unknown(type: "calibration"))
+        #expect(try ServerLine.parse(#"{"type":"notice","id":"n-3"}"#) == .unknown(type: "notice"))
         #expect(try ServerLine.parse(#"{"type":"pong","extra":[1,{"a":2}]}"#) == .pong)
+    }
+
+    @Test(
+        "a later repd's journaled event this version cannot read whole (a new type, sensor state or error kind) reads as .other with its id, station and wall"
+    )
+    func laterVersionsEvents() throws {
+        let cases: [(line: String, expected: ServerEvent)] = [
+            (
+                #"{"type":"calibration","axis":"z","wall":12.5,"id":41,"station":"gym"}"#,
+                ServerEvent(.other(type: "calibration"), wall: 12.5, id: 41, station: "gym")
+            ),
+            (
+                #"{"type":"sensor","state":"recalibrating","wall":13,"id":42,"station":"gym"}"#,
+                ServerEvent(.other(type: "sensor"), wall: 13, id: 42, station: "gym")
+            ),
+            (
+                #"{"type":"sensor","state":"error","kind":"overheated","message":"hot","wall":14,"id":43}"#,
+                ServerEvent(.other(type: "sensor"), wall: 14, id: 43)
+            ),
+            (#"{"type":"calibration","id":44}"#, ServerEvent(.other(type: "calibration"), wall: 0, id: 44)),
+        ]
+        for (line, expected) in cases {
+            #expect(try ServerLine.parse(line) == .event(expected), "\(line)")
+        }
+        let sensor = try #require(ServerLine.parse(cases[1].line).eventID)
+        #expect(sensor == 42)
+        #expect(ServerEvent(.other(type: "sensor"), wall: 0).kind == .sensor)
+        #expect(ServerEvent(.other(type: "calibration"), wall: 0).kind == nil)
+        #expect(ServerEvent(.other(type: "calibration"), wall: 0).type == "calibration")
+        // A known state still reads as itself; a known type with a member missing is still an error.
+        #expect(
+            try ServerLine.parse(#"{"type":"sensor","state":"back","wall":1,"id":2}"#)
+                == .event(ServerEvent(.sensor(.sensorBack, timestamps: nil), wall: 1, id: 2)))
+        #expect(throws: ServerLineError(reason: "missing (a number)", member: "sensor.wall")) {
+            try ServerLine.parse(#"{"type":"sensor","state":"back","id":2}"#)
+        }
+    }
+
+    @Test("a history page holding a later repd's events reads whole: each is .other with its id, so paging goes on")
+    func historyWithLaterEvents() throws {
+        let rep = String(
+            ServerMessage.journaled(ServerMessage.event(Self.workoutEvents[2], wall: 10), id: 7, station: "gym")
+                .dropLast())
+        let line =
+            #"{"type":"history","events":["# + rep
+            + #",{"type":"calibration","axis":"z","wall":11,"id":8,"station":"gym"},{"type":"sensor","state":"recalibrating","wall":12,"id":9,"station":"gym"}],"count":3,"more":true,"newest_id":30}"#
+        guard case .history(let history) = try ServerLine.parse(line) else {
+            Issue.record("not a history reply")
+            return
+        }
+        #expect(history.events.map(\.id) == [7, 8, 9])
+        #expect(history.events.map(\.type) == ["rep", "calibration", "sensor"])
+        #expect(history.events[1] == ServerEvent(.other(type: "calibration"), wall: 11, id: 8, station: "gym"))
+        #expect(history.eventTexts.count == 3)
+        #expect(history.more && history.newestID == 30)
+    }
+
+    @Test("an event type a later repd adds to hello's or subscribed's list is left out, not an error")
+    func laterEventKinds() throws {
+        let hello =
+            #"{"type":"hello","protocol":1,"version":"x","sensor":{"kind":"demo","name":"d","rate_hz":50},"rate_hz":50,"subscribed":["rep","steps"]}"#
+        guard case .hello(let read) = try ServerLine.parse(hello) else {
+            Issue.record("not a hello")
+            return
+        }
+        #expect(read.subscribed == [.rep])
+        #expect(
+            try ServerLine.parse(#"{"type":"subscribed","events":["set","steps"]}"#) == .subscribed([.set], since: nil))
     }
 }
 
@@ -214,12 +283,12 @@ struct ServerLineErrorTests {
             ServerLineError(reason: "expected [t, ax, ay, az] (numbers)", member: "samples.samples[1]")
         ),
         (
-            #"{"type":"sensor","state":"melted","wall":1}"#,
-            ServerLineError(reason: "unknown sensor state \"melted\"", member: "sensor.state")
+            #"{"type":"hello","protocol":1,"version":"x","sensor":{"kind":"demo","name":"d","rate_hz":50},"rate_hz":50,"subscribed":["rep",2]}"#,
+            ServerLineError(reason: "expected an event type's name", member: "hello.subscribed[1]")
         ),
         (
-            #"{"type":"hello","protocol":1,"version":"x","sensor":{"kind":"demo","name":"d","rate_hz":50},"rate_hz":50,"subscribed":["rep","steps"]}"#,
-            ServerLineError(reason: "not an event type (rep, set, sensor, samples)", member: "hello.subscribed[1]")
+            #"{"type":"history","events":[{"set":1,"id":3}],"count":1,"more":false}"#,
+            ServerLineError(reason: "not a journaled event", member: "history.events[0]")
         ),
     ]
 

@@ -64,6 +64,27 @@ struct StationStateTests {
         #expect(s == before)
     }
 
+    @Test(
+        "a later repd's event this version cannot read (a new type, a new sensor state) counts as seen and changes nothing shown"
+    )
+    func laterRepdsEvents() {
+        var s = state(after: workout)
+        for line in [
+            #"{"type":"calibration","axis":"z","wall":3.0,"id":5,"station":"rack-1"}"#,
+            #"{"type":"sensor","state":"recalibrating","wall":3.5,"id":6,"station":"rack-1"}"#,
+        ] {
+            let before = s
+            let message = messages([line])[0]
+            let changed = s.apply(message.line, json: message.json)
+            #expect(!changed, "\(line)")
+            #expect(s.lastID == before.lastID.map { $0 + 1 }, "a resume goes on after it")
+            s.lastID = before.lastID
+            #expect(s == before, "nothing else changed")
+            s.lastID = before.lastID.map { $0 + 1 }
+        }
+        #expect(s.sensor == "connected" && s.count == 2)
+    }
+
     @Test("set numbers starting over (a reset, a new repd) start a new workout: the history is cleared")
     func newWorkout() {
         let s = state(
