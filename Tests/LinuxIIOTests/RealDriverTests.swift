@@ -223,9 +223,11 @@ struct RealDriverTests {
         print(
             "mma8452 removed and re-added: samples before \(count("SAMPLES-BEFORE")), in 1 s while gone \(count("SAMPLES-GONE")), in 1 s after \(count("SAMPLES-BACK"))"
         )
-        #expect(count("SAMPLES-BEFORE") > 50, "about 100 Hz before: \(tail)")
+        // At 100 Hz, loosely: a guest under TCG on a busy host may run late, and a second of its time holds fewer
+        // samples; a device left at a slow default rate (1 Hz) would still break it.
+        #expect(count("SAMPLES-BEFORE") > 10, "about 100 Hz before: \(tail)")
         #expect(count("SAMPLES-GONE") == 0)
-        #expect(count("SAMPLES-BACK") > 50, "samples resume at about 100 Hz")
+        #expect(count("SAMPLES-BACK") > 10, "samples resume at about 100 Hz")
         let states = outcome.lines("EVENT").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }

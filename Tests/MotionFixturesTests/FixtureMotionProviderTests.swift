@@ -69,11 +69,13 @@ struct FixtureMotionProviderTests {
 
     @Test("timed replay at 4x takes less than half as long as at 1x (a ratio in the same run)")
     func timedReplayGoesFasterWithTheSpeed() async {
-        // 2 s of samples: at 1x at least 2 s (never early, above); at 4x 0.5 s, so this fails only when that
-        // replay is held up by more than half a second more than the 1x one.
+        // 2 s of samples: at 1x at least 2 s (never early, above); at 4x 0.5 s. A replay held up by more than half a
+        // second (a busy machine) could fail it once: the 4x replay runs up to three times and its shortest counts,
+        // as a benchmark takes the best of its repeats. A speed ignored fails every time.
         let samples = rampSamples(count: 101, interval: 0.02)
         var spans: [Double: Double] = [:]
-        for speed in [1.0, 4.0] {
+        for speed in [1.0, 4.0, 4.0, 4.0] {
+            if speed == 4, let best = spans[4], best < (spans[1] ?? 0) / 2 { break }
             let provider = FixtureMotionProvider(samples: samples, batchSize: 5, speedMultiplier: speed)
             let recorder = BatchRecorder(provider)
             let started = ContinuousClock.now
@@ -82,7 +84,8 @@ struct FixtureMotionProviderTests {
             // Up to the last batch's delivery, timed on the provider's thread (when this task wakes again depends on
             // the other tests that share the pool).
             let span = (recorder.deliveries.last?.at ?? .now) - started
-            spans[speed] = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
+            let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
+            spans[speed] = min(spans[speed] ?? .infinity, seconds)
         }
         print("timed replay of 2 s: \(spans[1.0] ?? .nan) s at 1x, \(spans[4.0] ?? .nan) s at 4x")
         #expect((spans[4.0] ?? .infinity) < (spans[1.0] ?? 0) / 2, "\(spans)")

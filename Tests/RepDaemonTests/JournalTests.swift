@@ -481,7 +481,13 @@ struct JournalTests {
         // That run stopped cleanly, with no set open: the next start ends nothing.
         let second = try restart(since: last.id + 1, expecting: false)
         #expect(!second.log.contains("left open"), "\(second.log)")
-        #expect(second.lines.allSatisfy { $0.event?.id.map { $0 > last.id + 1 } ?? true }, "\(second.lines)")
+        #expect(!second.lines.contains { $0.event?.interrupted == true }, "\(second.lines)")
+        let after = try EventJournal(path: journalPath, station: "test", handsOutIDs: false)
+        let later = try after.events(after: last.id + 1, limit: 1000)
+        after.close()
+        #expect(
+            !later.contains { $0.json.contains("\"interrupted\"") },
+            "no second interrupted set_end journaled: \(later.map(\.json))")
     }
 
     @Test(

@@ -52,13 +52,15 @@ struct ReliabilityTests {
 
         let start = ContinuousClock.now
         daemon.signal(SIGTERM)
-        let status = daemon.waitForExit(timeout: 10)
+        // A shutdown that waits for the client never ends; a prompt one takes well under a second (printed): the
+        // bound leaves a busy machine room.
+        let status = daemon.waitForExit(timeout: 30)
         let took = seconds(since: start)
         print("shutdown with a stalled client took \(took) s")
         #expect(
             status == 0,
             "exit status \(String(describing: status)) after \(took) s; \(daemon.standardError.suffix(4000))")
-        #expect(took < 5, "shutdown took \(took) s")
+        #expect(took < 15, "shutdown took \(took) s")
         #expect(access(socketPath, F_OK) != 0, "the socket file is removed")
         #expect(!daemon.standardError.contains("stopped reading"), "the client stayed under its queue limit")
     }

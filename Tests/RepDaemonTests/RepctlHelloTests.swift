@@ -181,12 +181,16 @@ struct RepctlHelloTests {
             }, "\(subscriber.standardError)")
         #expect(subscriber.process.isRunning, "it keeps trying")
         peer.stop()
+        let repsBefore = subscriber.standardOutput.components(separatedBy: " · rep ").count
         daemon = try DaemonProcess(arguments: [
             "--demo", "--loop", "--speed", "10", "--socket", socketPath, "--journal", "", "--quiet",
         ])
         #expect(
             eventually(timeout: 40) { subscriber.standardError.contains("reconnected to \(socketPath)") },
             "\(subscriber.standardError)")
+        #expect(
+            eventually(timeout: 40) { subscriber.standardOutput.components(separatedBy: " · rep ").count > repsBefore },
+            "the new repd's reps are printed: \(subscriber.standardOutput.suffix(500))")
         subscriber.signal(SIGINT)
         #expect(subscriber.waitForExit() == 0, "\(subscriber.standardError)")
         daemon.signal(SIGTERM)

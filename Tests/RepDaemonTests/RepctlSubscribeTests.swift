@@ -114,7 +114,7 @@ struct RepctlSubscribeTests {
             executable: "/usr/bin/nohup", arguments: [repctl, "subscribe", "--socket", socketPath])
         #expect(
             eventually(timeout: 20) {
-                plain.standardOutput.contains("rep") && underNohup.standardOutput.contains("rep")
+                plain.standardOutput.contains(" · rep ") && underNohup.standardOutput.contains(" · rep ")
             })
         plain.signal(SIGHUP)
         underNohup.signal(SIGHUP)

@@ -19,7 +19,12 @@ private func mappedLibraries(_ pid: Int32) -> Set<String> {
         }.filter { $0.contains(".so") })
 }
 
-private let mosquittoLibrary = "/usr/lib/x86_64-linux-gnu/libmosquitto.so.1"
+/// libmosquitto where Debian and Ubuntu put it for the architecture the tests were built for.
+#if arch(arm64)
+    private let mosquittoLibrary = "/usr/lib/aarch64-linux-gnu/libmosquitto.so.1"
+#else
+    private let mosquittoLibrary = "/usr/lib/x86_64-linux-gnu/libmosquitto.so.1"
+#endif
 
 @Suite("libmosquitto is opened only for an uplink (#20 footprint)", .serialized)
 struct UplinkLibraryTests {

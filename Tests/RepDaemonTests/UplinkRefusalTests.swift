@@ -329,6 +329,7 @@ struct UplinkRefusalTests {
         #expect(first.waitForExit() == 0)
         let newest = try newestID(journalPath)
         try broker.start()
+        let subscriber = try Subscriber(port: broker.port)
         // The next start prunes to the newest 100 (retention runs at start): ids up to newest − 100 are gone.
         let second = try run { $0.uplink?.state == "connected" }
         let gone =
@@ -344,7 +345,17 @@ struct UplinkRefusalTests {
         let connected = second.standardError.firstMatch(
             of: #/as repd-bench-8 \(MQTT 5\); sending repd/bench-8/events after event id 0 \(backlog (\d+)\)/#)
         #expect(connected.flatMap { Int($0.1) }.map { $0 < newest } == true, "\(second.standardError.suffix(2000))")
-        #expect(uplinkCaughtUp(socketPath)?.backlog == 0)
+        let caughtUp = uplinkCaughtUp(socketPath)
+        #expect(caughtUp?.backlog == 0)
+        // The rest arrives: every id after the pruned ones, up to what the broker acknowledged, reached its topic.
+        let prunedThrough = try #require(match.flatMap { Int($0.1) })
+        let acked = try #require(caughtUp.map { Int($0.ackedID) })
+        #expect(acked > prunedThrough)
+        let expected = Set((prunedThrough + 1)...max(prunedThrough + 1, acked))
+        #expect(
+            eventually(timeout: 20) { expected.isSubset(of: Set(subscriber.ids)) },
+            "missing at the broker: \(expected.subtracting(subscriber.ids).sorted().prefix(20))")
+        #expect(!subscriber.ids.contains { $0 <= prunedThrough }, "no pruned id was sent")
         second.signal(SIGTERM)
         #expect(second.waitForExit() == 0)
     }

@@ -524,7 +524,7 @@ struct UplinkTests {
         #expect(waitForEnd(socketPath))
         let client = try #require(LineClient(path: socketPath))
         client.send("subscribe since=0\n")
-        #expect(client.next(type: "set_end", timeout: 1) != nil, "the set ended before the replay did")
+        #expect(client.next(type: "set_end", timeout: 15) != nil, "the set ended before the replay did")
         // Caught up: one status says the broker acknowledged the journal's newest event.
         var status: ServerMessage.Status?
         #expect(

@@ -201,7 +201,8 @@ struct IDMarkTests {
             _ = IDMarkFile(journalPath: path).read()
             done.signal()
         }
-        let waited = done.wait(timeout: .now() + 2) == .timedOut
+        // A read that waits on the FIFO waits for ever: 30 s tells it from a queue a busy machine was slow to run.
+        let waited = done.wait(timeout: .now() + 30) == .timedOut
         if waited {
             let fd = open(path + ".ids", O_RDWR | O_NONBLOCK)
             if fd >= 0 { close(fd) }
