@@ -32,7 +32,10 @@ struct Record: ParsableCommand {
     @Option(help: "How long to record: 30s, 2m, 500ms or plain seconds, at least 0.1 s (default: until Ctrl-C).")
     var duration: String?
 
-    @Flag(help: "Read the sensor directly (no daemon running), configured as repd would.")
+    @Flag(
+        help:
+            "Read the sensor directly (no daemon running), set up as repd sets it up with its built-in [sensor] defaults and --device and --rate (a repd.toml is not read: its trigger, hrtimer_trigger and force_polling do not apply)."
+    )
     var direct = false
 
     @Option(

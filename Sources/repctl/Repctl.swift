@@ -13,7 +13,7 @@ import RepTools
     @preconcurrency import Darwin
 #endif
 
-/// repctl: tools around repd — evaluate the detector on recordings, plot a recording.
+/// repctl: tools around repd — talk to a running repd, look at the sensors, and evaluate, plot and generate recordings.
 @main
 struct Repctl: ParsableCommand {
     /// Parses the command line (a negative number after an option attached to it: `CommandLineArguments`) and runs.
@@ -23,7 +23,8 @@ struct Repctl: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "repctl",
-        abstract: "Tools for repd: evaluate rep counting on recordings, plot a recording.",
+        abstract:
+            "Tools for repd: talk to a running repd (status, subscribe, history, record), look at the sensors, and evaluate, plot and generate recordings.",
         version: repdVersion,
         subcommands: [
             Status.self, Subscribe.self, History.self, Record.self, Sensors.self, Evaluate.self, Plot.self,
@@ -60,7 +61,8 @@ struct Evaluate: ParsableCommand {
             after its rep's end (the last sample of the batch that sent it minus the rep's time).
             A missing or malformed file is reported with its reason (and "error" in --json), listed as failed, \
             and makes the exit code 1; the other sets are still evaluated. A manifest (or --gate file) that cannot \
-            be read, is malformed, or lists no recording exits 2 before anything is evaluated.
+            be read, is malformed, or lists no recording exits 2 before anything is evaluated; a --config file \
+            that does not read as a repd configuration exits 78 with its line and why, as repd does.
 
             For scripts/train-gate: --features FILE also writes every moment the exercise gate judged, with its \
             features, as CSV; --gate FILE uses another gate model (trees of log-odds: lines feature, threshold, \
@@ -82,7 +84,10 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Samples per batch in the replay (≥ 1).")
     var batch = 10
 
-    @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
+    @Option(
+        help:
+            "A repd configuration file whose [detector] settings to use (default: the built-in defaults); a file that does not read as a repd configuration exits 78 with its line and why."
+    )
     var config: String?
 
     @Option(
@@ -200,7 +205,10 @@ struct Plot: ParsableCommand {
     @Option(help: "The true rep count, shown in the title.")
     var trueReps: Int?
 
-    @Option(help: "A repd configuration file whose [detector] settings to use (default: the built-in defaults).")
+    @Option(
+        help:
+            "A repd configuration file whose [detector] settings to use (default: the built-in defaults); a file that does not read as a repd configuration exits 78 with its line and why."
+    )
     var config: String?
 
     @Option(
