@@ -27,17 +27,21 @@ struct BurpeeTests {
     }
 
     @Test(
-        "10 generated burpees of 3–4.5 s count 10, at 10, 25 and 50 Hz", arguments: [10.0, 25, 50], [3.0, 3.5, 4.5])
+        "10 generated burpees of 3–4.5 s count 10, at 10, 25, 50 and 100 Hz, with the gate on and off",
+        arguments: [10.0, 25, 50, 100], [3.0, 3.5, 4.5])
     func burpeesCount(rate: Double, period: Double) {
         for seed: UInt64 in [1, 2] {
             let samples = Self.burpees(period: period, rate: rate, seed: seed)
             #expect(repCount(samples) == 10, "\(rate) Hz, \(period) s a rep, seed \(seed)")
+            #expect(
+                repCount(samples, configuration: Self.gateOff) == 10,
+                "\(rate) Hz, \(period) s a rep, seed \(seed), gate off")
         }
     }
 
-    @Test("10 fast generated burpees (2.2 and 2.5 s) count 10 at 10, 25 and 50 Hz, with the gate on and off")
+    @Test("10 fast generated burpees (2.2 and 2.5 s) count 10 at 10, 25, 50 and 100 Hz, with the gate on and off")
     func fastBurpees() {
-        for rate in [10.0, 25, 50] {
+        for rate in [10.0, 25, 50, 100] {
             for period in [2.2, 2.5] {
                 for seed: UInt64 in [1, 2] {
                     let samples = Self.burpees(period: period, rate: rate, seed: seed)

@@ -82,7 +82,7 @@ struct GeneratedDayTests {
     }()
 
     @Test(
-        "an hour of sets between walks, standing and sitting counts every set and nothing else (slow physio sets within one)"
+        "an hour of sets between walks, standing and sitting counts every set and nothing else, each rep sent as it comes (slow physio sets 7 or 8 of 8)"
     )
     func hourCountsEverySetAndNothingElse() {
         var samples: [MotionSample] = []
@@ -93,7 +93,8 @@ struct GeneratedDayTests {
             if block.reps > 0 { expected.append(block.reps) }
         }
         let minutes = (samples.last!.timestamp - samples.first!.timestamp) / 60
-        let counts = setCounts(detect(samples))
+        let sent = detectLive(samples)
+        let counts = setCounts(sent.map(\.event))
         print(
             "generated day: \(Int(minutes.rounded())) min, \(expected.count) sets, true \(expected), counted \(counts.map(\.final))"
         )
@@ -101,18 +102,24 @@ struct GeneratedDayTests {
         // Nothing but the sets: as many sets as there are, none from the walks, standing or sitting.
         #expect(counts.count == expected.count, "\(counts)")
         #expect(counts.allSatisfy { $0.final == $0.live }, "\(counts)")
+        // Live: each rep went out as it came, not held until its set ended (8 s after its last rep, so 8 s late or
+        // more). Measured: 0.0-0.1 s, the first reps of a set when it starts (the physio sets' first: 5.7-6.2 s, a
+        // rep of 5 s and the start's look-back).
+        let delays = sent.filter { if case .rep = $0.event { true } else { false } }.map(\.delay)
+        print("generated day: reps sent \(delays.min() ?? .nan)-\(delays.max() ?? .nan) s after their time")
+        #expect(
+            delays.count == counts.map(\.live).reduce(0, +) && delays.allSatisfy { $0 < 8 }, "rep delays \(delays)")
         guard counts.count == expected.count else { return }
         let slow = Set(expected.indices.filter { expected[$0] == 8 })  // the physiotherapy sets, 5 s a rep
         for n in expected.indices where !slow.contains(n) {
             #expect(counts[n].final == expected[n], "set \(n + 1): \(counts[n].final) of \(expected[n])")
         }
+        // Measured: 7, 7, 8, 7 (8 reps of 5 s with a 0.3 s pause at 25 Hz: the first rep is not found in three);
+        // never more (the walk that follows them is not taken into the set).
         for n in slow {
-            #expect(abs(counts[n].final - expected[n]) <= 1, "set \(n + 1): \(counts[n].final) of \(expected[n])")
-            withKnownIssue(
-                "8 reps of 5 s with a 0.3 s pause at 25 Hz count 7: the first rep is not found", isIntermittent: true
-            ) {
-                #expect(counts[n].final == expected[n], "set \(n + 1): \(counts[n].final) of \(expected[n])")
-            }
+            #expect(
+                (expected[n] - 1...expected[n]).contains(counts[n].final),
+                "set \(n + 1): \(counts[n].final) of \(expected[n])")
         }
     }
 }

@@ -17,6 +17,34 @@ func detect(_ samples: [MotionSample], configuration: RepDetectorConfiguration =
     return events
 }
 
+/// Runs the detector one sample at a time, as a sensor feeds it, and returns every event with how late it went out:
+/// the time of the sample whose processing sent it (the stream's last sample for what its end sent) minus the
+/// event's own time. A rep held until its set ends goes out `restToEndSet` (8 s) or more after its time.
+func detectLive(_ samples: [MotionSample], configuration: RepDetectorConfiguration = .init()) -> [(
+    event: WorkoutEvent, delay: Double
+)] {
+    var detector = RepDetector(configuration: configuration)
+    var sent: [(event: WorkoutEvent, delay: Double)] = []
+    var events: [WorkoutEvent] = []
+    for sample in samples {
+        events.removeAll(keepingCapacity: true)
+        detector.process(sample, into: &events)
+        sent += events.map { ($0, sample.timestamp - time(of: $0)) }
+    }
+    events.removeAll()
+    detector.finish(into: &events)
+    sent += events.map { ($0, (samples.last?.timestamp ?? 0) - time(of: $0)) }
+    return sent
+}
+
+/// An event's own time: a rep's, a set's start or its last rep.
+func time(of event: WorkoutEvent) -> Double {
+    switch event {
+    case .rep(let rep): rep.timestamp
+    case .setStarted(let set), .setEnded(let set): set.timestamp
+    }
+}
+
 func reps(_ events: [WorkoutEvent]) -> [RepEvent] {
     events.compactMap { if case .rep(let rep) = $0 { rep } else { nil } }
 }

@@ -70,7 +70,8 @@ struct WorkoutSegmentationTests {
                     counts += Array(repeating: 0, count: max(0, 2 - counts.count))
                     for count in counts.prefix(2) {
                         exact += count == repCount ? 1 : 0
-                        worst = max(worst, abs(count - repCount))
+                        // One short at worst; one too many is as wrong as a split.
+                        worst = max(worst, count > repCount ? repCount : repCount - count)
                     }
                     worst = max(worst, counts.count > 2 ? repCount : 0)  // a set split in pieces
                 }
