@@ -19,6 +19,10 @@ struct MotionGrid {
     private(set) var vertical: [Double]
     /// Motion across gravity, g.
     private(set) var hx: [Double], hy: [Double], hz: [Double]
+    /// The unit vector of gravity (the detector's slow estimate, `gravityTimeConstant`): the wrist's orientation,
+    /// which a rep brings back to where it was a rep earlier (`RepDetector`'s set-end check, "Reps that turn the wrist
+    /// for good" in docs/DETECTOR.md). Single precision: only angles of several degrees are read from it.
+    private(set) var downX: [Float], downY: [Float], downZ: [Float]
     /// How many of the first slots of `vertical`, `hx`, `hy` and `hz` are stored again after the last (at slot +
     /// capacity): any `tail` points from any slot on are contiguous from that slot (`ExerciseGateFeatures.measure`
     /// reads up to three of the longest periods, 900 points, in order).
@@ -38,6 +42,9 @@ struct MotionGrid {
         hx = vertical
         hy = vertical
         hz = vertical
+        downX = Array(repeating: 0, count: capacity)
+        downY = downX
+        downZ = downX
     }
 
     /// The slot of absolute index `index`.
@@ -65,6 +72,9 @@ struct MotionGrid {
         energy[s + capacity] = e
         let v = motion.0 * down.0 + motion.1 * down.1 + motion.2 * down.2
         let h = (motion.0 - v * down.0, motion.1 - v * down.1, motion.2 - v * down.2)
+        downX[s] = Float(down.0)
+        downY[s] = Float(down.1)
+        downZ[s] = Float(down.2)
         vertical[s] = v
         hx[s] = h.0
         hy[s] = h.1
@@ -76,6 +86,12 @@ struct MotionGrid {
             hz[s + capacity] = h.2
         }
         next += 1
+    }
+
+    /// The cosine of the angle between the gravity directions at grid points `a` and `b` (both still held).
+    func downCosine(_ a: Int, _ b: Int) -> Double {
+        let i = slot(a), j = slot(b)
+        return Double(downX[i] * downX[j] + downY[i] * downY[j] + downZ[i] * downZ[j])
     }
 
     /// Starts a new run at `index` (≥ `next`): the points before it no longer count as history.
