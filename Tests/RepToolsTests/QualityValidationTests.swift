@@ -65,7 +65,7 @@ struct QualityValidationTests {
     }
 
     @Test(
-        "touch-and-go and paused (2 s) sets miss the goals (docs/QUALITY.md says so): each style on 18 sets covering every rate, tilt, bias, lift and speed",
+        "touch-and-go and paused (2 s) sets miss the goals (docs/QUALITY.md says so), by no more than measured: each style on 18 sets covering every rate, tilt, bias, lift and speed",
         arguments: [QualityValidation.Style.touchAndGo, .paused(2)])
     func otherStylesMissTheGoals(style: QualityValidation.Style) {
         let outcomes = QualityValidation.coveringGrid(style: style).map { QualityValidation.run($0) }
@@ -75,6 +75,21 @@ struct QualityValidationTests {
             let missed = Self.missedGoals(outcomes, unmeasured: 0.02)
             #expect(missed.isEmpty, "\(missed.joined(separator: "\n"))")
         }
+        // How far they miss, bounded (measured 2026-12-06, all 18 sets of each style together: touch-and-go 104 of 108
+        // reps measured, mean velocity RMS 0.020 m/s, ROM RMS 0.033 m, velocity loss off by up to 4.9 points; paused
+        // 2 s 105 of 108, 0.016 m/s, 0.011 m, 7.7 points): a change that makes them miss by much more fails here.
+        let s = QualityValidation.Summary(outcomes)
+        print(
+            "quality, \(style): \(s.matched) of \(s.trueReps) reps measured, velocity RMS \(s.velocityRMS) m/s (live \(s.liveVelocityRMS)), ROM RMS \(s.romRMS) m, loss off by up to \(s.lossMaximum) points in \(s.lossSets) of \(s.sets) sets"
+        )
+        #expect(Double(s.matched) >= 0.95 * Double(s.trueReps), "\(s.matched) of \(s.trueReps) reps measured")
+        #expect(
+            s.velocityRMS <= 0.03 && s.liveVelocityRMS <= 0.03,
+            "velocity RMS \(s.velocityRMS), live \(s.liveVelocityRMS)")
+        #expect(s.romRMS <= 0.05, "ROM RMS \(s.romRMS) m")
+        #expect(
+            s.lossSets == s.sets && s.lossMaximum <= 10,
+            "loss off by up to \(s.lossMaximum) in \(s.lossSets) of \(s.sets)")
     }
 
     @Test("without a gyro, the length of the acceleration beats its projection on gravity when the bar tilts 10°")
