@@ -233,7 +233,7 @@ extension ServerLine {
                     protocolVersion: try m.int("protocol"), version: try m.string("version"),
                     sensor: try sensorInfo(m.object("sensor")), subscribed: try kinds(m, "subscribed"),
                     newestID: try m.optionalID("newest_id"), journal: try m.optionalString("journal")))
-        case _ where journaledTypes.contains(m.path): return .event(try event(m))
+        case _ where isJournaledType(m.path): return .event(try event(m))
         case "samples": return .samples(try samples(m))
         case "status": return .status(try status(m), version: try m.string("version"))
         case "history":
@@ -246,7 +246,7 @@ extension ServerLine {
                 }
                 let members = Members(entry.values, path: type)
                 events.append(
-                    journaledTypes.contains(type)
+                    isJournaledType(type)
                         ? try event(members, reportingAs: entry.path) : try other(members, reportingAs: entry.path))
             }
             return .history(
@@ -264,8 +264,11 @@ extension ServerLine {
         }
     }
 
-    /// The types of the events repd journals (and `history` returns).
-    private static let journaledTypes: Set = ["set_start", "rep", "set_end", "sensor", "damaged"]
+    /// Whether `type` is one of the events repd journals (and `history` returns): an event type of the protocol
+    /// (`ServerMessage.kind(ofType:)`) or a damaged row.
+    private static func isJournaledType(_ type: String) -> Bool {
+        ServerMessage.kind(ofType: type) != nil || type == "damaged"
+    }
     /// The types of the other messages repd sends: never an event of a `history` reply.
     private static let replyTypes: Set = [
         "hello", "samples", "status", "history", "subscribed", "reset", "pong", "error", "bye",

@@ -261,8 +261,8 @@ public struct RepDetector: Sendable {
     /// recordings (393 sets of 9 people), the largest median is 25°, 99 % are under 19° (docs/DETECTOR.md, "Reps that
     /// turn the wrist for good").
     static let gateTurnedRepDegrees = 30.0
-    /// cos 30°, the cosine of `gateTurnedRepDegrees`.
-    private static let gateTurnedRepCosine = 0.8660254037844387
+    /// The cosine of `gateTurnedRepDegrees`.
+    private static let gateTurnedRepCosine = cosine(gateTurnedRepDegrees * .pi / 180)
     /// A set whose period is at least this long (s) counts two reps a cycle when its cycle template's second half
     /// repeats the first, in shape (`pairedRepShapeRepetition`) and in how busy it is (`pairedRepEnergyRepetition`;
     /// `CycleTemplate.halfRepetition()`): live, by the template that matched (the first rep ending half a period
