@@ -1,0 +1,135 @@
+import Foundation
+import RepClient
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The reference client for app developers, examples/python/repd_events.py, against a real repd: what it prints and
+/// what it keeps in its state file across a busy gap, a restart of repd and a restart of itself.
+@Suite(
+    "the Python example client", .serialized,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
+struct PythonExampleClientTests {
+    let script = repositoryRoot + "/examples/python/repd_events.py"
+
+    /// The ids of the JSON lines the client printed, in order, and their types.
+    private func printed(_ client: DaemonProcess) -> [(id: Int, type: String)] {
+        client.standardOutput.split(separator: "\n").compactMap { line in
+            guard let parsed = try? ServerLine.parse(Array(line.utf8)), let id = parsed.eventID else { return nil }
+            return (Int(id), parsed.type)
+        }
+    }
+
+    private func state(_ path: String) -> (journal: String, lastID: Int)? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let journal = object["journal"] as? String, let lastID = object["last_id"] as? Int
+        else { return nil }
+        return (journal, lastID)
+    }
+
+    private func newestID(_ socketPath: String) -> Int? {
+        guard let client = LineClient(path: socketPath), let hello = client.nextServerLine()?.hello else { return nil }
+        return hello.newestID.map(Int.init)
+    }
+
+    @Test(
+        "a state from another journal file replays this one from its start (a busy gap of 3000 events), then live events; across a restart of repd and of the client every journaled id is printed once, in order"
+    )
+    func resumesAcrossGapsAndRestarts() throws {
+        let dir = scratchDirectory()
+        let journalPath = dir + "/events.db"
+        let socketPath = dir + "/events.sock"
+        let statePath = dir + "/client-state.json"
+        let count = 3000
+        try prepareJournal(path: journalPath, count: count)
+        // Ids from another file: the client must not skip this file's first 99 999 events for them.
+        try #"{"journal": "0123456789abcdef0123456789abcdef", "last_id": 99999}"#.write(
+            toFile: statePath, atomically: true, encoding: .utf8)
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 6, 6, 6], rest: 6, lead: 3)
+        let arguments = [
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ]
+        var daemon = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        var client = try DaemonProcess(
+            executable: "/usr/bin/python3", arguments: [script, "--socket", socketPath, "--state", statePath])
+        defer { client.stop() }
+
+        // The whole prepared journal, then live reps of this run.
+        #expect(
+            eventually(timeout: 60) { printed(client).contains { $0.id > count && $0.type == "rep" } },
+            "\(client.standardError.suffix(2000))")
+        #expect(client.standardError.contains("another file"), "\(client.standardError)")
+
+        // repd restarts mid-workout: the client reconnects and resumes.
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let beforeRestart = printed(client).last?.id ?? 0
+        daemon = try DaemonProcess(arguments: arguments)
+        defer { daemon.stop() }
+        #expect(daemonListens(socketPath))
+        #expect(
+            eventually(timeout: 60) { (printed(client).last?.id ?? 0) > beforeRestart + 3 },
+            "events of the second run: \(client.standardError.suffix(2000))")
+
+        // The client stops (SIGTERM: exit 0) and misses some events; started again on its state, it resumes.
+        client.signal(SIGTERM)
+        #expect(client.waitForExit() == 0, "\(client.standardError)")
+        let firstRun = printed(client)
+        let saved = try #require(state(statePath))
+        #expect(saved.lastID == firstRun.last?.id, "the state holds the last id printed")
+        let missedFrom = (newestID(socketPath) ?? 0) + 1
+        #expect(eventually(timeout: 60) { (newestID(socketPath) ?? 0) >= missedFrom + 3 }, "repd went on meanwhile")
+        client = try DaemonProcess(
+            executable: "/usr/bin/python3", arguments: [script, "--socket", socketPath, "--state", statePath])
+        #expect(
+            eventually(timeout: 60) { (printed(client).last?.id ?? 0) >= missedFrom + 3 },
+            "\(client.standardError.suffix(2000))")
+        client.signal(SIGTERM)
+        #expect(client.waitForExit() == 0, "\(client.standardError)")
+
+        // Every journaled id, from the first of the file to the last printed, once and in order, over both runs of
+        // the client (a clean stop of repd skips no id).
+        let ids = (firstRun + printed(client)).map(\.id)
+        #expect(ids.first == 1 && ids == Array(1...max(1, ids.last ?? 1)), "ids \(ids.prefix(5)) … \(ids.suffix(5))")
+        #expect(ids.count > count + 10)
+        #expect(state(statePath)?.lastID == ids.last)
+        #expect(state(statePath)?.journal == newHello(socketPath)?.journal)
+    }
+
+    private func newHello(_ socketPath: String) -> ServerLine.Hello? {
+        LineClient(path: socketPath)?.nextServerLine()?.hello
+    }
+
+    @Test("a peer that speaks another protocol makes the client exit 1 saying so; a state file it did not write too")
+    func refusesWhatItCannotUse() throws {
+        let dir = scratchDirectory()
+        let socketPath = dir + "/peer.sock"
+        let peer = try DaemonProcess(
+            executable: "/usr/bin/python3",
+            arguments: [
+                "-c",
+                """
+                import socket, sys
+                s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+                c, _ = s.accept(); c.sendall(b'{"type":"hello","protocol":99}\\n'); c.recv(100)
+                """,
+                socketPath,
+            ])
+        defer { peer.stop() }
+        #expect(eventually(timeout: 20) { access(socketPath, F_OK) == 0 })
+        let client = try DaemonProcess(executable: "/usr/bin/python3", arguments: [script, "--socket", socketPath])
+        #expect(client.waitForExit(timeout: 30) == 1)
+        #expect(client.standardError.contains("speaks protocol 99"), "\(client.standardError)")
+
+        let statePath = dir + "/state.json"
+        try "[1, 2]".write(toFile: statePath, atomically: true, encoding: .utf8)
+        let misread = try DaemonProcess(
+            executable: "/usr/bin/python3", arguments: [script, "--socket", socketPath, "--state", statePath])
+        #expect(misread.waitForExit(timeout: 30) == 1)
+        #expect(misread.standardError.contains("not a state this program wrote"), "\(misread.standardError)")
+    }
+}
