@@ -104,6 +104,42 @@ struct PythonExampleClientTests {
         LineClient(path: socketPath)?.nextServerLine()?.hello
     }
 
+    @Test(
+        "a state ahead of its own journal (a backup of the file put back) goes on from the journal's newest id instead of skipping what comes; an event type repd does not know is a usage error"
+    )
+    func stateAheadOfItsJournal() throws {
+        let dir = scratchDirectory()
+        let journalPath = dir + "/events.db"
+        let socketPath = dir + "/events.sock"
+        let statePath = dir + "/client-state.json"
+        try prepareJournal(path: journalPath, count: 50)
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 6], rest: 6, lead: 3)
+        let daemon = try DaemonProcess(arguments: [
+            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
+        ])
+        defer { daemon.stop() }
+        #expect(daemonListens(socketPath))
+        let hello = try #require(newHello(socketPath))
+        let journal = try #require(hello.journal)
+        try #"{"journal": "\#(journal)", "last_id": 5000}"#.write(toFile: statePath, atomically: true, encoding: .utf8)
+        let client = try DaemonProcess(
+            executable: "/usr/bin/python3", arguments: [script, "--socket", socketPath, "--state", statePath])
+        defer { client.stop() }
+        #expect(
+            eventually(timeout: 60) { printed(client).count >= 4 }, "live events: \(client.standardError.suffix(2000))")
+        #expect(client.standardError.contains("backup"), "\(client.standardError)")
+        let ids = printed(client).map(\.id)
+        let first = try #require(ids.first)
+        // The first printed is the first event after the journal's newest when the client said hello: the prepared
+        // 50, or a few more if repd journaled some meanwhile.
+        #expect(first > 50 && first < 5000 && ids == Array(first..<(first + ids.count)), "\(ids)")
+
+        let mistyped = try DaemonProcess(
+            executable: "/usr/bin/python3", arguments: [script, "--socket", socketPath, "--events", "rep,sets"])
+        #expect(mistyped.waitForExit(timeout: 30) == 2)
+        #expect(mistyped.standardError.contains("'sets' is not an event type"), "\(mistyped.standardError)")
+    }
+
     @Test("a peer that speaks another protocol makes the client exit 1 saying so; a state file it did not write too")
     func refusesWhatItCannotUse() throws {
         let dir = scratchDirectory()

@@ -6,33 +6,42 @@ Python 3.8 or later. Copy it into an app, or run it and read its output:
 
     python3 examples/python/repd_events.py --state ~/.local/state/myapp/repd.json
 
-prints every event repd sends as one JSON line on standard output (`rep`, `set_start`, `set_end`, `sensor`: the
-lines repd sent, unchanged) and keeps, in the --state file, which journal file and which event id it has handled.
-When repd restarts, the connection drops or the app itself is stopped and started again, it reconnects (after 0.5 s,
-doubling up to 10 s) and sends `subscribe since=ID` with that id: repd replays what was missed, however much, then
-live events follow, with none missing and none twice. What it does, in the protocol's words:
+prints every event repd sends as one JSON line on standard output, byte for byte the line repd sent (`rep`,
+`set_start`, `set_end`, `sensor`, `samples` when asked for, and a journaled event of a type a newer repd adds, or
+`damaged`: the app decides what to do with those), and keeps, in the --state file, which journal file and which
+event id it has handled. When repd restarts, the connection drops or the app itself is stopped and started again,
+it reconnects (after 0.5 s, doubling up to 10 s while repd cannot be reached) and sends `subscribe since=ID` with
+that id: repd replays what was missed, however much, then live events follow, with none missing and none twice.
+What it does, in the protocol's words:
 
-- waits at most 10 s for `hello` and refuses a protocol other than 1 (exit 1);
-- with a journal (`hello` names its `journal`): when the state names the same journal, resumes after its id; when it
-  names another one (the file was replaced or deleted, and its ids started over), replays the new file from its start;
-  without a state, starts with what comes next (since the newest id);
+- waits at most 10 s for `hello` (then tries again later: repd may be busy or stopped) and refuses a protocol other
+  than 1 (exit 1);
+- with a journal (`hello` names its `journal`): when the state names the same journal, resumes after its id (after
+  the journal's newest id when the state is ahead of it: a backup of the file was put back); when it names another
+  one (the file was replaced or deleted, and its ids started over), replays the new file from its start; without a
+  state, starts with what comes next (after `hello`'s `newest_id`);
 - ignores events with an id that arrive before `subscribed` (the replay sends them again in their place), and any
   id at or below the last one handled (a repeat after a reconnect);
-- keeps the id of an event it does not print (an unknown type from a newer repd) as handled, so the next resume goes
-  past it;
-- prints repd's `error` lines (a since older than the journal keeps: which events are gone) on standard error;
-- without a journal (no `journal` in `hello`), prints live events only: they carry no id to resume from.
+- exits 1 when repd refuses the subscription (an event type it does not know);
+- prints repd's `error` lines after `subscribed` (a since older than the journal keeps: which events are gone) on
+  standard error;
+- without a journal (no `journal` in `hello`), prints live events only: they carry no id to resume from. When an
+  event with an id comes all the same (repd opened its journal after `hello`), it reconnects to resume by id.
 
-The state is written right after each event is printed (a temporary file, fsync, rename): a stop by SIGTERM or
-SIGINT repeats nothing, but a crash or a power cut between the two prints that one event again at the next start.
-An app that acts on events should act idempotently, keyed by (journal, id).
+The state is written right after each event is printed (a temporary file, fsync, rename, fsync of its folder): a stop
+by SIGTERM or SIGINT repeats nothing, but a crash or a power cut between the two prints that one event again at the
+next start. An app that acts on events should act idempotently, keyed by (journal, id). That is one fsync per event:
+a replay of thousands of events on an SD card takes a while; an app may record the id every N events instead (and see
+up to N again after a crash). One state file serves one client and one choice of --events: a resume sends what was
+missed of the types asked for now.
 
 usage: repd_events.py [--socket PATH] [--state FILE] [--events rep,set,sensor]
-  --socket  repd's socket (default: /run/repd/events.sock when it exists, else $XDG_RUNTIME_DIR/repd/events.sock,
-            else ${TMPDIR:-/tmp}/repd-UID/events.sock: where `repctl` looks)
+  --socket  repd's socket (default: /run/repd/events.sock when it exists, else $RUNTIME_DIRECTORY/events.sock, else
+            $XDG_RUNTIME_DIR/repd/events.sock, else ${TMPDIR:-/tmp}/repd-UID/events.sock: where `repctl` looks)
   --state   where to keep the journal and the last id handled (default: none, so nothing is resumed across runs)
   --events  the event types to subscribe to (rep, set, sensor, samples; default rep,set,sensor)
-Exit status: 0 on SIGTERM or SIGINT, 1 when the socket speaks another protocol or the state file cannot be used.
+Exit status: 0 on SIGTERM or SIGINT, or when standard output is closed (`| head`); 1 when the socket speaks another
+protocol or not repd's, repd refuses the subscription, or the state file cannot be used; 2 on a usage error.
 """
 
 import argparse
@@ -48,6 +57,11 @@ HELLO_TIMEOUT = 10.0
 FIRST_PAUSE = 0.5
 LONGEST_PAUSE = 10.0
 LONGEST_LINE = 1 << 20  # repd's lines are a few hundred bytes; a history reply a few hundred KiB at most
+EVENT_TYPES = ("rep", "set", "sensor", "samples")
+# The event type of each line repd sends for a subscribed type (`set` sends set_start and set_end).
+KIND_OF_TYPE = {"rep": "rep", "set_start": "set", "set_end": "set", "sensor": "sensor", "samples": "samples"}
+# Replies to commands this client does not send, and lines it handles itself: never printed.
+NOT_EVENTS = ("hello", "subscribed", "error", "bye", "status", "pong", "history")
 
 
 class StateError(Exception):
@@ -55,11 +69,15 @@ class StateError(Exception):
 
 
 class ProtocolError(Exception):
-    """The peer is not a repd this client can talk to: exit."""
+    """The peer is not a repd this client can talk to, or refused what it asked: exit."""
 
 
-class Refused(Exception):
-    """repd refused the connection (too many clients, permission denied): try again later."""
+class TryLater(Exception):
+    """repd refused the connection (too many clients, permission denied) or did not say hello in time."""
+
+
+class NotListening(Exception):
+    """Nothing accepts connections at the socket's path (yet)."""
 
 
 def default_socket_path():
@@ -84,6 +102,9 @@ class Position:
         self.path = path
         self.journal = None
         self.last_id = None
+        # Without a state: the id after which to start when repd's journal shows up (an event with an id came on a
+        # connection whose hello had no journal).
+        self.first_unseen = None
         if path is None or not os.path.exists(path):
             return
         try:
@@ -109,27 +130,39 @@ class Position:
     def save(self):
         if self.path is None or self.journal is None:
             return
-        temporary = self.path + ".tmp"
+        temporary = "%s.%d.tmp" % (self.path, os.getpid())
         try:
             with open(temporary, "w", encoding="utf-8") as f:
                 json.dump({"journal": self.journal, "last_id": self.last_id}, f)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(temporary, self.path)
+            # The rename is on the disk only once its folder is.
+            folder = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)
         except OSError as error:
             raise StateError("%s: cannot write it: %s" % (self.path, error))
 
 
 class Lines:
-    """The lines of a connected socket, decoded from UTF-8, without their newline."""
+    """The lines of a connected socket, as bytes without their newline."""
 
     def __init__(self, sock):
         self.sock = sock
         self.buffer = b""
 
-    def next(self):
-        """The next line; None at the end of the stream. Raises socket.timeout when the socket's timeout passes."""
+    def next(self, deadline=None):
+        """The next line; None at the end of the stream. With `deadline` (time.monotonic()), raises socket.timeout
+        when the whole line has not come by then."""
         while b"\n" not in self.buffer:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise socket.timeout()
+                self.sock.settimeout(left)
             chunk = self.sock.recv(65536)
             if not chunk:
                 return None
@@ -137,11 +170,7 @@ class Lines:
             if len(self.buffer) > LONGEST_LINE and b"\n" not in self.buffer:
                 raise ProtocolError("a line longer than %d bytes: not repd?" % LONGEST_LINE)
         line, _, self.buffer = self.buffer.partition(b"\n")
-        return line.decode("utf-8", errors="replace")
-
-
-def is_id(value):
-    return isinstance(value, int) and not isinstance(value, bool)
+        return line
 
 
 class Deferred:
@@ -155,9 +184,9 @@ class Deferred:
     def __enter__(self):
         self.inside = True
 
-    def __exit__(self, *exception):
+    def __exit__(self, kind, value, traceback):
         self.inside = False
-        if self.pending:
+        if self.pending and kind is None:
             raise SystemExit(0)
 
     def signal(self, signum, frame):
@@ -167,29 +196,38 @@ class Deferred:
             raise SystemExit(0)
 
 
+def is_id(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def follow(path, position, events, deliver, say, handling=None):
     """One connection to repd: `hello`, `subscribe` (resuming when repd has a journal), then events until the
-    connection ends. Calls `deliver(line)` with each event's line, in order, and records its id in `position`, both
-    inside the context `handling` when given (`Deferred`). Returns when repd closes the connection; raises OSError
-    when it cannot connect, Refused or ProtocolError."""
+    connection ends. Calls `deliver(line)` with each event's line (bytes, without its newline), in order, and records
+    its id in `position`, both inside the context `handling` when given (`Deferred`). Returns True when repd
+    accepted the subscription before the connection ended, False otherwise. Raises NotListening when it cannot
+    connect, TryLater, ProtocolError, StateError, or OSError when the connection fails after it was made."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(HELLO_TIMEOUT)
-        sock.connect(path)
+        try:
+            sock.connect(path)
+        except OSError as error:
+            raise NotListening(error.strerror or str(error))
         lines = Lines(sock)
         try:
-            first = lines.next()
+            first = lines.next(deadline=time.monotonic() + HELLO_TIMEOUT)
         except socket.timeout:
-            raise ProtocolError("no hello from %s within %.0f s: is it repd's socket?" % (path, HELLO_TIMEOUT))
+            raise TryLater("no hello from %s within %.0f s (is it repd's socket? is repd stopped?)"
+                           % (path, HELLO_TIMEOUT))
         if first is None:
-            return
+            return False
         try:
             hello = json.loads(first)
         except ValueError:
             raise ProtocolError("%s does not speak repd's protocol (its first line is not JSON)" % path)
         kind = hello.get("type") if isinstance(hello, dict) else None
         if kind == "error":
-            raise Refused(hello.get("message", "refused"))
+            raise TryLater("repd refused the connection: %s" % hello.get("message", "refused"))
         if kind != "hello":
             raise ProtocolError("%s does not speak repd's protocol (its first line is not a hello)" % path)
         if hello.get("protocol") != PROTOCOL:
@@ -202,11 +240,18 @@ def follow(path, position, events, deliver, say, handling=None):
         if resuming:
             newest = hello.get("newest_id", 0)
             if position.journal is None or position.last_id is None:
-                position.start(journal, newest)  # a first run: what comes next
+                # A first run: what comes next (or what came since repd's journal showed up on an earlier connection).
+                position.start(journal, newest if position.first_unseen is None else min(newest, position.first_unseen))
             elif position.journal != journal:
                 say("repd's journal is another file (%s, not %s): its ids started over; following it from its start"
                     % (journal, position.journal))
                 position.start(journal, 0)
+            elif is_id(newest) and newest < position.last_id:
+                # The same file, older than what was handled: a backup put back. repd hands out ids after the newest
+                # it ever handed out, so none is lost by starting at the file's newest.
+                say("repd's journal ends at id %d, before the last one handled (%d): a backup of it put back? "
+                    "following it from there" % (newest, position.last_id))
+                position.start(journal, newest)
             command["since"] = position.last_id
         sock.sendall((json.dumps(command) + "\n").encode("utf-8"))
 
@@ -214,11 +259,11 @@ def follow(path, position, events, deliver, say, handling=None):
         while True:
             line = lines.next()
             if line is None:
-                return
+                return subscribed
             try:
                 message = json.loads(line)
             except ValueError:
-                say("skipped a line that is not JSON: %.200s" % line)
+                say("skipped a line that is not JSON: %.200r" % line)
                 continue
             if not isinstance(message, dict):
                 continue
@@ -226,13 +271,21 @@ def follow(path, position, events, deliver, say, handling=None):
             if kind == "subscribed":
                 subscribed = True
             elif kind == "error":
+                if not subscribed:
+                    raise ProtocolError("repd refused the subscription: %s" % message.get("message"))
                 say("repd: %s" % message.get("message"))
-            elif kind in ("hello", "status", "pong", "history"):
-                pass  # replies to commands this client does not send
             elif kind == "bye":
                 say("repd is stopping")
-            elif resuming and is_id(message.get("id")):
+            elif kind in NOT_EVENTS:
+                pass
+            elif is_id(message.get("id")):
                 event_id = message["id"]
+                if not resuming:
+                    # repd opened its journal after this connection's hello: resume by id from the next one.
+                    say("repd's journal opened; reconnecting to follow it by id")
+                    if position.journal is None:
+                        position.first_unseen = event_id - 1
+                    return subscribed
                 # Before `subscribed` the replay sends these again in their place; at or below the last id handled,
                 # it is a repeat.
                 if not subscribed or event_id <= position.last_id:
@@ -240,17 +293,14 @@ def follow(path, position, events, deliver, say, handling=None):
                 with handling or Deferred():
                     deliver(line)
                     position.handled(event_id)
-            else:
+            elif KIND_OF_TYPE.get(kind) in events:
                 deliver(line)  # no journal (no id to resume from), or `samples`
     finally:
         sock.close()
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\nusage:")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Exit status: 0 on SIGTERM or SIGINT, 1 when the socket speaks another protocol or the state file "
-        "cannot be used.")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--socket", default=None, help="repd's socket (default: where repctl looks)")
     parser.add_argument("--state", default=None, help="the file that keeps the journal and the last id handled")
     parser.add_argument("--events", default="rep,set,sensor", help="event types (default rep,set,sensor)")
@@ -259,6 +309,9 @@ def main():
     events = [e for e in args.events.split(",") if e]
     if not events:
         parser.error("--events needs at least one event type")
+    for event in events:
+        if event not in EVENT_TYPES:
+            parser.error("--events: %r is not an event type (%s)" % (event, ", ".join(EVENT_TYPES)))
 
     def say(text):
         print("repd_events: " + text, file=sys.stderr, flush=True)
@@ -271,8 +324,8 @@ def main():
 
     def deliver(line):
         try:
-            sys.stdout.write(line + "\n")
-            sys.stdout.flush()
+            sys.stdout.buffer.write(line + b"\n")
+            sys.stdout.buffer.flush()
         except BrokenPipeError:
             # The reader went away (`| head`): nothing more to do; do not let Python complain at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -284,26 +337,27 @@ def main():
         say(str(error))
         return 1
     pause = FIRST_PAUSE
-    waiting = None
+    said = None
     while True:
         try:
-            follow(path, position, events, deliver, say, handling)
-            say("the connection to %s ended; reconnecting" % path)
-            pause = FIRST_PAUSE
+            if follow(path, position, events, deliver, say, handling):
+                pause = FIRST_PAUSE  # it worked for a while: the next try comes soon
+            said = None
+            say("the connection to %s ended; reconnecting in %.1f s" % (path, pause))
         except (ProtocolError, StateError) as error:
             say(str(error))
             return 1
-        except Refused as error:
-            say("repd refused the connection: %s; trying again in %.1f s" % (error, pause))
-        except OSError as error:
-            reason = "no repd is listening at %s (%s)" % (path, error.strerror or error)
-            if reason != waiting:
+        except TryLater as error:
+            say("%s; trying again in %.1f s" % (error, pause))
+            said = None
+        except NotListening as error:
+            reason = "no repd is listening at %s (%s)" % (path, error)
+            if reason != said:
                 say(reason + "; waiting for it")
-                waiting = reason
-            time.sleep(pause)
-            pause = min(pause * 2, LONGEST_PAUSE)
-            continue
-        waiting = None
+                said = reason
+        except OSError as error:
+            say("the connection to %s was lost (%s); reconnecting in %.1f s" % (path, error.strerror or error, pause))
+            said = None
         time.sleep(pause)
         pause = min(pause * 2, LONGEST_PAUSE)
 
