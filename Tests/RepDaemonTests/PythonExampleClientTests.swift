@@ -49,8 +49,10 @@ struct PythonExampleClientTests {
         try #"{"journal": "0123456789abcdef0123456789abcdef", "last_id": 99999}"#.write(
             toFile: statePath, atomically: true, encoding: .utf8)
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 6, 6, 6], rest: 6, lead: 3)
+        // Looped: events keep coming however long the client takes to start (a busy machine, a sanitizer build).
         let arguments = [
-            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
+            "--fixture", fixture.path, "--speed", "20", "--loop", "--socket", socketPath, "--journal", journalPath,
+            "--quiet",
         ]
         var daemon = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
@@ -115,7 +117,8 @@ struct PythonExampleClientTests {
         try prepareJournal(path: journalPath, count: 50)
         let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 6], rest: 6, lead: 3)
         let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "20", "--socket", socketPath, "--journal", journalPath, "--quiet",
+            "--fixture", fixture.path, "--speed", "20", "--loop", "--socket", socketPath, "--journal", journalPath,
+            "--quiet",
         ])
         defer { daemon.stop() }
         #expect(daemonListens(socketPath))
