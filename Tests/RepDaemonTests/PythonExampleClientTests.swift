@@ -30,6 +30,32 @@ struct PythonExampleClientTests {
         return (journal, lastID)
     }
 
+    /// A scratch folder holding a journal of `events` prepared events, and its socket and state file paths.
+    private struct Station {
+        let journalPath: String
+        let socketPath: String
+        let statePath: String
+        let fixturePath: String
+
+        init(events: Int, repsPerSet: [Int]) throws {
+            let dir = scratchDirectory()
+            journalPath = dir + "/events.db"
+            socketPath = dir + "/events.sock"
+            statePath = dir + "/client-state.json"
+            try prepareJournal(path: journalPath, count: events)
+            fixturePath = try WorkoutFixture(directory: dir, repsPerSet: repsPerSet, rest: 6, lead: 3).path
+        }
+
+        /// repd's arguments: the fixture looped at 20 times real time (events keep coming however long a client
+        /// takes to start: a busy machine, a sanitizer build), on this journal and socket.
+        var repdArguments: [String] {
+            [
+                "--fixture", fixturePath, "--speed", "20", "--loop", "--socket", socketPath, "--journal", journalPath,
+                "--quiet",
+            ]
+        }
+    }
+
     private func newestID(_ socketPath: String) -> Int? {
         guard let client = LineClient(path: socketPath), let hello = client.nextServerLine()?.hello else { return nil }
         return hello.newestID.map(Int.init)
@@ -39,21 +65,12 @@ struct PythonExampleClientTests {
         "a state from another journal file replays this one from its start (a busy gap of 3000 events), then live events; across a restart of repd and of the client every journaled id is printed once, in order"
     )
     func resumesAcrossGapsAndRestarts() throws {
-        let dir = scratchDirectory()
-        let journalPath = dir + "/events.db"
-        let socketPath = dir + "/events.sock"
-        let statePath = dir + "/client-state.json"
         let count = 3000
-        try prepareJournal(path: journalPath, count: count)
+        let station = try Station(events: count, repsPerSet: [6, 6, 6, 6])
+        let (socketPath, statePath, arguments) = (station.socketPath, station.statePath, station.repdArguments)
         // Ids from another file: the client must not skip this file's first 99 999 events for them.
         try #"{"journal": "0123456789abcdef0123456789abcdef", "last_id": 99999}"#.write(
             toFile: statePath, atomically: true, encoding: .utf8)
-        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 6, 6, 6], rest: 6, lead: 3)
-        // Looped: events keep coming however long the client takes to start (a busy machine, a sanitizer build).
-        let arguments = [
-            "--fixture", fixture.path, "--speed", "20", "--loop", "--socket", socketPath, "--journal", journalPath,
-            "--quiet",
-        ]
         var daemon = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
         var client = try DaemonProcess(
@@ -110,16 +127,9 @@ struct PythonExampleClientTests {
         "a state ahead of its own journal (a backup of the file put back) goes on from the journal's newest id instead of skipping what comes; an event type repd does not know is a usage error"
     )
     func stateAheadOfItsJournal() throws {
-        let dir = scratchDirectory()
-        let journalPath = dir + "/events.db"
-        let socketPath = dir + "/events.sock"
-        let statePath = dir + "/client-state.json"
-        try prepareJournal(path: journalPath, count: 50)
-        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 6], rest: 6, lead: 3)
-        let daemon = try DaemonProcess(arguments: [
-            "--fixture", fixture.path, "--speed", "20", "--loop", "--socket", socketPath, "--journal", journalPath,
-            "--quiet",
-        ])
+        let station = try Station(events: 50, repsPerSet: [6, 6])
+        let (socketPath, statePath) = (station.socketPath, station.statePath)
+        let daemon = try DaemonProcess(arguments: station.repdArguments)
         defer { daemon.stop() }
         #expect(daemonListens(socketPath))
         let hello = try #require(newHello(socketPath))
