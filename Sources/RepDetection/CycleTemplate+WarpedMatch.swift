@@ -8,8 +8,8 @@ extension CycleTemplate {
     /// Both are scaled to unit RMS (the shape only, as `match`), and the warping path's points may drift from the
     /// diagonal by at most `band` of either length. The match is one minus half the mean squared distance per step of
     /// the path of least total distance (every step weighs the same, so a path may take more steps through close
-    /// points): for two unit-RMS stretches aligned point for point, their normalized correlation. Allocates four rows
-    /// of the template's length: for a set's end, not per sample.
+    /// points): for two unit-RMS stretches aligned point for point, their normalized correlation. Allocates two arrays
+    /// of two rows of the template's length: for a set's end, not per sample.
     func warpedMatch(_ grid: MotionGrid, from first: Int, to last: Int, band: Double) -> (
         match: Double, energy: Double
     ) {
@@ -30,43 +30,45 @@ extension CycleTemplate {
         guard pieceEnergy > 0, templateEnergy > 0 else { return (0, 0) }
         let pieceScale = 1 / pieceEnergy.squareRoot()
         let templateScale = 1 / templateEnergy.squareRoot()
-        // Rows of the cumulative distance and of the path's length, over the template's points.
-        var previous = [Double](repeating: .infinity, count: length + 1)
-        var current = previous
-        var previousSteps = [Int](repeating: 0, count: length + 1)
-        var currentSteps = previousSteps
-        previous[0] = 0
+        // Two rows of the cumulative distance and of the path's length over the template's points, in one array each:
+        // row i of the path lies at (i & 1) * width (swapping two arrays of rows instead made Swift 6.0.3, Debian
+        // trixie's, crash optimizing this function: "AccessPathVerification ... missing collected use").
+        let width = length + 1
+        var cost = [Double](repeating: .infinity, count: 2 * width)
+        var pathSteps = [Int](repeating: 0, count: 2 * width)
+        cost[0] = 0
         for i in 1...count {
-            current[0] = .infinity
+            let current = (i & 1) * width, previous = width - current
+            cost[current] = .infinity
             let s = grid.slot(first + i - 1)
             let a = (
                 (grid.x[s] - mean.0) * pieceScale, (grid.y[s] - mean.1) * pieceScale, (grid.z[s] - mean.2) * pieceScale
             )
             let position = Double(i) / Double(count)
             for j in 1...length {
-                current[j] = .infinity
+                cost[current + j] = .infinity
                 guard abs(position - Double(j) / Double(length)) <= band else { continue }
                 let b = (
                     (x[j - 1] - templateMean.0) * templateScale, (y[j - 1] - templateMean.1) * templateScale,
                     (z[j - 1] - templateMean.2) * templateScale
                 )
                 let d = (a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1) + (a.2 - b.2) * (a.2 - b.2)
-                var best = previous[j - 1], steps = previousSteps[j - 1]
-                if previous[j] < best {
-                    best = previous[j]
-                    steps = previousSteps[j]
+                var best = cost[previous + j - 1]
+                var steps = pathSteps[previous + j - 1]
+                if cost[previous + j] < best {
+                    best = cost[previous + j]
+                    steps = pathSteps[previous + j]
                 }
-                if current[j - 1] < best {
-                    best = current[j - 1]
-                    steps = currentSteps[j - 1]
+                if cost[current + j - 1] < best {
+                    best = cost[current + j - 1]
+                    steps = pathSteps[current + j - 1]
                 }
-                current[j] = best + d
-                currentSteps[j] = steps + 1
+                cost[current + j] = best + d
+                pathSteps[current + j] = steps + 1
             }
-            swap(&previous, &current)
-            swap(&previousSteps, &currentSteps)
         }
-        let total = previous[length], steps = previousSteps[length]
+        let end = (count & 1) * width + length
+        let total = cost[end], steps = pathSteps[end]
         guard total.isFinite, steps > 0 else { return (0, 0) }
         return (1 - total / Double(steps) / 2, pieceEnergy / templateEnergy)
     }

@@ -137,66 +137,56 @@ public struct ExerciseGateFeatures: Sendable, Equatable {
         guard first - lag >= grid.oldest, i < grid.next else { return nil }
         let half = max(1, lag / 2)
         // Two lanes (even and odd points), added at the end, so that the arithmetic vectorizes.
-        typealias Lanes = SIMD2<Double>
-        var vvL = Lanes(), hhL = Lanes()
-        var vHalfL = Lanes(), vHalfOldL = Lanes(), hHalfL = Lanes(), hHalfOldL = Lanes()
-        var vFullL = Lanes(), vFullOldL = Lanes(), hFullL = Lanes(), hFullOldL = Lanes()
-        var changeL = Lanes(), verticalChangeL = Lanes()
-        var recentL = Lanes(), beforeL = Lanes()
+        var vvL = GateLanes(), hhL = GateLanes()
+        var vHalfL = GateLanes(), vHalfOldL = GateLanes(), hHalfL = GateLanes(), hHalfOldL = GateLanes()
+        var vFullL = GateLanes(), vFullOldL = GateLanes(), hFullL = GateLanes(), hFullOldL = GateLanes()
+        var changeL = GateLanes(), verticalChangeL = GateLanes()
+        var recentL = GateLanes(), beforeL = GateLanes()
         // The window's first point, in the grid's arrays along and across gravity: every point the loop reads (from
         // one period before the window to its end) is contiguous from the slot of the earliest.
         guard window + lag <= MotionGrid.tail else { return nil }
         let firstSlot = grid.slot(first - lag) + lag
-        let recentFrom = i - lag - first, beforeFrom = i - 2 * lag - first
-        grid.vertical.withUnsafeBufferPointer { gv in
-            grid.hx.withUnsafeBufferPointer { gx in
-                grid.hy.withUnsafeBufferPointer { gy in
-                    grid.hz.withUnsafeBufferPointer { gz in
-                        let gv = gv.baseAddress! + firstSlot, gx = gx.baseAddress! + firstSlot
-                        let gy = gy.baseAddress! + firstSlot, gz = gz.baseAddress! + firstSlot
-                        // Points n and n + 1 of the window (v, x, y, z) with the points `back` before them; the
-                        // window's last point alone (an odd window) with a second lane of 0 (the point after the
-                        // newest is not read). Three passes over the window (half a period back, a period back, one
-                        // point back), each few enough sums to stay in registers.
-                        typealias Point = (v: Lanes, x: Lanes, y: Lanes, z: Lanes)
-                        @inline(__always) func pass(back: Int, _ add: (Int, Point, Point) -> Void) {
-                            @inline(__always) func load(_ n: Int, _ pair: Bool) -> Point {
-                                @inline(__always) func lanes(_ base: UnsafePointer<Double>) -> Lanes {
-                                    pair ? Lanes(base[n], base[n &+ 1]) : Lanes(base[n], 0)
-                                }
-                                return (lanes(gv), lanes(gx), lanes(gy), lanes(gz))
-                            }
-                            var n = 0
-                            while n &+ 1 < window {
-                                add(n, load(n, true), load(n &- back, true))
-                                n &+= 2
-                            }
-                            if n < window { add(n, load(n, false), load(n &- back, false)) }
-                        }
-                        pass(back: half) { n, a, b in
-                            let h2 = a.x * a.x + a.y * a.y + a.z * a.z
-                            vvL += a.v * a.v
+        let recentFrom = Int64(i - lag - first), beforeFrom = Int64(i - 2 * lag - first)
+        // Every closure's type is written out: Swift 6.0 (Debian trixie's, which builds the arm64 package) could not
+        // type-check these sums of SIMD operators inside closures whose types it had to infer ("unable to type-check
+        // this expression in reasonable time").
+        grid.vertical.withUnsafeBufferPointer { (gv: UnsafeBufferPointer<Double>) -> Void in
+            grid.hx.withUnsafeBufferPointer { (gx: UnsafeBufferPointer<Double>) -> Void in
+                grid.hy.withUnsafeBufferPointer { (gy: UnsafeBufferPointer<Double>) -> Void in
+                    grid.hz.withUnsafeBufferPointer { (gz: UnsafeBufferPointer<Double>) -> Void in
+                        let points = GatePoints(
+                            v: gv.baseAddress! + firstSlot, x: gx.baseAddress! + firstSlot,
+                            y: gy.baseAddress! + firstSlot, z: gz.baseAddress! + firstSlot, count: window)
+                        // Three passes over the window (half a period back, a period back, one point back), each
+                        // few enough sums to stay in registers.
+                        points.pass(back: half) { (n: Int, a: GatePoint, b: GatePoint) -> Void in
+                            let h2: GateLanes = a.dot(a)
+                            let vv: GateLanes = a.v * a.v
+                            vvL += vv
                             hhL += h2
                             vHalfL += a.v * b.v
                             vHalfOldL += b.v * b.v
-                            hHalfL += a.x * b.x + a.y * b.y + a.z * b.z
-                            hHalfOldL += b.x * b.x + b.y * b.y + b.z * b.z
-                            let e = a.v * a.v + h2
+                            hHalfL += a.dot(b)
+                            hHalfOldL += b.dot(b)
+                            let e: GateLanes = vv + h2
                             let index = SIMD2<Int64>(Int64(n), Int64(n &+ 1))
-                            recentL += e.replacing(with: 0, where: index .<= Int64(recentFrom))
-                            beforeL += e.replacing(
-                                with: 0, where: (index .> Int64(recentFrom)) .| (index .<= Int64(beforeFrom)))
+                            let notRecent: SIMDMask<SIMD2<Int64>.MaskStorage> = index .<= recentFrom
+                            let outsideBefore: SIMDMask<SIMD2<Int64>.MaskStorage> =
+                                (index .> recentFrom) .| (index .<= beforeFrom)
+                            recentL += e.replacing(with: 0, where: notRecent)
+                            beforeL += e.replacing(with: 0, where: outsideBefore)
                         }
-                        pass(back: lag) { _, a, c in
+                        points.pass(back: lag) { (_: Int, a: GatePoint, c: GatePoint) -> Void in
                             vFullL += a.v * c.v
                             vFullOldL += c.v * c.v
-                            hFullL += a.x * c.x + a.y * c.y + a.z * c.z
-                            hFullOldL += c.x * c.x + c.y * c.y + c.z * c.z
+                            hFullL += a.dot(c)
+                            hFullOldL += c.dot(c)
                         }
-                        pass(back: 1) { _, a, p in
-                            let dv = a.v - p.v, dx = a.x - p.x, dy = a.y - p.y, dz = a.z - p.z
-                            verticalChangeL += dv * dv
-                            changeL += dv * dv + dx * dx + dy * dy + dz * dz
+                        points.pass(back: 1) { (_: Int, a: GatePoint, p: GatePoint) -> Void in
+                            let d: GatePoint = a.minus(p)
+                            let dv2: GateLanes = d.v * d.v
+                            verticalChangeL += dv2
+                            changeL += dv2 + d.dot(d)
                         }
                     }
                 }
@@ -350,5 +340,52 @@ public struct ExerciseGateModel: Sendable, Equatable {
             logOdds += score[node]
         }
         return 1 / (1 + exp(-logOdds))
+    }
+}
+
+/// Two lanes of the gate's sums (even and odd points of the window).
+typealias GateLanes = SIMD2<Double>
+
+/// Points n and n + 1 of the gate's window along gravity (`v`) and across it (`x`, `y`, `z`).
+struct GatePoint {
+    var v: GateLanes, x: GateLanes, y: GateLanes, z: GateLanes
+
+    /// The dot product of the parts across gravity, lane by lane.
+    @inline(__always) func dot(_ other: GatePoint) -> GateLanes {
+        var sum: GateLanes = x * other.x
+        sum += y * other.y
+        sum += z * other.z
+        return sum
+    }
+
+    /// The difference, lane by lane.
+    @inline(__always) func minus(_ other: GatePoint) -> GatePoint {
+        GatePoint(v: v - other.v, x: x - other.x, y: y - other.y, z: z - other.z)
+    }
+}
+
+/// The gate's window in the grid's contiguous arrays: `count` points from each pointer on, read in pairs.
+struct GatePoints {
+    let v: UnsafePointer<Double>, x: UnsafePointer<Double>, y: UnsafePointer<Double>, z: UnsafePointer<Double>
+    let count: Int
+
+    /// Points n and n + 1; with `pair` false, point n alone with a second lane of 0 (the point after the newest is
+    /// not read).
+    @inline(__always) func load(_ n: Int, _ pair: Bool) -> GatePoint {
+        @inline(__always) func lanes(_ base: UnsafePointer<Double>) -> GateLanes {
+            pair ? GateLanes(base[n], base[n &+ 1]) : GateLanes(base[n], 0)
+        }
+        return GatePoint(v: lanes(v), x: lanes(x), y: lanes(y), z: lanes(z))
+    }
+
+    /// Calls `add` with each pair of the window (the last point alone when the window is odd) and the pair `back`
+    /// points before it.
+    @inline(__always) func pass(back: Int, _ add: (Int, GatePoint, GatePoint) -> Void) {
+        var n = 0
+        while n &+ 1 < count {
+            add(n, load(n, true), load(n &- back, true))
+            n &+= 2
+        }
+        if n < count { add(n, load(n, false), load(n &- back, false)) }
     }
 }
