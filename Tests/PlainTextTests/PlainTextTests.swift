@@ -28,17 +28,21 @@ struct PlainTextTests {
     }
 }
 
+/// The excerpt cases, typed outside the @Test attribute: Swift 6.0.3 (Debian trixie's) could not type-check them there
+/// in reasonable time (docs/PACKAGING.md, "Tests").
+private let excerptCases: [(String, String)] = [
+    ("short", "short"), ("", ""), (String(repeating: "7", count: 40), String(repeating: "7", count: 40)),
+    (String(repeating: "7", count: 41), String(repeating: "7", count: 40) + "…"),
+    (String(repeating: "9", count: 5_000_000), String(repeating: "9", count: 40) + "…"),
+    ("a\u{0}b\nc\u{7F}\u{85}", "a\\x00b\\nc\\x7f\\u{85}"),
+    (String(repeating: "é", count: 50), String(repeating: "é", count: 40) + "…"),
+]
+
 @Suite("Log text")
 struct LogTextTests {
     @Test(
         "an excerpt keeps at most the limit of characters, writes control characters out and marks a cut with …",
-        arguments: [
-            ("short", "short"), ("", ""), (String(repeating: "7", count: 40), String(repeating: "7", count: 40)),
-            (String(repeating: "7", count: 41), String(repeating: "7", count: 40) + "…"),
-            (String(repeating: "9", count: 5_000_000), String(repeating: "9", count: 40) + "…"),
-            ("a\u{0}b\nc\u{7F}\u{85}", "a\\x00b\\nc\\x7f\\u{85}"),
-            (String(repeating: "é", count: 50), String(repeating: "é", count: 40) + "…"),
-        ])
+        arguments: excerptCases)
     func excerpt(text: String, expected: String) {
         #expect(LogText.excerpt(text) == expected)
         var copy = text

@@ -5,6 +5,12 @@ import Testing
 
 @testable import RepConfiguration
 
+// Made outside the @Test attribute that uses them: Swift 6.0.3's compiler (Debian trixie's) crashes on an
+// interpolation there and cannot type-check a chain of + in time (docs/PACKAGING.md, "Tests").
+private let longStationNameEntry = "socket = \"\(String(repeating: "n", count: 65))=/x.sock\""
+private let longStationNameReason = "the station name '\(String(repeating: "n", count: 65))' is longer than 64 bytes"
+private let longSocketPathEntry = "socket = \"/tmp/\(String(repeating: "s", count: 120)).sock\""
+
 @Suite("The configuration file's TOML")
 struct TOMLParserTests {
     private func values(_ text: String) throws -> [String: TOMLValue] {
@@ -288,14 +294,8 @@ struct ConfigurationFileTests {
                 "' rack 1=/x.sock': the station name ' rack 1' begins or ends with white space"
             ),
             ("socket = \"r\\u0007=/x.sock\"", "'r\\x07=/x.sock': the station name 'r\\x07' holds a control character"),
-            (
-                "socket = \"\(String(repeating: "n", count: 65))=/x.sock\"",
-                "the station name '\(String(repeating: "n", count: 65))' is longer than 64 bytes"
-            ),
-            (
-                "socket = \"/tmp/\(String(repeating: "s", count: 120)).sock\"",
-                "the path is 130 bytes; a Unix socket's path holds at most 107"
-            ),
+            (longStationNameEntry, longStationNameReason),
+            (longSocketPathEntry, "the path is 130 bytes; a Unix socket's path holds at most 107"),
         ])
     func webSocketRefused(line: String, reason: String) {
         let text = "[web]\nlisten = \"127.0.0.1:8080\"\n\(line)\n"

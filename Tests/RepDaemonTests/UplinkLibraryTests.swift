@@ -69,7 +69,8 @@ struct UplinkLibraryTests {
             Comment(rawValue: (privateMountPrerequisite ?? "") + ": libmosquitto is hidden there")),
         .enabled(
             if: FileManager.default.fileExists(atPath: mosquittoLibrary),
-            Comment(rawValue: "\(mosquittoLibrary) is not installed, so there is nothing to hide")))
+            // Joined, not interpolated: Swift 6.0.3 crashes on an interpolation here (docs/PACKAGING.md, "Tests").
+            Comment(rawValue: mosquittoLibrary + " is not installed, so there is nothing to hide")))
     func missingLibrary() throws {
         let dir = scratchDirectory()
         let socketPath = dir + "/events.sock"
