@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(name: "RepProtocolTests", dependencies: ["RepProtocol"]),
         .testTarget(
             name: "RepClientTests", dependencies: ["RepClient", "RepProtocol", "RepDetection", "MotionCore"]),
-        .testTarget(name: "RepJournalTests", dependencies: ["RepJournal", "PlainText", "TestScratch"]),
+        .testTarget(name: "RepJournalTests", dependencies: ["RepJournal", "CSQLite", "PlainText", "TestScratch"]),
         .testTarget(name: "RepUplinkTests", dependencies: ["RepUplink", "RepJournal", "RepProtocol", "TestScratch"]),
         .testTarget(
             name: "RepConfigurationTests",

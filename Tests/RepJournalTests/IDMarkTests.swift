@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import PlainText
 import Testing
@@ -231,16 +232,19 @@ struct IDMarkTests {
     }
 }
 
-/// SQLite's online backup of the file at `source` into `destination` (python3's sqlite3 module).
+/// SQLite's online backup of the file at `source` into `destination` (`sqlite3_backup_*`, as `sqlite3 .backup`
+/// makes it), on a connection of its own beside the journal's.
 private func sqliteBackup(from source: String, to destination: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-        "python3", "-c",
-        "import sqlite3, sys\ns = sqlite3.connect(sys.argv[1]); d = sqlite3.connect(sys.argv[2])\ns.backup(d); d.close()",
-        source, destination,
-    ]
-    try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    var from: OpaquePointer?
+    var to: OpaquePointer?
+    defer {
+        sqlite3_close(from)
+        sqlite3_close(to)
+    }
+    try #require(sqlite3_open_v2(source, &from, SQLITE_OPEN_READONLY, nil) == SQLITE_OK)
+    try #require(sqlite3_open_v2(destination, &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK)
+    let backup = try #require(sqlite3_backup_init(to, "main", from, "main"))
+    let stepped = sqlite3_backup_step(backup, -1)
+    let finished = sqlite3_backup_finish(backup)
+    #expect(stepped == SQLITE_DONE && finished == SQLITE_OK)
 }
