@@ -45,6 +45,7 @@ protocol or not repd's, repd refuses the subscription, or the state file cannot 
 """
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -60,8 +61,8 @@ LONGEST_LINE = 1 << 20  # repd's lines are a few hundred bytes; a history reply 
 EVENT_TYPES = ("rep", "set", "sensor", "samples")
 # The event type of each line repd sends for a subscribed type (`set` sends set_start and set_end).
 KIND_OF_TYPE = {"rep": "rep", "set_start": "set", "set_end": "set", "sensor": "sensor", "samples": "samples"}
-# Replies to commands this client does not send, and lines it handles itself: never printed.
-NOT_EVENTS = ("hello", "subscribed", "error", "bye", "status", "pong", "history")
+# Replies to commands this client does not send, and a second hello: never printed.
+NOT_EVENTS = ("hello", "status", "pong", "history")
 
 
 class StateError(Exception):
@@ -290,7 +291,7 @@ def follow(path, position, events, deliver, say, handling=None):
                 # it is a repeat.
                 if not subscribed or event_id <= position.last_id:
                     continue
-                with handling or Deferred():
+                with handling or contextlib.nullcontext():
                     deliver(line)
                     position.handled(event_id)
             elif KIND_OF_TYPE.get(kind) in events:
