@@ -49,6 +49,11 @@ final class EventRecorder: @unchecked Sendable {
     private var idMarkProblemLogged: String?
     /// Only touched on `thread`: the newest id whose line was handed to the event loop.
     private var handedOverID: Int64 = 0
+    /// Only touched on `thread`: when (by the uptime) this run journaled its events, for age retention.
+    private var timeline: AppendTimeline
+    /// Only touched on `thread`: whether age retention kept events of this run that the wall clock dates too old
+    /// (logged once, when it starts).
+    private var keptMisdated = false
     /// The newest id handed out (what `hello` and `status` say), readable from any thread without the disk.
     private let newest: Synchronization.Atomic<Int64>
     /// Whether appends fail, and why; a short lock, never held across SQLite.
@@ -166,6 +171,7 @@ final class EventRecorder: @unchecked Sendable {
         openedFileID = FileIdentity(path)
         self.newest = Synchronization.Atomic(newest)
         handedOverID = newest
+        timeline = AppendTimeline(uptime: Self.uptime(), newestID: newest)
         self.fileLock = fileLock
         self.path = path
         self.station = station
@@ -296,10 +302,25 @@ final class EventRecorder: @unchecked Sendable {
     private func pruneOnThread() {
         appendedSincePrune = 0
         guard let journal, maxAge != nil || maxEvents != nil || maxBytes != nil else { return }
+        let now = Self.uptime()
+        timeline.mark(uptime: now, newestID: handedOverID)
+        let olderThan = maxAge.map { wallClock() - $0 }
+        // Age goes by the wall clock, except for this run's events: those journaled less than max_age ago by the
+        // uptime stay, whatever their wall time (a clock set forward since, `AppendTimeline`).
+        let deletable = maxAge.map { timeline.newestDeletableByAge(age: $0, uptime: now) }
         do {
             let deleted = try journal.prune(
-                olderThan: maxAge.map { wallClock() - $0 }, maxRows: maxEvents, maxBytes: maxBytes)
+                olderThan: olderThan, maxRows: maxEvents, maxBytes: maxBytes, ageDeletableThrough: deletable)
             if deleted > 0 { logger.debug("journal: retention deleted \(deleted) events") }
+            if !keptMisdated, let olderThan, let deletable {
+                let kept = try journal.countDated(before: olderThan, above: deletable)
+                if kept > 0 {
+                    keptMisdated = true
+                    logger.warning(
+                        "journal: \(kept) events repd journaled since it started (ids after \(deletable)) carry a time more than journal.max_age_days ago: the clock was set forward since (a board without a clock of its own that reached a time server?); retention keeps them until they are that old by the uptime"
+                    )
+                }
+            }
         } catch {
             logger.warning("\(error)")
         }
@@ -324,6 +345,13 @@ final class EventRecorder: @unchecked Sendable {
         closed.unlock()
         try? thread.syncShutdownGracefully()
         fileLock.release()
+    }
+
+    /// Seconds since boot, suspend included (`CLOCK_BOOTTIME`): never set, never stepped back.
+    private static func uptime() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The station the `[journal]` settings name: `station`, or else the host name (`stationName`).

@@ -590,16 +590,20 @@ public final class EventJournal {
         }
     }
 
-    /// Retention: deletes events published before `olderThan` (Unix time; nil keeps any age), all but the newest
-    /// `maxRows` (nil keeps any number), and then the oldest while the events take more than `maxBytes` of the file
-    /// (`usedBytes`; nil: no limit; deleted space is reused, so the file stays at about that size). Returns how many
-    /// were deleted.
+    /// Retention: deletes events published before `olderThan` (Unix time; nil keeps any age) — with
+    /// `ageDeletableThrough`, only those with an id up to it (`AppendTimeline`: the later ones are younger than their
+    /// `wall` says) —, all but the newest `maxRows` (nil keeps any number), and then the oldest while the events take
+    /// more than `maxBytes` of the file (`usedBytes`; nil: no limit; deleted space is reused, so the file stays at about
+    /// that size). Returns how many were deleted.
     @discardableResult
-    public func prune(olderThan: Double?, maxRows: Int?, maxBytes: Int64? = nil) throws(JournalError) -> Int {
+    public func prune(
+        olderThan: Double?, maxRows: Int?, maxBytes: Int64? = nil, ageDeletableThrough: Int64? = nil
+    ) throws(JournalError) -> Int {
         guard db != nil else { throw closedError("prune") }
         var deleted = 0
         if let olderThan {
-            try execute("DELETE FROM events WHERE wall < \(olderThan)", operation: "prune")
+            let ids = ageDeletableThrough.map { " AND id <= \($0)" } ?? ""
+            try execute("DELETE FROM events WHERE wall < \(olderThan)\(ids)", operation: "prune")
             deleted += Int(sqlite3_changes(db))
         }
         if let maxRows {
@@ -628,6 +632,17 @@ public final class EventJournal {
             }
         }
         return deleted
+    }
+
+    /// How many events with an id above `id` carry a `wall` before `olderThan` (Unix time): those age retention
+    /// keeps because `AppendTimeline` knows them to be younger.
+    public func countDated(before olderThan: Double, above id: Int64) throws(JournalError) -> Int {
+        let statement = try prepare("SELECT count(*) FROM events WHERE wall < ?1 AND id > ?2", operation: "prune")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_double(statement, 1, olderThan)
+        sqlite3_bind_int64(statement, 2, id)
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw failure("prune", sqlite3_errcode(db)) }
+        return Int(sqlite3_column_int64(statement, 0))
     }
 
     /// How many events the file holds.
