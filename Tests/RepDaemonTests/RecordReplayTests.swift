@@ -143,7 +143,7 @@ struct RecordReplayTests {
 struct FixtureDurabilityTests {
     @Test(
         "the fixture writer fsyncs the file before renaming it, and its folder after (strace of repctl generate)",
-        .enabled(if: which("strace") != nil, "needs strace"))
+        .enabled(if: which("strace") != nil, "needs strace (scripts/install-deps test installs it)"))
     func fsyncBeforeRename() throws {
         let dir = scratchDirectory()
         let trace = dir + "/trace"
