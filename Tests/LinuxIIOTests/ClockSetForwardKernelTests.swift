@@ -21,16 +21,17 @@ struct ClockSetForwardKernelTests {
     func workoutBeforeTheClockWasSet() throws {
         let harness = try #require(kernelHarness)
         let dir = Scratch.directory("clock")
-        // The harness's /tmp is a tmpfs mounted over what it copies in: the fixture goes to /fixtures. 50 sets of 20
-        // reps of 1.2 s at 12.5 Hz, replayed at 30 times real time (a debug repd under qemu's emulated CPU keeps up
+        // The harness's /tmp is a tmpfs mounted over what it copies in: the fixture goes to /fixtures. 10 sets of 105
+        // reps of 1 s at 12.5 Hz, replayed at 30 times real time (a debug repd under qemu's emulated CPU keeps up
         // with that; at 100 times the ring dropped samples): more than 1000 events, so retention runs again after the
         // clock was set.
         var generator = WorkoutGenerator()
-        generator.repsPerSet = Array(repeating: 20, count: 50)
-        generator.sets = 50
+        generator.repsPerSet = Array(repeating: 105, count: 10)
+        generator.sets = 10
         generator.restSeconds = 10
         generator.leadSeconds = 3
-        generator.repPeriod = 1.2
+        generator.repPeriod = 1.0
+        generator.pauseSeconds = 0.1
         generator.sampleRate = 12.5
         let fixture = dir + "/workout.csv"
         try FixtureFileWriter.write(generator.generate().samples, to: fixture)

@@ -11,7 +11,7 @@
 Each writes what it observed to OUT.json; the Swift tests make the assertions. Records are fed through the
 device's PTY in the wrist.umockdev layout: x, y, z as le:s12/16>>4, 2 pad bytes, le:s64 timestamp (16 bytes).
 """
-import json, os, select, signal, socket, subprocess, sys, time
+import json, os, signal, socket, subprocess, sys, time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from wrist_testbed import DEV, WristTestbed
@@ -126,18 +126,18 @@ elif scenario in ('SIGINT', 'SIGTERM', 'SIGHUP'):
     while time.time() < deadline and attributes(root)['buffer/enable'] != '1':
         time.sleep(0.01)
     result['during'] = attributes(root)
-    # Signalled once a sample was printed, not after a fixed 0.5 s: a busy machine may take longer to the first.
-    first = []
+    # Signalled once repctl has read samples from the device node (its read bytes, /proc/PID/io, grew past the
+    # setup's), not after a fixed 0.5 s: a busy machine may take longer to the first. Its standard output cannot
+    # tell: in a pipe it is block-buffered, and the samples so far come out at its exit.
+    def read_bytes():
+        with open('/proc/%d/io' % child.pid) as f:
+            return next(int(line.split()[1]) for line in f if line.startswith('rchar:'))
+    start = read_bytes()
     deadline = time.time() + 30
-    while not any(line and not line.startswith('#') for line in first):
-        ready, _, _ = select.select([child.stdout], [], [], max(0, deadline - time.time()))
-        line = child.stdout.readline() if ready else ''
-        if not line:
-            break
-        first.append(line.rstrip('\n'))
+    while time.time() < deadline and read_bytes() < start + 256:
+        time.sleep(0.01)
     child.send_signal(getattr(signal, scenario))
     out, err = child.communicate(timeout=30)
-    out = ''.join(line + '\n' for line in first) + out
     feeder.running = False
     result['after'] = attributes(root)
     result['exit'] = child.returncode
