@@ -128,7 +128,7 @@ elif scenario in ('SIGINT', 'SIGTERM', 'SIGHUP'):
     result['during'] = attributes(root)
     # Signalled once repctl has read samples from the device node (its read bytes, /proc/PID/io, grew past the
     # setup's), not after a fixed 0.5 s: a busy machine may take longer to the first. Its standard output cannot
-    # tell: in a pipe it is block-buffered, and the samples so far come out at its exit.
+    # tell: `sensors --read N` prints the samples when it stops (N read, or interrupted), not as they come.
     def read_bytes():
         with open('/proc/%d/io' % child.pid) as f:
             return next(int(line.split()[1]) for line in f if line.startswith('rchar:'))
