@@ -23,9 +23,10 @@ public struct AppendTimeline: Sendable {
 
     /// Notes that ids up to `newestID` were journaled by `uptime` (never earlier than the last mark).
     public mutating func mark(uptime: Double, newestID: Int64) {
-        guard let last = marks.last else { return marks = [(uptime, newestID)] }
-        guard uptime >= last.uptime, newestID >= last.newestID else { return }
-        if newestID == last.newestID { return }  // nothing journaled since: the older mark says more
+        // Never empty (made with one mark; dropping keeps the newest old one). A mark with nothing journaled since
+        // the last changes nothing: the older one says more.
+        let last = marks[marks.count - 1]
+        guard uptime >= last.uptime, newestID > last.newestID else { return }
         marks.append((uptime, newestID))
     }
 
