@@ -13,7 +13,8 @@ public struct JournalSettings: Sendable, Equatable {
     public var path = "auto"
     /// `journal.synchronous`: `normal` (default) or `full`.
     public var synchronous = Synchronous.normal
-    /// `journal.max_age_days`: events older than this are deleted (default 30; 0 keeps any age).
+    /// `journal.max_age_days`: events older than this are deleted (default 30; 0 keeps any age); the running repd's own
+    /// events only once they are that old by the uptime too (`AppendTimeline`).
     public var maxAgeDays = 30.0
     /// `journal.max_events`: at most this many events are kept, the newest (default 100000; 0 keeps any number).
     public var maxEvents = 100_000
