@@ -1,6 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import PlainText
 import RepJournal
 import RepProtocol
 import Synchronization
@@ -44,10 +45,13 @@ final class EventHub: Sendable {
     private let journalState: NIOLockedValueBox<(recorder: EventRecorder?, failure: ServerMessage.JournalStatus?)>
     /// Called after each event was journaled (wakes the uplink); must not block.
     private let onJournaled: @Sendable () -> Void
+    /// Called when the journal went over to another file at its path (the uplink follows); must not block.
+    private let onNewJournalFile: @Sendable (FileIdentity) -> Void
 
     init(
         eventLoop: EventLoop, logger: Logger, journal: EventRecorder? = nil,
-        journalFailure: ServerMessage.JournalStatus? = nil, onJournaled: @escaping @Sendable () -> Void = {}
+        journalFailure: ServerMessage.JournalStatus? = nil, onJournaled: @escaping @Sendable () -> Void = {},
+        onNewJournalFile: @escaping @Sendable (FileIdentity) -> Void = { _ in }
     ) {
         self.eventLoop = eventLoop
         clients = .makeBoxSendingValue([:], eventLoop: eventLoop)
@@ -55,6 +59,47 @@ final class EventHub: Sendable {
         self.logger = logger
         journalState = NIOLockedValueBox((journal, journalFailure))
         self.onJournaled = onJournaled
+        self.onNewJournalFile = onNewJournalFile
+        if let journal { follow(journal) }
+    }
+
+    /// How long a client told `bye` because the journal file changed has to read it before it is closed anyway.
+    static let journalByeGrace = TimeAmount.seconds(2)
+
+    /// Tells every client `bye` when `recorder` went over to another journal file (`EventRecorder.followPath()`):
+    /// the ids they got came from the other file. The recorder calls this on its thread after the last line of the
+    /// old file was handed to the loop and before the first of the new, so each client gets every event it was sent
+    /// from the old file, then `bye`, and nothing after; on reconnecting, `hello` names the new file's identity.
+    private func follow(_ recorder: EventRecorder) {
+        recorder.onNewFile { [weak self] reason, file in
+            guard let self else { return }
+            disconnectAll(reason: reason, grace: Self.journalByeGrace)
+            if let file { onNewJournalFile(file) }
+        }
+    }
+
+    /// Says `bye` (`reason`) to every connected client and closes each connection once its `bye` was written, or
+    /// after `grace`; unlike `closeAll`, the hub goes on serving (new connections, live events). Callable from any
+    /// thread: runs on the loop after every line handed to it before.
+    func disconnectAll(reason: String, grace: TimeAmount) {
+        eventLoop.execute {
+            let line = ServerMessage.bye(reason: reason)
+            let clients = Array(self.clients.value.values)
+            // Forgotten at once: no live line goes out to them after their bye.
+            for client in clients { self.remove(client.channel) }
+            for client in clients {
+                var buffer = client.channel.allocator.buffer(capacity: line.utf8.count)
+                buffer.writeString(line)
+                let deadline = self.eventLoop.scheduleTask(in: grace) { client.channel.close(promise: nil) }
+                client.channel.writeAndFlush(buffer).whenComplete { _ in
+                    deadline.cancel()
+                    client.channel.close(promise: nil)
+                }
+            }
+            if !clients.isEmpty {
+                self.logger.notice("told \(clients.count) client\(clients.count == 1 ? "" : "s") bye (\(reason))")
+            }
+        }
     }
 
     /// The event journal (nil when there is none, or until the configured one could be opened).
@@ -74,6 +119,7 @@ final class EventHub: Sendable {
     /// (`JournalReopenService`); events published before went out without ids.
     func attachJournal(_ recorder: EventRecorder) {
         journalState.withLockedValue { $0 = (recorder, nil) }
+        follow(recorder)
     }
 
     /// Says why the configured journal still cannot be opened (`status`).

@@ -33,16 +33,17 @@ final class EventRecorder: @unchecked Sendable {
     let station: String
     /// The database file.
     let path: String
-    /// The file's identity (`EventJournal.identity`), sent in `hello` as `journal`.
-    let identity: String
-    /// The journal's thread: the only one that touches `journal` and `appendedSincePrune`.
+    /// The `[journal]` settings it was opened with (to open the file at `path` again, `followPath()`).
+    private let settings: JournalSettings
+    /// The journal's thread: the only one that touches `journal`, `fileLock` and `appendedSincePrune`.
     private let thread: NIOThreadPool
     /// Only touched on `thread` (that is why the type is `@unchecked Sendable`).
     private var journal: EventJournal?
+    /// Only touched on `thread`, and by `close()` after the thread stopped: the lock on the file repd writes, which
+    /// keeps a second repd out (see `JournalLock`).
+    private var fileLock: JournalLock
     /// Only touched on `thread`.
     private var appendedSincePrune = 0
-    /// The file's (device, inode) at open; nil when it could not be read.
-    private let openedFileID: FileIdentity?
     /// Only touched on `thread`: whether the journal fails at once on a lock, after an append failed.
     private var failingFast = false
     /// Only touched on `thread`: the id mark problem last logged (`EventJournal.idMarkProblem`).
@@ -56,10 +57,11 @@ final class EventRecorder: @unchecked Sendable {
     private var keptMisdated = false
     /// The newest id handed out (what `hello` and `status` say), readable from any thread without the disk.
     private let newest: Synchronization.Atomic<Int64>
-    /// Whether appends fail, and why; a short lock, never held across SQLite.
-    private let health = NIOLockedValueBox(Health())
-    /// The lock on the file that keeps a second repd out (see `JournalLock`).
-    private let fileLock: JournalLock
+    /// Whether appends fail, and why, and which file repd writes; a short lock, never held across SQLite.
+    private let health: NIOLockedValueBox<Health>
+    /// Called on the journal's thread when repd went over to the file now at `path` (`followPath()`), before any
+    /// event is journaled in it; set by the hub (`EventHub.follow(_:)`). Must not block.
+    private let onNewFile = NIOLockedValueBox<(@Sendable (_ reason: String, _ file: FileIdentity?) -> Void)?>(nil)
     private let maxAge: Double?
     private let maxEvents: Int?
     private let maxBytes: Int64?
@@ -67,12 +69,20 @@ final class EventRecorder: @unchecked Sendable {
 
     private struct Health {
         var failing = false
-        /// The path no longer names the file repd writes (`checkFile()`).
-        var replaced = false
         var lastError: String?
         /// When (wall clock) the last append error was logged: a disk that is nearly full lets an append through
         /// now and then, and the error is not logged again within a minute of the last.
         var errorLogged: Double = -.infinity
+        /// The file's identity (`EventJournal.identity`), sent in `hello` as `journal`.
+        var identity: String
+        /// The (device, inode) of the file repd writes, as `path` named it at open; nil when it could not be read.
+        var openedFile: FileIdentity?
+        /// Why `path` no longer names the file repd writes while repd cannot go over to the file there (its folder
+        /// is gone), as `status` says it; nil otherwise.
+        var notFollowed: String?
+        /// Whether the file at `path` could not be opened after the one repd wrote was closed (`followPath()`): no
+        /// journal until it opens.
+        var awaitingFile = false
     }
 
     /// Opens the journal the `[journal]` settings describe at `path` (the caller resolved `auto`), whose lock the
@@ -81,13 +91,25 @@ final class EventRecorder: @unchecked Sendable {
     static func open(
         _ settings: JournalSettings, path: String, fileLock: JournalLock, logger: Logger
     ) throws(JournalError) -> EventRecorder {
-        let station = station(settings)
-        let synchronous = settings.synchronous
-        let journal: EventJournal
-        do { journal = try EventJournal(path: path, station: station, synchronous: synchronous) } catch {
+        let opened: (journal: EventJournal, newest: Int64)
+        do { opened = try openFile(settings, path: path, logger: logger) } catch {
             fileLock.release()
             throw error
         }
+        let recorder = EventRecorder(
+            journal: opened.journal, newest: opened.newest, fileLock: fileLock, path: path, settings: settings,
+            logger: logger)
+        recorder.prune()
+        return recorder
+    }
+
+    /// Opens the file at `path` (whose lock the caller holds): ends a set the last run left open, logs what opening
+    /// found (ids skipped, a stale log moved aside). Returns the journal and its newest id.
+    private static func openFile(
+        _ settings: JournalSettings, path: String, logger: Logger
+    ) throws(JournalError) -> (journal: EventJournal, newest: Int64) {
+        let synchronous = settings.synchronous
+        let journal = try EventJournal(path: path, station: station(settings), synchronous: synchronous)
         let interrupted: (set: Int, reps: Int)?
         do { interrupted = try InterruptedSet.close(in: journal) } catch {
             logger.warning("journal: cannot end the set the last run left open: \(error)")
@@ -96,14 +118,8 @@ final class EventRecorder: @unchecked Sendable {
         let newest: Int64
         do { newest = try journal.newestID } catch {
             journal.close()
-            fileLock.release()
             throw error
         }
-        let recorder = EventRecorder(
-            journal: journal, newest: newest, fileLock: fileLock, path: path, station: station,
-            maxAge: settings.maxAgeDays > 0 ? settings.maxAgeDays * 86_400 : nil,
-            maxEvents: settings.maxEvents > 0 ? settings.maxEvents : nil,
-            maxBytes: settings.maxSizeMB > 0 ? Int64(settings.maxSizeMB) << 20 : nil, logger: logger)
         logger.info("journal: \(path) (synchronous=\(synchronous.rawValue)), newest event id \(newest)")
         if let interrupted {
             logger.notice(
@@ -125,59 +141,169 @@ final class EventRecorder: @unchecked Sendable {
                 )
             }
         }
-        recorder.prune()
-        return recorder
+        return (journal, newest)
     }
 
-    /// What `status` and the log say while `path` no longer names the file repd writes.
-    private var replacedReason: String {
-        "the journal \(path) was deleted or replaced while repd runs: events go to the old file, which nothing can "
-            + "open and which is lost when repd stops; restart repd to start a journal there"
-    }
+    /// The file's identity (`EventJournal.identity`), sent in `hello` as `journal`: another one once repd went over
+    /// to another file at `path` (`followPath()`).
+    var identity: String { health.withLockedValue { $0.identity } }
 
     /// Whether `path` no longer names the file repd writes: it is gone (ENOENT) or names another file. Any other
     /// `stat` failure (EACCES) says nothing either way: false.
     private var fileReplaced: Bool {
-        guard let opened = openedFileID else { return false }
+        guard let opened = health.withLockedValue({ $0.openedFile }) else { return false }
         guard let now = FileIdentity(path) else { return errno == ENOENT }
         return now != opened
     }
 
-    /// Checks that `path` still names the file repd writes (the daemon asks every minute, and `status` each time).
-    /// An administrator's `rm events.db` (to start afresh) left repd writing to a file nobody can open, lost at its
-    /// next start, while `status` said all was well: now it is logged once as an error, and `status` says
-    /// `writing: false` with the reason, until the file is back where it was or repd is restarted (which starts a
-    /// new journal there).
+    /// Has repd go over to the file at `path` when that no longer names the file it writes (the daemon asks every
+    /// minute, and `status` each time; each append checks too, on the journal's thread: `followPath()`).
     func checkFile() {
-        let replaced = fileReplaced
-        let change: Bool? = health.withLockedValue { health in
-            guard replaced != health.replaced else { return nil }
-            health.replaced = replaced
-            return replaced
-        }
-        switch change {
-        case true?: logger.error("\(replacedReason)")
-        case false?: logger.notice("journal: \(path) is the file repd writes again")
-        case nil: break
+        guard health.withLockedValue({ $0.awaitingFile }) || fileReplaced else { return }
+        thread.submit { [self] state in
+            guard state == .active else { return }
+            followPath(retryingFailedOpen: true)
         }
     }
 
+    /// Sets what is called (on the journal's thread) when repd went over to the file now at `path` (`file`: its
+    /// device and inode), before any event is journaled in it: the hub then says `bye` to every client, whose ids
+    /// came from the other file, and the uplink follows once the broker has the old file's events.
+    func onNewFile(_ body: @escaping @Sendable (_ reason: String, _ file: FileIdentity?) -> Void) {
+        onNewFile.withLockedValue { $0 = body }
+    }
+
+    /// On the journal's thread: when `path` no longer names the file repd writes, goes over to the file there, as a
+    /// restart of repd would, so that nothing journaled from here on is lost with the old file when repd stops.
+    ///
+    /// An administrator's `rm events.db` (to start afresh) left repd writing to a file nobody could open, lost at
+    /// its next start, and a backup put back with `mv` was not used until repd restarted (until 2026-12-07, `status`
+    /// said `writing: false` and "restart repd"). Now the file written so far is closed (its write-ahead log
+    /// checkpointed into it, and `path-wal`/`path-shm` removed when still its own, `EventJournal.close()`: SQLite
+    /// would apply them to the new file), the lock taken on the file at `path`, and that file opened: a new journal
+    /// when it was deleted (a new identity, ids from 1), or the file put there (a backup: its identity, and ids after
+    /// every id handed out from it, `PATH.ids`). Every connected client is then told `bye` (`onNewFile`), before any
+    /// event of the new file goes out: its ids mean something else. While the folder is gone too, nothing changes
+    /// (repd goes on writing the old file; `status` says so). When the new file cannot be opened (no permission, a
+    /// full disk), events go out without ids, and `checkFile()` tries it again (`retryingFailedOpen`, every minute).
+    private func followPath(retryingFailedOpen: Bool = false) {
+        let failedOpen = health.withLockedValue { $0.awaitingFile }
+        if failedOpen {
+            guard retryingFailedOpen else { return }
+        } else {
+            guard journal != nil, fileReplaced else {
+                // The file is back where it was (moved away and back while the folder was gone).
+                if health.withLockedValue({ $0.notFollowed.take() }) != nil {
+                    logger.notice("journal: \(path) is the file repd writes again")
+                }
+                return
+            }
+        }
+        let there = FileIdentity(path)
+        if there == nil {
+            let folder = parentFolder(path)
+            var info = stat()
+            guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                let reason =
+                    "the journal \(path) was deleted while repd runs, and its folder \(folder) is gone too: events go "
+                    + "to the deleted file, lost when repd stops; repd starts a new journal there once the folder is back"
+                let first = health.withLockedValue { health in
+                    defer { health.notFollowed = reason }
+                    return health.notFollowed == nil
+                }
+                if first { logger.error("\(reason)") }
+                return
+            }
+        }
+        let what = there == nil ? "was deleted" : "was replaced by another file"
+        if !failedOpen {
+            journal?.close()
+            journal = nil
+            fileLock.release()
+            logger.warning(
+                "journal: \(path) \(what) while repd runs (at event id \(handedOverID)): closed the file repd wrote, opening the one at \(path)"
+            )
+        }
+        health.withLockedValue {
+            $0.openedFile = nil
+            $0.awaitingFile = true
+        }
+        let opened: (journal: EventJournal, newest: Int64)
+        do {
+            fileLock = try JournalLock(path: path)
+        } catch {
+            fileLock = JournalLock.none
+            return noteOpenFailure("\(error)")
+        }
+        do throws(JournalError) { opened = try Self.openFile(settings, path: path, logger: logger) } catch {
+            fileLock.release()
+            fileLock = JournalLock.none
+            return noteOpenFailure("cannot open \(path): \(error.message)")
+        }
+        journal = opened.journal
+        newest.store(opened.newest, ordering: .relaxed)
+        handedOverID = opened.newest
+        timeline = AppendTimeline(uptime: Self.uptime(), newestID: opened.newest)
+        keptMisdated = false
+        appendedSincePrune = 0
+        failingFast = false
+        idMarkProblemLogged = nil
+        let identity = opened.journal.identity
+        let file = FileIdentity(path)
+        let recovered = health.withLockedValue { health in
+            defer {
+                health.identity = identity
+                health.openedFile = file
+                health.notFollowed = nil
+                health.awaitingFile = false
+                health.failing = false
+                health.lastError = nil
+            }
+            return health.failing
+        }
+        logger.notice(
+            "journal: \(path) opened\(recovered ? " at last" : ""): events are journaled there from here on, from id \(opened.newest + 1) (journal \(identity)); clients are told bye, to resume from it"
+        )
+        onNewFile.withLockedValue { $0 }?("journal replaced", file)
+        pruneOnThread()
+    }
+
+    /// After the file at `path` could not be opened (`followPath()`): events go out without ids, `status` says why.
+    private func noteOpenFailure(_ reason: String) {
+        let message =
+            "journal: \(reason); events go out without ids until it opens (repd tries again every minute)"
+        let first = health.withLockedValue { health in
+            defer {
+                health.failing = true
+                health.lastError = reason + " (repd tries again every minute)"
+            }
+            return health.lastError != reason + " (repd tries again every minute)"
+        }
+        if first { logger.error("\(message)") }
+    }
+
+    /// The folder that holds `path` ("." for a bare file name).
+    private func parentFolder(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     private init(
-        journal: EventJournal, newest: Int64, fileLock: JournalLock, path: String, station: String, maxAge: Double?,
-        maxEvents: Int?, maxBytes: Int64?, logger: Logger
+        journal: EventJournal, newest: Int64, fileLock: JournalLock, path: String, settings: JournalSettings,
+        logger: Logger
     ) {
         self.journal = journal
-        identity = journal.identity
-        openedFileID = FileIdentity(path)
+        health = NIOLockedValueBox(Health(identity: journal.identity, openedFile: FileIdentity(path)))
         self.newest = Synchronization.Atomic(newest)
         handedOverID = newest
         timeline = AppendTimeline(uptime: Self.uptime(), newestID: newest)
         self.fileLock = fileLock
         self.path = path
-        self.station = station
-        self.maxAge = maxAge
-        self.maxEvents = maxEvents
-        self.maxBytes = maxBytes
+        self.settings = settings
+        station = Self.station(settings)
+        maxAge = settings.maxAgeDays > 0 ? settings.maxAgeDays * 86_400 : nil
+        maxEvents = settings.maxEvents > 0 ? settings.maxEvents : nil
+        maxBytes = settings.maxSizeMB > 0 ? Int64(settings.maxSizeMB) << 20 : nil
         self.logger = logger
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
@@ -190,7 +316,9 @@ final class EventRecorder: @unchecked Sendable {
     /// columns are the event's `type`, `wall` and `json`.
     func record(_ event: JournaledEvent, publish: @escaping @Sendable (String, Int64?) -> Void) {
         thread.submit { [self] state in
-            guard state == .active, let journal else { return publish(event.line, nil) }
+            guard state == .active else { return publish(event.line, nil) }
+            followPath()
+            guard let journal else { return publish(event.line, nil) }
             let id: Int64
             // While appends fail, the next ones do not wait for a lock again: another process holding the file (an
             // sqlite3 shell in a transaction) made every event wait the full lock wait, 2 s, in a queue. Only the
@@ -280,10 +408,18 @@ final class EventRecorder: @unchecked Sendable {
     /// The journal's part of a `status` reply.
     var status: ServerMessage.JournalStatus {
         checkFile()
-        let (failing, replaced, lastError) = health.withLockedValue { ($0.failing, $0.replaced, $0.lastError) }
+        let (failing, lastError, notFollowed, awaiting) = health.withLockedValue {
+            ($0.failing, $0.lastError, $0.notFollowed, $0.awaitingFile)
+        }
+        // While the folder is gone (`notFollowed`), or between the change and the journal thread's going over
+        // (`checkFile()` just asked it to).
+        let replaced = !awaiting && fileReplaced
         return ServerMessage.JournalStatus(
             path: path, newestID: newestID ?? 0, writing: !failing && !replaced,
-            error: replaced ? replacedReason : lastError)
+            error: replaced
+                ? notFollowed
+                    ?? "the journal \(path) was deleted or replaced while repd runs: repd is going over to the file there"
+                : lastError)
     }
 
     /// The id of the newest journaled event (as of the last append; no disk access).

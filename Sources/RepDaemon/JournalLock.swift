@@ -46,6 +46,11 @@ final class JournalLock: Sendable {
         self.fd = fd
     }
 
+    private init(unlocked: ()) { fd = -1 }
+
+    /// No lock: what a recorder holds while the file at its path cannot be opened.
+    static var none: JournalLock { JournalLock(unlocked: ()) }
+
     /// Releases the lock (closes the descriptor); call once, after the journal was closed.
     func release() {
         if fd >= 0 { Glibc.close(fd) }

@@ -247,6 +247,10 @@ public final class EventJournal {
         openedFiles = [:]
     }
 
+    /// The file this connection opened (device and inode of `path` at open); nil when closed, or when it could not
+    /// be read.
+    public var openedFile: FileIdentity? { openedFiles[""] }
+
     /// How long a statement waits for another connection's lock on the file before it fails (`SQLITE_BUSY`).
     public static let lockWaitMilliseconds: Int32 = 2000
 

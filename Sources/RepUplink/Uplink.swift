@@ -1,5 +1,6 @@
 import LinuxIIO
 import Logging
+import PlainText
 import MotionCore
 import RepJournal
 import RepSettings
@@ -36,6 +37,9 @@ public final class Uplink: Sendable {
         let stopping = Atomic<Bool>(false)
         /// Fired to wake the thread (new events, stop).
         let wake = WakeSignal()
+        /// The journal file the daemon writes since it went over to the file at the journal's path (its device and
+        /// inode); nil until it did (`Uplink.journalFileChanged(to:)`).
+        let journalFile = Locked<FileIdentity?>(nil)
 
         init(broker: String) { status = Locked(UplinkStatus(state: .connecting, broker: broker)) }
 
@@ -78,6 +82,15 @@ public final class Uplink: Sendable {
 
     /// Says that the journal has new events; callable from any thread, never blocks.
     public func notify() { shared.ring() }
+
+    /// Says that the daemon went over to another file at the journal's path (`file`: its device and inode), the one
+    /// it writes from now on: once the broker has every event of the file the uplink reads, the uplink goes over to
+    /// that one too. Never before: the old file's write-ahead log, still beside the path until the daemon closed
+    /// that file, would be applied to the new one.
+    public func journalFileChanged(to file: FileIdentity) {
+        shared.journalFile.withLock { $0 = file }
+        shared.ring()
+    }
 
     /// Sends what the broker has not acknowledged yet (for at most `stopGrace` seconds), publishes `offline`,
     /// disconnects, and waits for the thread to end.

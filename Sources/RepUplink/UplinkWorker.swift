@@ -1,5 +1,6 @@
 import LinuxIIO
 import Logging
+import PlainText
 import RepJournal
 import RepProtocol
 
@@ -220,7 +221,10 @@ final class UplinkWorker {
                 return
             }
             journalRecovered()
-            guard !page.isEmpty else { return }
+            guard !page.isEmpty else {
+                if window.count == 0 { followJournalFile() }
+                return
+            }
             for entry in page {
                 let line = ServerMessage.journaled(
                     entry.json, id: entry.id, station: entry.station, journal: journalIdentity(journal),
@@ -376,6 +380,24 @@ final class UplinkWorker {
             nextJournalAttempt = ContinuousClock.now + .seconds(5)
             journalTrouble(error)
         }
+    }
+
+    /// Goes over to the file the daemon writes now at the journal's path (`Uplink.journalFileChanged(to:)`: the old
+    /// one was deleted or replaced while repd runs), once the broker has acknowledged every event of the file read so
+    /// far (`pump()` calls it when nothing is left to send and nothing is in flight): nothing journaled in the old
+    /// file is lost to the broker. The progress stored in the new file counts from there (0 in a new file: all of
+    /// it goes out; a backup put back: from what it had stored, so some events go out again, with their ids).
+    private func followJournalFile() {
+        guard let journal, let target = shared.journalFile.withLock({ $0 }), journal.openedFile != target,
+            FileIdentity(journalPath) == target
+        else { return }
+        persist()
+        journal.close()
+        self.journal = nil
+        logger.notice(
+            "uplink: the broker has every event of the journal file repd wrote before (up to id \(window.watermark)); reading the file now at \(journalPath)"
+        )
+        openJournal()
     }
 
     /// Stores the progress when it moved.

@@ -154,7 +154,9 @@ struct Record: ParsableCommand {
                     }
                     progress.samples(batch)
                 case .event(let event) where event.kind == .rep: progress.reps += 1
-                case .bye: return "repd stopped"
+                case .bye(let reason):
+                    return reason == "journal replaced"
+                        ? "repd closed the connection (its journal file was deleted or replaced)" : "repd stopped"
                 default: break
                 }
             case .timeout: break

@@ -50,8 +50,9 @@ struct Status: ParsableCommand {
         if let j = s.journal {
             journal = "\njournal  \(j.path), newest event id \(j.newestID)"
             if !j.writing {
-                // A replaced file is still written (its reason says where the events go); else events have no ids.
-                let replaced = j.error?.contains("deleted or replaced while repd runs") == true
+                // A replaced or deleted file is still written until repd went over to the file at the path (its
+                // reason says where the events go); else events have no ids.
+                let replaced = j.error?.contains("while repd runs") == true
                 journal += ", NOT WRITING: \(j.error ?? "?")" + (replaced ? "" : " (events go out without ids)")
             }
         }

@@ -182,7 +182,10 @@ struct Subscribe: ParsableCommand {
         switch message {
         case .event(let event): describe(event)
         case .hello(let hello): "connected to repd \(hello.version) (\(sensorLabel(hello.sensor, separator: ": ")))"
-        case .bye(let reason): "repd is stopping (\(reason))"
+        case .bye(let reason):
+            reason == "journal replaced"
+                ? "repd closed the connection: its journal file was deleted or replaced, and it went over to the file "
+                    + "there; reconnecting to follow that file" : "repd is stopping (\(reason))"
         case .samples(let samples): "\(samples.count) samples"
         case .error(let message): "error from repd: \(message)"
         case .status, .history, .subscribed, .reset, .pong, .unknown: nil

@@ -236,37 +236,6 @@ struct JournalTests {
         #expect(daemon.standardError.contains("is written again"))
     }
 
-    @Test(
-        "a journal file moved away while repd runs is reported: status says not writing and why, the log says it once; moved back, all is well again"
-    )
-    func deletedJournal() throws {
-        let dir = scratchDirectory()
-        let socketPath = dir + "/events.sock"
-        let journal = dir + "/events.db"
-        let daemon = try DaemonProcess(arguments: ["--demo", "--socket", socketPath, "--journal", journal, "--quiet"])
-        #expect(daemonListens(socketPath))
-        let client = try #require(LineClient(path: socketPath))
-        func journalStatus() -> JSONValue? {
-            client.send("status\n")
-            return client.next(type: "status")?["journal"]
-        }
-        #expect(journalStatus()?["writing"] == .bool(true))
-        #expect(rename(journal, journal + ".moved") == 0)
-        let first = journalStatus()
-        #expect(first?["writing"] == .bool(false))
-        let reason = first?["error"]?.stringValue ?? ""
-        #expect(reason.hasPrefix("the journal \(journal) was deleted or replaced while repd runs"), "\(reason)")
-        #expect(journalStatus()?["writing"] == .bool(false))
-        #expect(rename(journal + ".moved", journal) == 0)
-        let back = journalStatus()
-        #expect(back?["writing"] == .bool(true) && back?["error"] == nil, "\(String(describing: back))")
-        daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0)
-        let logged = daemon.standardError.split(separator: "\n").filter { $0.contains("was deleted or replaced") }
-        #expect(logged.count == 1, "logged once: \(logged)")
-        #expect(daemon.standardError.contains("is the file repd writes again"))
-    }
-
     @Test("history answers by id, time and type, pages with more, and repctl history prints what the journal holds")
     func history() throws {
         let dir = scratchDirectory()

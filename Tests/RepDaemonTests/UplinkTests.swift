@@ -546,4 +546,71 @@ struct UplinkTests {
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }
+
+    @Test(
+        "the journal deleted mid-workout (rm events.db) while the broker is away: once it is back, it gets every rep once, the old file's up to its last and then the new file's from id 1, each with its own file's identity"
+    )
+    func journalDeletedMidWorkout() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let subscriber = try Subscriber(port: broker.port)
+        let fixture = try WorkoutFixture(directory: dir, repsPerSet: [6, 6], rest: 10, lead: 10)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: broker.port), "--fixture", fixture.path, "--speed", "3",
+            "--socket", socketPath, "--journal", journalPath, "--station", "bench-9", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 30) { subscriber.events.contains { $0.kind == .rep } })
+        // The broker away while the old file takes its last events and the new one its first: the uplink sends the
+        // rest of the old file before it goes over to the new one.
+        broker.stop()
+        func hello() -> (journal: String?, newest: Int64)? {
+            guard let client = LineClient(path: socketPath), let hello = client.next({ $0.hello }) else { return nil }
+            return (hello.journal, hello.newestID ?? 0)
+        }
+        let stoppedAt = try #require(hello())
+        #expect(eventually(timeout: 30) { (hello()?.newest ?? 0) >= stoppedAt.newest + 3 }, "events while away")
+        #expect(unlink(journalPath) == 0)
+        #expect(
+            eventually(timeout: 30) {
+                guard let now = hello() else { return false }
+                return now.journal != stoppedAt.journal && now.newest >= 3
+            }, "events in the new file while the broker is away")
+        try broker.start()
+        // A connection per question: one open when repd goes over to the new file is told bye.
+        #expect(
+            eventually(timeout: 60) {
+                guard let client = LineClient(path: socketPath) else { return false }
+                client.send("status\n")
+                return client.next { $0.status }?.sensorState == "finished"
+            }, "the workout ends")
+        let after = uplinkCaughtUp(socketPath)
+        #expect(after?.backlog == 0, "\(String(describing: after))")
+        let newFileEvents = try newestID(journalPath)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        // (journal, id, rep total) of each message, duplicates (a resend) removed.
+        var seen = Set<String>()
+        var received: [(journal: String, id: Int, total: Int?)] = []
+        for line in subscriber.process.standardOutput.split(separator: "\n") {
+            guard line.hasPrefix("repd/bench-9/events "),
+                let message = try? JSONParser.parse(String(line.dropFirst("repd/bench-9/events ".count))),
+                let journal = message["journal"]?.stringValue, let id = message["id"]?.int,
+                seen.insert("\(journal) \(id)").inserted
+            else { continue }
+            received.append((journal, id, message["type"]?.stringValue == "rep" ? message["total"]?.int : nil))
+        }
+        let journals = received.map(\.journal).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        #expect(journals.count == 2, "the old file's events, then the new one's: \(journals)")
+        let old = received.filter { $0.journal == journals.first }.map(\.id)
+        let new = received.filter { $0.journal == journals.last }.map(\.id)
+        #expect(!old.isEmpty && old == Array(1...old.count), "\(old)")
+        #expect(new == Array(1...newFileEvents), "\(new)")
+        #expect(received.compactMap(\.total) == Array(1...12), "every rep once, in order: \(received)")
+        #expect(
+            daemon.standardError.contains("uplink: the broker has every event of the journal file repd wrote before"),
+            "\(daemon.standardError.suffix(3000))")
+    }
 }

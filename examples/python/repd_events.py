@@ -276,7 +276,10 @@ def follow(path, position, events, deliver, say, handling=None):
                     raise ProtocolError("repd refused the subscription: %s" % message.get("message"))
                 say("repd: %s" % message.get("message"))
             elif kind == "bye":
-                say("repd is stopping")
+                if message.get("reason") == "journal replaced":
+                    say("repd went over to another journal file; reconnecting to follow it")
+                else:
+                    say("repd is stopping")
             elif kind in NOT_EVENTS:
                 pass
             elif is_id(message.get("id")):
