@@ -1,5 +1,6 @@
 import Foundation
 import RepClient
+import RepProtocol
 import Testing
 
 #if canImport(Glibc)
@@ -151,6 +152,41 @@ struct PythonExampleClientTests {
             executable: "/usr/bin/python3", arguments: [script, "--socket", socketPath, "--events", "rep,sets"])
         #expect(mistyped.waitForExit(timeout: 30) == 2)
         #expect(mistyped.standardError.contains("'sets' is not an event type"), "\(mistyped.standardError)")
+    }
+
+    @Test(
+        "the journal deleted while the client follows it (rm events.db): repd's bye is said as such, the client follows the new file from its start, its state names the new file, and every rep is printed once"
+    )
+    func followsANewJournalFile() throws {
+        let station = try Station(events: 0, repsPerSet: [6, 6])
+        let (socketPath, statePath) = (station.socketPath, station.statePath)
+        let daemon = try DaemonProcess(arguments: station.repdArguments)
+        defer { daemon.stop() }
+        #expect(daemonListens(socketPath))
+        let before = try #require(newHello(socketPath)?.journal)
+        let client = try DaemonProcess(
+            executable: "/usr/bin/python3", arguments: [script, "--socket", socketPath, "--state", statePath])
+        defer { client.stop() }
+        func totals() -> [Int] {
+            client.standardOutput.split(separator: "\n").compactMap { line in
+                guard let message = try? JSONParser.parse(String(line)), message["type"]?.stringValue == "rep" else {
+                    return nil
+                }
+                return message["total"]?.int
+            }
+        }
+        #expect(eventually(timeout: 60) { totals().count >= 3 }, "\(client.standardError.suffix(2000))")
+        #expect(unlink(station.journalPath) == 0)
+        let atChange = totals().last ?? 0
+        #expect(
+            eventually(timeout: 60) { (totals().last ?? 0) >= atChange + 6 }, "\(client.standardError.suffix(2000))")
+        let printed = totals()
+        let first = try #require(printed.first)
+        #expect(printed == Array(first..<(first + printed.count)), "every rep once, in order: \(printed)")
+        #expect(client.standardError.contains("repd went over to another journal file"), "\(client.standardError)")
+        let after = try #require(newHello(socketPath)?.journal)
+        #expect(after != before)
+        #expect(eventually(timeout: 10) { state(statePath)?.journal == after }, "the state follows the new file")
     }
 
     @Test("a peer that speaks another protocol makes the client exit 1 saying so; a state file it did not write too")
