@@ -8,7 +8,7 @@
 
 /// A file's device and inode: what tells whether a path still names the file opened or made there (the journal, the
 /// socket), whatever was moved, removed or put in its place since.
-public struct FileIdentity: Equatable, Sendable {
+public struct FileIdentity: Hashable, Sendable {
     /// The device the file is on (`st_dev`).
     public var device: UInt64
     /// Its inode (`st_ino`).

@@ -167,7 +167,8 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             let line = pending.readBytes(length: length)!
             pending.moveReaderIndex(forwardBy: 1)
-            guard accepted else { continue }
+            // Nothing after `bye` (the journal file changed: `EventHub.disconnectAll`), until the connection closes.
+            guard accepted, hub.holds(context.channel) else { continue }
             if let answered = handle(line: line, context: context) {
                 wait(for: answered, context: context)
             }

@@ -45,7 +45,8 @@ final class EventHub: Sendable {
     private let journalState: NIOLockedValueBox<(recorder: EventRecorder?, failure: ServerMessage.JournalStatus?)>
     /// Called after each event was journaled (wakes the uplink); must not block.
     private let onJournaled: @Sendable () -> Void
-    /// Called when the journal went over to another file at its path (the uplink follows); must not block.
+    /// Called with the file the journal writes, at start and when it went over to another file at its path (the
+    /// uplink reads only that file, and follows); must not block.
     private let onNewJournalFile: @Sendable (FileIdentity) -> Void
 
     init(
@@ -71,6 +72,7 @@ final class EventHub: Sendable {
     /// old file was handed to the loop and before the first of the new, so each client gets every event it was sent
     /// from the old file, then `bye`, and nothing after; on reconnecting, `hello` names the new file's identity.
     private func follow(_ recorder: EventRecorder) {
+        if let file = recorder.currentFile { onNewJournalFile(file) }
         recorder.onNewFile { [weak self] reason, file in
             guard let self else { return }
             disconnectAll(reason: reason, grace: Self.journalByeGrace)
@@ -148,6 +150,10 @@ final class EventHub: Sendable {
         eventLoop.preconditionInEventLoop()
         return clients.value.count
     }
+
+    /// Whether the hub holds `channel`'s client (on the event loop): false once it was told `bye` by
+    /// `disconnectAll`, after which its commands are not answered.
+    func holds(_ channel: Channel) -> Bool { clients.value[ObjectIdentifier(channel)] != nil }
 
     /// Forgets a client (on the event loop).
     func remove(_ channel: Channel) {

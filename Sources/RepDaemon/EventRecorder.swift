@@ -42,6 +42,13 @@ final class EventRecorder: @unchecked Sendable {
     /// Only touched on `thread`, and by `close()` after the thread stopped: the lock on the file repd writes, which
     /// keeps a second repd out (see `JournalLock`).
     private var fileLock: JournalLock
+    /// Only touched on `thread`, and by `close()` after the thread stopped: the locks of files repd wrote before it
+    /// went over to the file at `path`, each held until no connection of this process has its file open (the
+    /// uplink's, which sends the last events of the old file: closing the lock's descriptor would drop SQLite's POSIX
+    /// locks on it, `EventJournal.openConnections(to:)`).
+    private var retiredLocks: [(file: FileIdentity?, lock: JournalLock)] = []
+    /// Only touched on `thread`: set by `close()`, after which the file is never opened again.
+    private var closed = false
     /// Only touched on `thread`.
     private var appendedSincePrune = 0
     /// Only touched on `thread`: whether the journal fails at once on a lock, after an append failed.
@@ -148,6 +155,9 @@ final class EventRecorder: @unchecked Sendable {
     /// to another file at `path` (`followPath()`).
     var identity: String { health.withLockedValue { $0.identity } }
 
+    /// The file repd writes (device and inode, as `path` named it at open); nil while none is open.
+    var currentFile: FileIdentity? { health.withLockedValue { $0.openedFile } }
+
     /// Whether `path` no longer names the file repd writes: it is gone (ENOENT) or names another file. Any other
     /// `stat` failure (EACCES) says nothing either way: false.
     private var fileReplaced: Bool {
@@ -187,6 +197,8 @@ final class EventRecorder: @unchecked Sendable {
     /// (repd goes on writing the old file; `status` says so). When the new file cannot be opened (no permission, a
     /// full disk), events go out without ids, and `checkFile()` tries it again (`retryingFailedOpen`, every minute).
     private func followPath(retryingFailedOpen: Bool = false) {
+        guard !closed else { return }
+        releaseRetiredLocks()
         let failedOpen = health.withLockedValue { $0.awaitingFile }
         if failedOpen {
             guard retryingFailedOpen else { return }
@@ -200,26 +212,33 @@ final class EventRecorder: @unchecked Sendable {
             }
         }
         let there = FileIdentity(path)
+        if let there, EventJournal.openConnections(to: there) > 0 {
+            // The file repd wrote before this one, moved away and back, while the uplink still sends its last
+            // events: opened again beside the uplink's connection it would be damaged (`openConnections(to:)`).
+            notFollowed(
+                "the journal \(path) was replaced while repd runs by a file repd wrote before, which the uplink still "
+                    + "reads (it sends that file's last events): events go to the file repd has open, no longer at "
+                    + "that path and lost when repd stops; restart repd to use the one there")
+            return
+        }
         if there == nil {
             let folder = parentFolder(path)
             var info = stat()
             guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-                let reason =
+                notFollowed(
                     "the journal \(path) was deleted while repd runs, and its folder \(folder) is gone too: events go "
-                    + "to the deleted file, lost when repd stops; repd starts a new journal there once the folder is back"
-                let first = health.withLockedValue { health in
-                    defer { health.notFollowed = reason }
-                    return health.notFollowed == nil
-                }
-                if first { logger.error("\(reason)") }
+                        + "to the deleted file, lost when repd stops; repd starts a new journal there once the folder "
+                        + "is back")
                 return
             }
         }
         let what = there == nil ? "was deleted" : "was replaced by another file"
         if !failedOpen {
+            let left = health.withLockedValue { $0.openedFile }
             journal?.close()
             journal = nil
-            fileLock.release()
+            retiredLocks.append((left, fileLock))
+            releaseRetiredLocks()
             logger.warning(
                 "journal: \(path) \(what) while repd runs (at event id \(handedOverID)): closed the file repd wrote, opening the one at \(path)"
             )
@@ -233,7 +252,7 @@ final class EventRecorder: @unchecked Sendable {
             fileLock = try JournalLock(path: path)
         } catch {
             fileLock = JournalLock.none
-            return noteOpenFailure("\(error)")
+            return noteOpenFailure("another process (another repd?) holds the lock on the journal \(path) now there")
         }
         do throws(JournalError) { opened = try Self.openFile(settings, path: path, logger: logger) } catch {
             fileLock.release()
@@ -250,22 +269,39 @@ final class EventRecorder: @unchecked Sendable {
         idMarkProblemLogged = nil
         let identity = opened.journal.identity
         let file = FileIdentity(path)
-        let recovered = health.withLockedValue { health in
-            defer {
-                health.identity = identity
-                health.openedFile = file
-                health.notFollowed = nil
-                health.awaitingFile = false
-                health.failing = false
-                health.lastError = nil
-            }
-            return health.failing
+        let recovered = failedOpen
+        health.withLockedValue { health in
+            health.identity = identity
+            health.openedFile = file
+            health.notFollowed = nil
+            health.awaitingFile = false
+            health.failing = false
+            health.lastError = nil
         }
         logger.notice(
             "journal: \(path) opened\(recovered ? " at last" : ""): events are journaled there from here on, from id \(opened.newest + 1) (journal \(identity)); clients are told bye, to resume from it"
         )
         onNewFile.withLockedValue { $0 }?("journal replaced", file)
         pruneOnThread()
+    }
+
+    /// While repd cannot go over to the file at `path` (`followPath()`): logged once, and `status` says why.
+    private func notFollowed(_ reason: String) {
+        let first = health.withLockedValue { health in
+            defer { health.notFollowed = reason }
+            return health.notFollowed != reason
+        }
+        if first { logger.error("\(reason)") }
+    }
+
+    /// Releases the locks of files repd wrote before that no connection of this process has open any more.
+    private func releaseRetiredLocks() {
+        guard !retiredLocks.isEmpty else { return }
+        retiredLocks.removeAll { retired in
+            guard retired.file.map({ EventJournal.openConnections(to: $0) }) ?? 0 == 0 else { return false }
+            retired.lock.release()
+            return true
+        }
     }
 
     /// After the file at `path` could not be opened (`followPath()`): events go out without ids, `status` says why.
@@ -465,8 +501,9 @@ final class EventRecorder: @unchecked Sendable {
     /// Closes the file (at shutdown), after every append and read submitted before, stops the thread and releases
     /// the lock. Later appends go out without ids.
     func close() {
-        let closed = ConditionLock(value: false)
+        let done = ConditionLock(value: false)
         thread.submit { [self] _ in
+            closed = true
             journal?.close()
             if let problem = journal?.idMarkProblem, problem != idMarkProblemLogged {
                 logger.warning(
@@ -474,13 +511,15 @@ final class EventRecorder: @unchecked Sendable {
                 )
             }
             journal = nil
-            closed.lock()
-            closed.unlock(withValue: true)
+            done.lock()
+            done.unlock(withValue: true)
         }
-        closed.lock(whenValue: true)
-        closed.unlock()
+        done.lock(whenValue: true)
+        done.unlock()
         try? thread.syncShutdownGracefully()
         fileLock.release()
+        for retired in retiredLocks { retired.lock.release() }
+        retiredLocks = []
     }
 
     /// Seconds since boot, suspend included (`CLOCK_BOOTTIME`): never set, never stepped back.

@@ -1,6 +1,7 @@
 import CSQLite
 import PlainText
 import RepSettings
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -211,6 +212,7 @@ public final class EventJournal {
             select = try prepare(
                 "SELECT id, station, type, wall, json FROM events WHERE id > ? ORDER BY id LIMIT ?", operation: "open")
             for suffix in ["", "-wal", "-shm"] { openedFiles[suffix] = FileIdentity(path + suffix) }
+            if let file = openedFiles[""] { Self.openFiles.withLock { $0[file, default: 0] += 1 } }
         } catch {
             close()
             throw error
@@ -238,6 +240,12 @@ public final class EventJournal {
         if replaced { sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) }
         if db != nil { sqlite3_close_v2(db) }
         db = nil
+        if let file = openedFiles[""] {
+            Self.openFiles.withLock { open in
+                open[file, default: 1] -= 1
+                if open[file] == 0 { open[file] = nil }
+            }
+        }
         if replaced, handsOutIDs {
             for suffix in ["-wal", "-shm"]
             where openedFiles[suffix] != nil && FileIdentity(path + suffix) == openedFiles[suffix] {
@@ -250,6 +258,17 @@ public final class EventJournal {
     /// The file this connection opened (device and inode of `path` at open); nil when closed, or when it could not
     /// be read.
     public var openedFile: FileIdentity? { openedFiles[""] }
+
+    /// How many connections of this process (`EventJournal`s not closed) have `file` open. A file that one of them
+    /// still has open must not be opened again by another after it left its path and came back (moved away and
+    /// back): SQLite shares one shared-memory index per file within a process, which for that connection is the
+    /// `-shm` removed from the path when the file left it, while a new connection would open a new `-wal` there:
+    /// one index for two logs damages the file. Nor may a descriptor of that file be closed outside SQLite
+    /// (`JournalLock`): that drops the process's POSIX locks on it, SQLite's among them.
+    public static func openConnections(to file: FileIdentity) -> Int { openFiles.withLock { $0[file] ?? 0 } }
+
+    /// The files connections of this process have open, and how many each (`openConnections(to:)`).
+    private static let openFiles = Mutex<[FileIdentity: Int]>([:])
 
     /// How long a statement waits for another connection's lock on the file before it fails (`SQLITE_BUSY`).
     public static let lockWaitMilliseconds: Int32 = 2000

@@ -83,10 +83,11 @@ public final class Uplink: Sendable {
     /// Says that the journal has new events; callable from any thread, never blocks.
     public func notify() { shared.ring() }
 
-    /// Says that the daemon went over to another file at the journal's path (`file`: its device and inode), the one
-    /// it writes from now on: once the broker has every event of the file the uplink reads, the uplink goes over to
-    /// that one too. Never before: the old file's write-ahead log, still beside the path until the daemon closed
-    /// that file, would be applied to the new one.
+    /// Says which file at the journal's path the daemon writes (`file`: its device and inode): at start, and each
+    /// time it goes over to another (the one there was deleted or replaced while repd runs). The uplink opens only
+    /// that file, and goes over to a new one once the broker has every event of the file it reads. Never before:
+    /// the old file's write-ahead log, still beside the path until the daemon closed that file, would be applied to
+    /// the new one.
     public func journalFileChanged(to file: FileIdentity) {
         shared.journalFile.withLock { $0 = file }
         shared.ring()

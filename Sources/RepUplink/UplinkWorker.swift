@@ -366,8 +366,21 @@ final class UplinkWorker {
     // MARK: - The journal
 
     private func openJournal() {
+        // Only the file the daemon writes (`Uplink.journalFileChanged(to:)`, from its start on): another one at the
+        // path (moved there while repd runs, before the daemon went over to it) would be opened beside the daemon's
+        // write-ahead log and shared memory of its own file, still at the path, and read as if they were its own.
+        let expected = shared.journalFile.withLock { $0 }
+        if let expected, FileIdentity(journalPath) != expected {
+            nextJournalAttempt = ContinuousClock.now + .milliseconds(200)
+            return
+        }
         do {
             let opened = try EventJournal(path: journalPath, station: settings.station, handsOutIDs: false)
+            if let expected, opened.openedFile != expected {
+                opened.close()  // the file changed in between
+                nextJournalAttempt = ContinuousClock.now + .milliseconds(200)
+                return
+            }
             let acked = try opened.ackedID(broker: settings.brokerURL)
             journal = opened
             window = InflightWindow(acked: acked)

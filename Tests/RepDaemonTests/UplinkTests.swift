@@ -613,4 +613,63 @@ struct UplinkTests {
             daemon.standardError.contains("uplink: the broker has every event of the journal file repd wrote before"),
             "\(daemon.standardError.suffix(3000))")
     }
+
+    @Test(
+        "the journal moved away and back while the broker is away (the uplink still reads it): repd does not open it again beside the uplink's connection, status says to restart; the file stays whole, the broker gets all of it, and a restart uses it"
+    )
+    func journalMovedAwayAndBack() throws {
+        let python = try #require(which("python3"))
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let subscriber = try Subscriber(port: broker.port)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let arguments = [
+            "--config", try uplinkConfig(dir, port: broker.port), "--demo", "--loop", "--speed", "20", "--socket",
+            socketPath, "--journal", journalPath, "--station", "bench-8", "--quiet",
+        ]
+        let daemon = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 30) { subscriber.events.contains { $0.kind == .rep } })
+        broker.stop()
+        func hello() -> (journal: String?, newest: Int64)? {
+            guard let client = LineClient(path: socketPath), let hello = client.next({ $0.hello }) else { return nil }
+            return (hello.journal, hello.newestID ?? 0)
+        }
+        let first = try #require(hello())
+        #expect(eventually(timeout: 30) { (hello()?.newest ?? 0) >= first.newest + 3 }, "events while away")
+        #expect(rename(journalPath, journalPath + ".away") == 0)
+        #expect(
+            eventually(timeout: 30) { hello().map { $0.journal != first.journal && $0.newest >= 2 } ?? false },
+            "repd went over to a new file")
+        #expect(rename(journalPath + ".away", journalPath) == 0)
+        var status: ServerMessage.JournalStatus?
+        #expect(
+            eventually(timeout: 30) {
+                guard let client = LineClient(path: socketPath) else { return false }
+                client.send("status\n")
+                status = client.next { $0.status }?.journal
+                return status?.error?.contains("by a file repd wrote before, which the uplink still reads") == true
+            }, "\(String(describing: status))")
+        #expect(status?.writing == false)
+        try broker.start()
+        #expect(
+            eventually(timeout: 30) { subscriber.ids.count >= Int(first.newest) + 3 }, "the broker gets the first file")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
+        let integrity =
+            "import sqlite3, sys\nconnection = sqlite3.connect(sys.argv[1])\n"
+            + "print(connection.execute('PRAGMA integrity_check').fetchone()[0])"
+        let check = try runTool(python, ["-c", integrity, journalPath])
+        #expect(check.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check)")
+        let newest = try newestID(journalPath)
+        #expect(subscriber.ids == Array(1...newest), "every event of the first file at the broker, once")
+
+        let restarted = try DaemonProcess(arguments: arguments)
+        #expect(daemonListens(socketPath))
+        let again = try #require(hello())
+        #expect(again.journal == first.journal, "a restart uses the file at the path")
+        restarted.signal(SIGTERM)
+        #expect(restarted.waitForExit() == 0)
+    }
 }
