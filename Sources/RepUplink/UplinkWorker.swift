@@ -99,6 +99,9 @@ final class UplinkWorker {
                 ))
         }
         persist()
+        // The last acknowledgement of the old file may have come just now: go over before the status says that
+        // nothing is left (a stop right after would not send the new file's events).
+        if connected { followJournalFile() }
         updateStatus()
     }
 
@@ -401,9 +404,7 @@ final class UplinkWorker {
     /// file is lost to the broker. The progress stored in the new file counts from there (0 in a new file: all of
     /// it goes out; a backup put back: from what it had stored, so some events go out again, with their ids).
     private func followJournalFile() {
-        guard let journal, let target = shared.journalFile.withLock({ $0 }), journal.openedFile != target,
-            FileIdentity(journalPath) == target
-        else { return }
+        guard let journal, canFollow, window.count == 0, !hasBacklog() else { return }
         persist()
         journal.close()
         self.journal = nil
@@ -411,6 +412,13 @@ final class UplinkWorker {
             "uplink: the broker has every event of the journal file repd wrote before (up to id \(window.watermark)); reading the file now at \(journalPath)"
         )
         openJournal()
+    }
+
+    /// Whether the daemon writes another file than the one read, which is at the journal's path
+    /// (`Uplink.journalFileChanged(to:)`): once everything of this one is acknowledged, the uplink goes over to it.
+    private var canFollow: Bool {
+        guard let journal, let target = shared.journalFile.withLock({ $0 }) else { return false }
+        return journal.openedFile != target && FileIdentity(journalPath) == target
     }
 
     /// Stores the progress when it moved.
@@ -447,7 +455,9 @@ final class UplinkWorker {
     private func updateStatus() {
         let state: UplinkStatus.State = connected ? .connected : (lastError == nil ? .connecting : .error)
         // Read on this thread's own connection: `status` never touches the daemon's journal lock.
-        let newest = (try? journal?.newestID).flatMap { $0 } ?? persisted
+        var newest = (try? journal?.newestID).flatMap { $0 } ?? persisted
+        // Still on the old file of a daemon that went over to another: the new file's events are still to go.
+        if canFollow { newest = max(newest, persisted + 1) }
         shared.status.withLock { status in
             status.newestID = newest
             status.state = state
@@ -510,7 +520,7 @@ final class UplinkWorker {
                 "uplink: not trying the broker again at stop: the last attempt spent \(formatSeconds(lastConnectCall)) s looking up \(settings.host)"
             )
         }
-        while ContinuousClock.now < deadline, journal != nil, window.count > 0 || hasBacklog() {
+        while ContinuousClock.now < deadline, journal != nil, window.count > 0 || hasBacklog() || canFollow {
             if connection == nil {
                 guard mayConnect, ContinuousClock.now >= nextAttempt else { break }
                 connect()
