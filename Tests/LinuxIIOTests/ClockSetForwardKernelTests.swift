@@ -47,7 +47,7 @@ struct ClockSetForwardKernelTests {
         let script = """
             date -s "\(utc(now - 40 * 86_400))" > /dev/null
             printf '[journal]\\npath = "/tmp/events.db"\\nmax_age_days = 30\\n[socket]\\npath = "/tmp/repd.sock"\\n' > /tmp/repd.toml
-            repd --config /tmp/repd.toml --fixture /fixtures/workout.csv --speed 30 > /tmp/repd.out 2> /tmp/repd.err &
+            repd --config /tmp/repd.toml --fixture /fixtures/workout.csv --speed 60 > /tmp/repd.out 2> /tmp/repd.err &
             P=$!
             newest() { n=$(repctl status --json --socket /tmp/repd.sock 2>/dev/null | sed -n 's/.*"newest_id":\\([0-9]*\\).*/\\1/p'); echo ${n:-0}; }
             n=0; until [ $(newest) -ge 100 ]; do sleep 1; n=$((n+1)); [ $n -gt 120 ] || ! kill -0 $P && break; done
