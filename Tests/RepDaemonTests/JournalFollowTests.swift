@@ -169,12 +169,9 @@ struct JournalFollowTests {
         #expect(rename(folder, gone) == 0)
         for name in try FileManager.default.contentsOfDirectory(atPath: gone) { unlink(gone + "/" + name) }
         #expect(rmdir(gone) == 0, "\(String(cString: strerror(errno)))")
-        // A connection per question: the one asking when repd goes over to the new file is told bye.
         var status: ServerMessage.JournalStatus?
         func ask() -> ServerMessage.JournalStatus? {
-            guard let asker = LineClient(path: socketPath) else { return nil }
-            asker.send("status\n")
-            status = asker.next { $0.status }?.journal
+            status = statusNow(socketPath)?.journal
             return status
         }
         #expect(

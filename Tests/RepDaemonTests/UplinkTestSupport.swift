@@ -163,6 +163,21 @@ func newestID(_ journalPath: String) throws -> Int {
     return Int(try journal.newestID)
 }
 
+/// What `hello` says on a new connection: the journal file's identity and its newest id; nil when repd does not
+/// answer.
+func journalNow(_ socketPath: String) -> (journal: String?, newest: Int64)? {
+    guard let client = LineClient(path: socketPath), let hello = client.next({ $0.hello }) else { return nil }
+    return (hello.journal, hello.newestID ?? 0)
+}
+
+/// `status`, asked on a new connection (one open when repd goes over to another journal file is told bye); nil when
+/// repd does not answer.
+func statusNow(_ socketPath: String) -> ServerMessage.Status? {
+    guard let client = LineClient(path: socketPath) else { return nil }
+    client.send("status\n")
+    return client.next { $0.status }
+}
+
 /// Waits until `status` says the broker acknowledged every journaled event; returns the last `uplink` seen.
 /// One connection asks every 100 ms (not a connection per check: each `hello` reads the journal's newest id).
 func uplinkCaughtUp(_ socketPath: String, timeout: Double = 20) -> ServerMessage.UplinkInfo? {

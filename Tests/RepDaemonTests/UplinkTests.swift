@@ -566,26 +566,18 @@ struct UplinkTests {
         // The broker away while the old file takes its last events and the new one its first: the uplink sends the
         // rest of the old file before it goes over to the new one.
         broker.stop()
-        func hello() -> (journal: String?, newest: Int64)? {
-            guard let client = LineClient(path: socketPath), let hello = client.next({ $0.hello }) else { return nil }
-            return (hello.journal, hello.newestID ?? 0)
-        }
-        let stoppedAt = try #require(hello())
-        #expect(eventually(timeout: 30) { (hello()?.newest ?? 0) >= stoppedAt.newest + 3 }, "events while away")
+        let stoppedAt = try #require(journalNow(socketPath))
+        #expect(
+            eventually(timeout: 30) { (journalNow(socketPath)?.newest ?? 0) >= stoppedAt.newest + 3 },
+            "events while away")
         #expect(unlink(journalPath) == 0)
         #expect(
             eventually(timeout: 30) {
-                guard let now = hello() else { return false }
+                guard let now = journalNow(socketPath) else { return false }
                 return now.journal != stoppedAt.journal && now.newest >= 3
             }, "events in the new file while the broker is away")
         try broker.start()
-        // A connection per question: one open when repd goes over to the new file is told bye.
-        #expect(
-            eventually(timeout: 60) {
-                guard let client = LineClient(path: socketPath) else { return false }
-                client.send("status\n")
-                return client.next { $0.status }?.sensorState == "finished"
-            }, "the workout ends")
+        #expect(eventually(timeout: 60) { statusNow(socketPath)?.sensorState == "finished" }, "the workout ends")
         let after = uplinkCaughtUp(socketPath)
         #expect(after?.backlog == 0, "\(String(describing: after))")
         let newFileEvents = try newestID(journalPath)
@@ -632,23 +624,20 @@ struct UplinkTests {
         #expect(daemonListens(socketPath))
         #expect(eventually(timeout: 30) { subscriber.events.contains { $0.kind == .rep } })
         broker.stop()
-        func hello() -> (journal: String?, newest: Int64)? {
-            guard let client = LineClient(path: socketPath), let hello = client.next({ $0.hello }) else { return nil }
-            return (hello.journal, hello.newestID ?? 0)
-        }
-        let first = try #require(hello())
-        #expect(eventually(timeout: 30) { (hello()?.newest ?? 0) >= first.newest + 3 }, "events while away")
+        let first = try #require(journalNow(socketPath))
+        #expect(
+            eventually(timeout: 30) { (journalNow(socketPath)?.newest ?? 0) >= first.newest + 3 }, "events while away")
         #expect(rename(journalPath, journalPath + ".away") == 0)
         #expect(
-            eventually(timeout: 30) { hello().map { $0.journal != first.journal && $0.newest >= 2 } ?? false },
+            eventually(timeout: 30) {
+                journalNow(socketPath).map { $0.journal != first.journal && $0.newest >= 2 } ?? false
+            },
             "repd went over to a new file")
         #expect(rename(journalPath + ".away", journalPath) == 0)
         var status: ServerMessage.JournalStatus?
         #expect(
             eventually(timeout: 30) {
-                guard let client = LineClient(path: socketPath) else { return false }
-                client.send("status\n")
-                status = client.next { $0.status }?.journal
+                status = statusNow(socketPath)?.journal
                 return status?.error?.contains("by a file repd wrote before, which the uplink still reads") == true
             }, "\(String(describing: status))")
         #expect(status?.writing == false)
@@ -667,7 +656,7 @@ struct UplinkTests {
 
         let restarted = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
-        let again = try #require(hello())
+        let again = try #require(journalNow(socketPath))
         #expect(again.journal == first.journal, "a restart uses the file at the path")
         restarted.signal(SIGTERM)
         #expect(restarted.waitForExit() == 0)
