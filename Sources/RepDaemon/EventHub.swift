@@ -72,12 +72,13 @@ final class EventHub: Sendable {
     /// old file was handed to the loop and before the first of the new, so each client gets every event it was sent
     /// from the old file, then `bye`, and nothing after; on reconnecting, `hello` names the new file's identity.
     private func follow(_ recorder: EventRecorder) {
-        if let file = recorder.currentFile { onNewJournalFile(file) }
         recorder.onNewFile { [weak self] reason, file in
             guard let self else { return }
             disconnectAll(reason: reason, grace: Self.journalByeGrace)
             if let file { onNewJournalFile(file) }
         }
+        // After the callback is set: a change in between is told by the callback, with the newer file.
+        if let file = recorder.currentFile { onNewJournalFile(file) }
     }
 
     /// Says `bye` (`reason`) to every connected client and closes each connection once its `bye` was written, or

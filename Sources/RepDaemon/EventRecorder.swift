@@ -49,6 +49,12 @@ final class EventRecorder: @unchecked Sendable {
     private var retiredLocks: [(file: FileIdentity?, lock: JournalLock)] = []
     /// Only touched on `thread`: set by `close()`, after which the file is never opened again.
     private var closed = false
+    /// Only touched on `thread`: when (by the uptime) the file at `path` was last tried after it could not be opened;
+    /// it is tried again at most every `reopenInterval` (a file another process holds locked makes each try wait the
+    /// whole lock wait, and the events behind it).
+    private var lastOpenTry = -Double.infinity
+    /// How often a file at `path` that could not be opened is tried again, at most (s).
+    static let reopenInterval = 50.0
     /// Only touched on `thread`.
     private var appendedSincePrune = 0
     /// Only touched on `thread`: whether the journal fails at once on a lock, after an append failed.
@@ -110,17 +116,19 @@ final class EventRecorder: @unchecked Sendable {
         return recorder
     }
 
-    /// Opens the file at `path` (whose lock the caller holds): ends a set the last run left open, logs what opening
-    /// found (ids skipped, a stale log moved aside). Returns the journal and its newest id.
+    /// Opens the file at `path` (whose lock the caller holds): ends a set the last run left open (at start, not
+    /// when going over to another file while repd runs, whose open set may be the one the detector counts now), logs
+    /// what opening found (ids skipped, a stale log moved aside). Returns the journal and its newest id.
     private static func openFile(
-        _ settings: JournalSettings, path: String, logger: Logger
+        _ settings: JournalSettings, path: String, endingAnOpenSet: Bool = true, logger: Logger
     ) throws(JournalError) -> (journal: EventJournal, newest: Int64) {
         let synchronous = settings.synchronous
         let journal = try EventJournal(path: path, station: station(settings), synchronous: synchronous)
-        let interrupted: (set: Int, reps: Int)?
-        do { interrupted = try InterruptedSet.close(in: journal) } catch {
-            logger.warning("journal: cannot end the set the last run left open: \(error)")
-            interrupted = nil
+        var interrupted: (set: Int, reps: Int)?
+        if endingAnOpenSet {
+            do { interrupted = try InterruptedSet.close(in: journal) } catch {
+                logger.warning("journal: cannot end the set the last run left open: \(error)")
+            }
         }
         let newest: Int64
         do { newest = try journal.newestID } catch {
@@ -169,7 +177,6 @@ final class EventRecorder: @unchecked Sendable {
     /// Has repd go over to the file at `path` when that no longer names the file it writes (the daemon asks every
     /// minute, and `status` each time; each append checks too, on the journal's thread: `followPath()`).
     func checkFile() {
-        guard health.withLockedValue({ $0.awaitingFile }) || fileReplaced else { return }
         thread.submit { [self] state in
             guard state == .active else { return }
             followPath(retryingFailedOpen: true)
@@ -201,7 +208,7 @@ final class EventRecorder: @unchecked Sendable {
         releaseRetiredLocks()
         let failedOpen = health.withLockedValue { $0.awaitingFile }
         if failedOpen {
-            guard retryingFailedOpen else { return }
+            guard retryingFailedOpen, Self.uptime() - lastOpenTry >= Self.reopenInterval else { return }
         } else {
             guard journal != nil, fileReplaced else {
                 // The file is back where it was (moved away and back while the folder was gone).
@@ -217,8 +224,8 @@ final class EventRecorder: @unchecked Sendable {
             // events: opened again beside the uplink's connection it would be damaged (`openConnections(to:)`).
             notFollowed(
                 "the journal \(path) was replaced while repd runs by a file repd wrote before, which the uplink still "
-                    + "reads (it sends that file's last events): events go to the file repd has open, no longer at "
-                    + "that path and lost when repd stops; restart repd to use the one there")
+                    + "reads (it sends that file's last events, the broker away?): events go to the file repd has "
+                    + "open, no longer at that path; repd goes over to the one there once the uplink is done with it")
             return
         }
         if there == nil {
@@ -247,6 +254,7 @@ final class EventRecorder: @unchecked Sendable {
             $0.openedFile = nil
             $0.awaitingFile = true
         }
+        lastOpenTry = Self.uptime()
         let opened: (journal: EventJournal, newest: Int64)
         do {
             fileLock = try JournalLock(path: path)
@@ -254,7 +262,9 @@ final class EventRecorder: @unchecked Sendable {
             fileLock = JournalLock.none
             return noteOpenFailure("another process (another repd?) holds the lock on the journal \(path) now there")
         }
-        do throws(JournalError) { opened = try Self.openFile(settings, path: path, logger: logger) } catch {
+        do throws(JournalError) {
+            opened = try Self.openFile(settings, path: path, endingAnOpenSet: false, logger: logger)
+        } catch {
             fileLock.release()
             fileLock = JournalLock.none
             return noteOpenFailure("cannot open \(path): \(error.message)")
@@ -268,7 +278,7 @@ final class EventRecorder: @unchecked Sendable {
         failingFast = false
         idMarkProblemLogged = nil
         let identity = opened.journal.identity
-        let file = FileIdentity(path)
+        let file = opened.journal.openedFile
         let recovered = failedOpen
         health.withLockedValue { health in
             health.identity = identity

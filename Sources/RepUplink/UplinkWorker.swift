@@ -400,25 +400,36 @@ final class UplinkWorker {
 
     /// Goes over to the file the daemon writes now at the journal's path (`Uplink.journalFileChanged(to:)`: the old
     /// one was deleted or replaced while repd runs), once the broker has acknowledged every event of the file read so
-    /// far (`pump()` calls it when nothing is left to send and nothing is in flight): nothing journaled in the old
-    /// file is lost to the broker. The progress stored in the new file counts from there (0 in a new file: all of
-    /// it goes out; a backup put back: from what it had stored, so some events go out again, with their ids).
+    /// far (called when nothing is left to send and nothing is in flight): nothing journaled in the old file is lost
+    /// to the broker. The progress stored in the new file counts from there (0 in a new file: all of it goes out; a
+    /// backup put back: from what it had stored, so some events go out again, with their ids). When the path names
+    /// another file than the daemon's (the one read here, moved away and back: the daemon does not open it again
+    /// while this connection has it open), the connection is closed all the same, and `openJournal()` waits for
+    /// the daemon to go over to the file there.
     private func followJournalFile() {
-        guard let journal, canFollow, window.count == 0, !hasBacklog() else { return }
+        // A query that fails (the file busy) does not say that nothing is left: wait for the next step.
+        guard let journal, behindDaemon, window.count == 0,
+            let next = try? journal.events(after: window.lastSent, limit: 1), next.isEmpty
+        else { return }
         persist()
         journal.close()
         self.journal = nil
         logger.notice(
-            "uplink: the broker has every event of the journal file repd wrote before (up to id \(window.watermark)); reading the file now at \(journalPath)"
+            "uplink: the broker has every event of the journal file repd wrote before (up to id \(window.watermark)); reading the file repd writes now at \(journalPath)"
         )
         openJournal()
     }
 
-    /// Whether the daemon writes another file than the one read, which is at the journal's path
-    /// (`Uplink.journalFileChanged(to:)`): once everything of this one is acknowledged, the uplink goes over to it.
-    private var canFollow: Bool {
+    /// Whether the daemon writes another file than the one read (`Uplink.journalFileChanged(to:)`): once everything
+    /// of this one is acknowledged, the uplink goes over to it.
+    private var behindDaemon: Bool {
         guard let journal, let target = shared.journalFile.withLock({ $0 }) else { return false }
-        return journal.openedFile != target && FileIdentity(journalPath) == target
+        return journal.openedFile != target
+    }
+
+    /// Whether the uplink is behind the daemon and can go over to its file, which is at the journal's path.
+    private var canFollow: Bool {
+        behindDaemon && FileIdentity(journalPath) == shared.journalFile.withLock({ $0 })
     }
 
     /// Stores the progress when it moved.
@@ -456,8 +467,9 @@ final class UplinkWorker {
         let state: UplinkStatus.State = connected ? .connected : (lastError == nil ? .connecting : .error)
         // Read on this thread's own connection: `status` never touches the daemon's journal lock.
         var newest = (try? journal?.newestID).flatMap { $0 } ?? persisted
-        // Still on the old file of a daemon that went over to another: the new file's events are still to go.
-        if canFollow { newest = max(newest, persisted + 1) }
+        // Still on the old file of a daemon that went over to another, or waiting to open the daemon's file: what
+        // that file holds is still to go, as far as the uplink knows.
+        if behindDaemon || journal == nil { newest = max(newest, persisted + 1) }
         shared.status.withLock { status in
             status.newestID = newest
             status.state = state
@@ -511,6 +523,8 @@ final class UplinkWorker {
     /// DISCONNECT does not fire the last will), disconnects, and stores the progress.
     private func shutdown() {
         let deadline = ContinuousClock.now + .milliseconds(Int(settings.stopGrace * 1000))
+        // Between two journal files (`followJournalFile()`): the daemon's new one, with what it journaled at its stop.
+        if journal == nil { openJournal() }
         // One more try: the broker may be back. Not when the last attempt's call took over a second: its name lookup
         // blocks, and would hold the stop past `stopGrace` (DNS unreachable: the resolver's timeouts).
         let mayConnect = connection != nil || lastConnectCall < .seconds(1)

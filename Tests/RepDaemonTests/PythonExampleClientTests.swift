@@ -180,10 +180,14 @@ struct PythonExampleClientTests {
         let atChange = totals().last ?? 0
         #expect(
             eventually(timeout: 60) { (totals().last ?? 0) >= atChange + 6 }, "\(client.standardError.suffix(2000))")
-        let printed = totals()
-        let first = try #require(printed.first)
-        #expect(printed == Array(first..<(first + printed.count)), "every rep once, in order: \(printed)")
+        let reps = totals()
+        let first = try #require(reps.first)
+        #expect(reps == Array(first..<(first + reps.count)), "every rep once, in order: \(reps)")
         #expect(client.standardError.contains("repd went over to another journal file"), "\(client.standardError)")
+        // The new file from its start: where the ids start over, they start at 1.
+        let ids = printed(client).map(\.id)
+        let restart = try #require(ids.indices.dropFirst().first { ids[$0] <= ids[$0 - 1] }, "\(ids)")
+        #expect(ids[restart] == 1, "\(ids)")
         let after = try #require(newHello(socketPath)?.journal)
         #expect(after != before)
         #expect(eventually(timeout: 10) { state(statePath)?.journal == after }, "the state follows the new file")
