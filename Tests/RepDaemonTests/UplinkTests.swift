@@ -558,7 +558,7 @@ struct UplinkTests {
         let socketPath = dir + "/events.sock"
         let journalPath = dir + "/events.db"
         let daemon = try DaemonProcess(arguments: [
-            "--config", try uplinkConfig(dir, port: broker.port), "--fixture", fixture.path, "--speed", "3",
+            "--config", try uplinkConfig(dir, port: broker.port), "--fixture", fixture.path, "--speed", "5",
             "--socket", socketPath, "--journal", journalPath, "--station", "bench-9", "--quiet",
         ])
         #expect(daemonListens(socketPath))
