@@ -52,6 +52,9 @@ class Client:
         self.socket.settimeout(0.2)
         self.messages = []
         self.buffered = b''
+        # A journaled event that came live between hello and `subscribed` comes again in a `since=` replay (as
+        # docs/PROTOCOL.md says): kept once, by its id.
+        self.ids = set()
 
     def pump(self, seconds, until=lambda: False):
         """Reads for `seconds`, or until `until()` holds."""
@@ -67,6 +70,10 @@ class Client:
             while b'\n' in self.buffered:
                 line, self.buffered = self.buffered.split(b'\n', 1)
                 message = json.loads(line)
+                if 'id' in message:
+                    if message['id'] in self.ids:
+                        continue
+                    self.ids.add(message['id'])
                 if message['type'] == 'samples':
                     message = {'type': 'samples', 'samples': len(message['samples'])}
                 message['at'] = time.time()
