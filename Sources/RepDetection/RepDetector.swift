@@ -824,13 +824,19 @@ public struct RepDetector: Sendable {
         // With the gate on, the judgements up to this rep decide whether it goes out (after any held before it) or
         // waits (`HeldSetEvents`). Holding a set until it also had `minimumSetReps` reps was tried: its first reps
         // then came 0.8 s later on average in tbe's clean sets, for 36 → 32 live false reps an hour in WISDM
-        // (docs/DETECTOR.md, "Live reps the set's end would take back").
+        // (docs/DETECTOR.md, "Live reps the set's end would take back"). A set counted in pairs is not held: the
+        // gate does not dismiss it (`endSet`).
+        let paired = isPaired(endingAt: reps)
         if gateThreshold > 0 {
-            if gateDismissesSet { held.hold() } else { held.release(into: &events) }
+            if gateDismissesSet && !paired && livePairedCycles == 0 {
+                held.hold()
+            } else {
+                held.release(into: &events)
+            }
         }
         var previous = previous
         var repLag = lag
-        if isPaired(endingAt: reps) {
+        if paired {
             repLag = lag / 2
             let middle = j - repLag
             if previous.map({ middle > $0 }) ?? true {
@@ -904,9 +910,12 @@ public struct RepDetector: Sendable {
         var bothEdges = false
         var endCounted = false
         // The gate judged the set's motion, on average, not to be exercise (gait that slipped through at its start):
-        // it is dismissed, and its live reps are taken back.
-        // So is a set whose reps turned the wrist for good (standing up, turning, sitting down: `repsTurnTheWrist`).
-        let dismissed = gateDismissesSet || (gateThreshold > 0 && repsTurnTheWrist)
+        // it is dismissed, and its live reps are taken back; not when the set was counted in pairs (`isPaired`: a
+        // period of 2.4 s or more whose halves repeat each other, which no stride has; alternating lunges with a step
+        // in them, which the gate can take for gait). So is a set whose reps turned the wrist for good (standing up,
+        // turning, sitting down: `repsTurnTheWrist`), paired or not.
+        let gateDismisses = gateDismissesSet
+        let turned = gateThreshold > 0 && repsTurnTheWrist
         // The whole set is counted again with one template of one period, so only when its pace was steady: a set
         // that slowed down (reps up to twice as long towards failure) keeps its live count, which followed the pace.
         // A set whose motion never repeated at its period, while the tracker held a longer one at half of its points
@@ -1049,6 +1058,7 @@ public struct RepDetector: Sendable {
         if final != liveCount, !rebased, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
             final = min(max(final, liveCount - 1), liveCount + (bothEdges ? 2 : 1))
         }
+        let dismissed = (gateDismisses && !pairs && livePairedCycles == 0) || turned
         if dismissed || (gateThreshold > 0 && final < minimumSetReps) { final = 0 }
         repsCounted += final - liveCount
         previousSetEnd = setEnd
