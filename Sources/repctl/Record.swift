@@ -17,7 +17,10 @@ struct Record: ParsableCommand {
             Writes t,ax,ay,az (seconds, g) to FILE.partial and renames it to FILE at the end, so a file under the \
             final name is always complete; Ctrl-C (or SIGTERM, or SIGHUP unless ignored as under nohup) ends the \
             recording cleanly. A progress line shows elapsed time, \
-            samples, rate and the reps the daemon counted meanwhile. Without --direct: \(connectingHelp)
+            samples, rate and the reps the daemon counted meanwhile. From the daemon, a recording goes on when repd \
+            goes over to a new journal file (the old one deleted or replaced: repd closes every connection and \
+            repctl connects again; the samples pause there for a moment, and the last line says so). Without \
+            --direct: \(connectingHelp)
 
             Examples:
               repctl record --out squat.csv --duration 30s
@@ -130,24 +133,48 @@ struct Record: ParsableCommand {
 
     private func recordFromDaemon(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String
     {
-        let connection: RepConnection
+        let path = socketPath(socket)
+        /// A connection that said hello and was asked for samples and reps; nil when Ctrl-C came meanwhile.
+        func subscribed() throws(ClientError) -> RepConnection? {
+            let connection = try connectToDaemon(path: path)
+            guard try awaitHello(connection) != nil else { return nil }
+            connection.sendCommand(.subscribe([.samples, .rep]))
+            return connection
+        }
+        var connection: RepConnection
         do {
-            connection = try connectToDaemon(path: socketPath(socket))
-            guard try awaitHello(connection) != nil else { return "stopped (Ctrl-C)" }
+            guard let first = try subscribed() else { return "stopped (Ctrl-C)" }
+            connection = first
         } catch {
             printError("repctl: \(error)")
             throw ExitCode(1)
         }
-        connection.sendCommand(.subscribe([.samples, .rep]))
+        // repd went over to a new journal file (the old one deleted or replaced) and closed every connection: it
+        // goes on reading the sensor, so the recording connects again and goes on. The samples sent meanwhile are
+        // not in the file: `gap` is the longest pause between two samples written across such a change.
+        var follows = 0
+        var gap = 0.0
+        var lastBeforeFollow: Double?
+        func ending(_ what: String) -> String {
+            guard follows > 0 else { return what }
+            let times = follows == 1 ? "once" : "\(follows) times"
+            return
+                "\(what) (repd's journal file was replaced \(times) meanwhile: repctl connected again and recorded on; "
+                + "the samples pause for up to \(format(gap, decimals: 3)) s there)"
+        }
         let start = monotonicNow()
         while true {
             let elapsed = monotonicNow() - start
-            if interrupted.load(ordering: .relaxed) { return "stopped (Ctrl-C)" }
-            if elapsed >= limit { return "recorded \(format(limit, decimals: 1)) s" }
+            if interrupted.load(ordering: .relaxed) { return ending("stopped (Ctrl-C)") }
+            if elapsed >= limit { return ending("recorded \(format(limit, decimals: 1)) s") }
             switch connection.next(timeout: min(0.5, limit - elapsed)) {
             case .message(let message, _):
                 switch message {
                 case .samples(let batch):
+                    if let before = lastBeforeFollow, let first = batch.first {
+                        gap = max(gap, first.timestamp - before)
+                        lastBeforeFollow = nil
+                    }
                     do { try writer.append(batch) } catch {
                         printError("repctl: \(error)")
                         throw ExitCode(1)
@@ -155,12 +182,21 @@ struct Record: ParsableCommand {
                     progress.samples(batch)
                 case .event(let event) where event.kind == .rep: progress.reps += 1
                 case .bye(let reason):
-                    return reason == "journal replaced"
-                        ? "repd closed the connection (its journal file was deleted or replaced)" : "repd stopped"
+                    guard reason == "journal replaced" else { return ending("repd stopped") }
+                    lastBeforeFollow = lastBeforeFollow ?? progress.last
+                    do {
+                        guard let next = try subscribed() else { return ending("stopped (Ctrl-C)") }
+                        connection = next
+                        follows += 1
+                    } catch {
+                        return ending(
+                            "repd closed the connection (its journal file was deleted or replaced) and "
+                                + "could not be reached again: \(error)")
+                    }
                 default: break
                 }
             case .timeout: break
-            case .closed: return "repd went away"
+            case .closed: return ending("repd went away")
             }
             progress.show(elapsed: monotonicNow() - start)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MotionFixtures
 import PlainText
 import RepClient
 import RepJournal
@@ -185,5 +186,40 @@ struct JournalFollowTests {
         #expect(daemon.waitForExit() == 0)
         let logged = daemon.standardError.split(separator: "\n").filter { $0.contains("is gone too") }
         #expect(logged.count == 1, "logged once: \(logged)")
+    }
+
+    @Test(
+        "repctl record goes on across a journal file deleted while it records: it connects again after repd's bye, and the file holds samples from before and after, in order"
+    )
+    func recordGoesOnAcrossAJournalChange() throws {
+        let dir = scratchDirectory()
+        let journal = dir + "/events.db"
+        let (daemon, socketPath) = try loopingDaemon(dir, journal: journal)
+        let out = dir + "/recorded.csv"
+        let recorder = try DaemonProcess(
+            executable: productsDirectory + "/repctl",
+            arguments: ["record", "--socket", socketPath, "--out", out, "--duration", "4s"])
+        // The progress line's sample count, once it shows some.
+        func recorded() -> Int? {
+            let last = recorder.standardError.components(separatedBy: "\r").last ?? ""
+            guard let field = last.components(separatedBy: " · ").first(where: { $0.hasSuffix(" samples") }) else {
+                return nil
+            }
+            return Int(field.dropLast(" samples".count)).flatMap { $0 > 0 ? $0 : nil }
+        }
+        #expect(eventually { recorded() != nil }, "\(recorder.standardError)")
+        let before = try #require(recorded())
+        #expect(unlink(journal) == 0)
+        #expect(recorder.waitForExit(timeout: 30) == 0, "\(recorder.standardError.suffix(2000))")
+        #expect(
+            recorder.standardOutput.contains("recorded 4.0 s (repd's journal file was replaced once meanwhile"),
+            "\(recorder.standardOutput)")
+        let samples = try FixtureFileReader.read(path: out)
+        #expect(samples.count > before + 10, "recorded \(before) before the change, \(samples.count) in all")
+        let times = samples.map(\.timestamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "timestamps in order")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
+        #expect(daemon.standardError.contains("clients are told bye"), "\(daemon.standardError.suffix(3000))")
     }
 }
