@@ -299,6 +299,7 @@ public struct RepDetector: Sendable {
     private var previousSetEnd: Int?  // the last rep of the previous set
     private var startLag = 0  // the set's period when it started
     private var livePairedCycles = 0  // cycles of the set counted live as two reps (`isPaired`)
+    private var pairedLive = false  // a cycle of the set was a pair of reps live (`isPaired`): the gate keeps the set
     private var trackedRun = TrackedPeriodRun()  // a clear period the set's template is not at
     private var periodTally = SetPeriodTally()
     private var rebased = false  // the set's period was found wrong and the set anchored again at the tracked one
@@ -679,6 +680,7 @@ public struct RepDetector: Sendable {
         startLag = lag
         setOrigin = grid.origin
         livePairedCycles = 0
+        pairedLive = false
         trackedRun.reset()
         periodTally = SetPeriodTally()
         rebased = false
@@ -824,11 +826,13 @@ public struct RepDetector: Sendable {
         // With the gate on, the judgements up to this rep decide whether it goes out (after any held before it) or
         // waits (`HeldSetEvents`). Holding a set until it also had `minimumSetReps` reps was tried: its first reps
         // then came 0.8 s later on average in tbe's clean sets, for 36 → 32 live false reps an hour in WISDM
-        // (docs/DETECTOR.md, "Live reps the set's end would take back"). A set counted in pairs is not held: the
-        // gate does not dismiss it (`endSet`).
+        // (docs/DETECTOR.md, "Live reps the set's end would take back"). Once a cycle of the set was a pair of reps,
+        // nothing more is held: the gate does not dismiss such a set (`endSet`). A set only the set-end recount finds
+        // paired is kept at its end, its held reps sent then.
         let paired = isPaired(endingAt: reps)
+        if paired { pairedLive = true }
         if gateThreshold > 0 {
-            if gateDismissesSet && !paired && livePairedCycles == 0 {
+            if gateDismissesSet && !pairedLive {
                 held.hold()
             } else {
                 held.release(into: &events)
@@ -1058,7 +1062,7 @@ public struct RepDetector: Sendable {
         if final != liveCount, !rebased, liveCount >= 3, !pairs, livePairedCycles == 0, Self.steadyIntervals(reps) {
             final = min(max(final, liveCount - 1), liveCount + (bothEdges ? 2 : 1))
         }
-        let dismissed = (gateDismisses && !pairs && livePairedCycles == 0) || turned
+        let dismissed = (gateDismisses && !pairs && !pairedLive) || turned
         if dismissed || (gateThreshold > 0 && final < minimumSetReps) { final = 0 }
         repsCounted += final - liveCount
         previousSetEnd = setEnd

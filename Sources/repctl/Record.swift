@@ -134,10 +134,12 @@ struct Record: ParsableCommand {
     private func recordFromDaemon(_ writer: FixtureFileWriter, limit: Double, progress: inout Progress) throws -> String
     {
         let path = socketPath(socket)
-        /// A connection that said hello and was asked for samples and reps; nil when Ctrl-C came meanwhile.
-        func subscribed() throws(ClientError) -> RepConnection? {
+        let start = monotonicNow()
+        /// A connection that said hello within `wait` s and was asked for samples and reps; nil when Ctrl-C came
+        /// meanwhile.
+        func subscribed(wait: Double = helloTimeout) throws(ClientError) -> RepConnection? {
             let connection = try connectToDaemon(path: path)
-            guard try awaitHello(connection) != nil else { return nil }
+            guard try awaitHello(connection, timeout: wait) != nil else { return nil }
             connection.sendCommand(.subscribe([.samples, .rep]))
             return connection
         }
@@ -152,17 +154,44 @@ struct Record: ParsableCommand {
         // repd went over to a new journal file (the old one deleted or replaced) and closed every connection: it
         // goes on reading the sensor, so the recording connects again and goes on. The samples sent meanwhile are
         // not in the file: `gap` is the longest pause between two samples written across such a change.
-        var follows = 0
-        var gap = 0.0
+        var replaced = 0
+        var gap: Double?
         var lastBeforeFollow: Double?
         func ending(_ what: String) -> String {
-            guard follows > 0 else { return what }
-            let times = follows == 1 ? "once" : "\(follows) times"
-            return
-                "\(what) (repd's journal file was replaced \(times) meanwhile: repctl connected again and recorded on; "
-                + "the samples pause for up to \(format(gap, decimals: 3)) s there)"
+            guard replaced > 0 else { return what }
+            let times = replaced == 1 ? "once" : "\(replaced) times"
+            let pause = gap.map { "the samples pause for up to \(format($0, decimals: 3)) s there" }
+            return "\(what) (repd's journal file was replaced \(times) meanwhile"
+                + (pause.map { ": repctl connected again and recorded on; \($0))" } ?? ")")
         }
-        let start = monotonicNow()
+        /// Connects again after repd's bye, trying for up to 30 s (and not past the recording's end); nil when that
+        /// did not succeed or Ctrl-C came, with what to end on.
+        func reconnect() -> (RepConnection?, String?) {
+            var delay = 0.2
+            var lastError = ""
+            let giveUp = min(monotonicNow() + 30, start + limit)
+            while !interrupted.load(ordering: .relaxed) {
+                let left = giveUp - monotonicNow()
+                if left <= 0 { break }
+                do {
+                    guard let next = try subscribed(wait: min(helloTimeout, left)) else { break }
+                    return (next, nil)
+                } catch {
+                    lastError = "\(error)"
+                    guard error.transient else { break }
+                }
+                sleepInterruptibly(min(delay, max(0, giveUp - monotonicNow())))
+                delay = min(delay * 2, 2)
+            }
+            if interrupted.load(ordering: .relaxed) { return (nil, ending("stopped (Ctrl-C)")) }
+            if monotonicNow() - start >= limit { return (nil, ending("recorded \(format(limit, decimals: 1)) s")) }
+            return (
+                nil,
+                ending(
+                    "repd closed the connection (its journal file was deleted or replaced) and could "
+                        + "not be reached again: \(lastError)")
+            )
+        }
         while true {
             let elapsed = monotonicNow() - start
             if interrupted.load(ordering: .relaxed) { return ending("stopped (Ctrl-C)") }
@@ -172,7 +201,7 @@ struct Record: ParsableCommand {
                 switch message {
                 case .samples(let batch):
                     if let before = lastBeforeFollow, let first = batch.first {
-                        gap = max(gap, first.timestamp - before)
+                        gap = max(gap ?? 0, first.timestamp - before)
                         lastBeforeFollow = nil
                     }
                     do { try writer.append(batch) } catch {
@@ -183,16 +212,14 @@ struct Record: ParsableCommand {
                 case .event(let event) where event.kind == .rep: progress.reps += 1
                 case .bye(let reason):
                     guard reason == "journal replaced" else { return ending("repd stopped") }
+                    replaced += 1
                     lastBeforeFollow = lastBeforeFollow ?? progress.last
-                    do {
-                        guard let next = try subscribed() else { return ending("stopped (Ctrl-C)") }
-                        connection = next
-                        follows += 1
-                    } catch {
-                        return ending(
-                            "repd closed the connection (its journal file was deleted or replaced) and "
-                                + "could not be reached again: \(error)")
-                    }
+                    let (next, end) = reconnect()
+                    guard let next else { return end ?? ending("stopped") }
+                    connection = next
+                    progress.note(
+                        "repd went over to a new journal file (the old one was deleted or replaced); connected "
+                            + "again, recording on")
                 default: break
                 }
             case .timeout: break
@@ -265,6 +292,13 @@ struct Progress {
         fputs(
             "\r\u{1B}[Krecording: \(format(elapsed, decimals: 1)) s · \(count) samples · \(format(rate, decimals: 1)) Hz · \(reps) reps",
             stderr)
+    }
+
+    /// A line on stderr between progress lines (the next progress line starts below it).
+    mutating func note(_ text: String) {
+        if !quiet, shownAt >= 0 { fputs("\n", stderr) }
+        printError("repctl: \(text)")
+        shownAt = -1
     }
 
     func finish() { if !quiet { fputs("\n", stderr) } }

@@ -189,7 +189,7 @@ struct JournalFollowTests {
     }
 
     @Test(
-        "repctl record goes on across a journal file deleted while it records: it connects again after repd's bye, and the file holds samples from before and after, in order"
+        "repctl record goes on across a journal file deleted while it records: it connects again after repd's bye, says so, and the file holds samples from before and after the pause, in order"
     )
     func recordGoesOnAcrossAJournalChange() throws {
         let dir = scratchDirectory()
@@ -197,8 +197,7 @@ struct JournalFollowTests {
         let (daemon, socketPath) = try loopingDaemon(dir, journal: journal)
         let out = dir + "/recorded.csv"
         let recorder = try DaemonProcess(
-            executable: productsDirectory + "/repctl",
-            arguments: ["record", "--socket", socketPath, "--out", out, "--duration", "4s"])
+            executable: productsDirectory + "/repctl", arguments: ["record", "--socket", socketPath, "--out", out])
         // The progress line's sample count, once it shows some.
         func recorded() -> Int? {
             let last = recorder.standardError.components(separatedBy: "\r").last ?? ""
@@ -208,16 +207,27 @@ struct JournalFollowTests {
             return Int(field.dropLast(" samples".count)).flatMap { $0 > 0 ? $0 : nil }
         }
         #expect(eventually { recorded() != nil }, "\(recorder.standardError)")
-        let before = try #require(recorded())
         #expect(unlink(journal) == 0)
+        let note = "repctl: repd went over to a new journal file (the old one was deleted or replaced); connected again"
+        #expect(eventually(timeout: 30) { recorder.standardError.contains(note) }, "\(recorder.standardError)")
+        // Samples after the reconnection: the progress line's count grows by 200 after the note.
+        let atNote = try #require(recorded())
+        #expect(eventually(timeout: 30) { (recorded() ?? 0) > atNote + 200 }, "\(recorder.standardError)")
+        recorder.signal(SIGINT)
         #expect(recorder.waitForExit(timeout: 30) == 0, "\(recorder.standardError.suffix(2000))")
-        #expect(
-            recorder.standardOutput.contains("recorded 4.0 s (repd's journal file was replaced once meanwhile"),
-            "\(recorder.standardOutput)")
-        let samples = try FixtureFileReader.read(path: out)
-        #expect(samples.count > before + 10, "recorded \(before) before the change, \(samples.count) in all")
-        let times = samples.map(\.timestamp)
+        let said = recorder.standardOutput
+        let prefix =
+            "stopped (Ctrl-C) (repd's journal file was replaced once meanwhile: repctl connected again and recorded "
+            + "on; the samples pause for up to "
+        let pause = try #require(
+            said.components(separatedBy: prefix).dropFirst().first?.split(separator: " ").first.flatMap { Double($0) },
+            "\(said)")
+        let times = try FixtureFileReader.read(path: out).map(\.timestamp)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "timestamps in order")
+        // The pause it names is in the file, with samples on both sides of it.
+        let at = try #require(
+            times.indices.dropLast().first { times[$0 + 1] - times[$0] >= pause - 0.0005 }, "no pause of \(pause) s")
+        #expect(at >= 10 && times.count - at > 10, "sample \(at) of \(times.count)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
         #expect(daemon.standardError.contains("clients are told bye"), "\(daemon.standardError.suffix(3000))")
