@@ -224,10 +224,12 @@ struct JournalFollowTests {
             "\(said)")
         let times = try FixtureFileReader.read(path: out).map(\.timestamp)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "timestamps in order")
-        // The pause it names is in the file, with samples on both sides of it.
-        let at = try #require(
-            times.indices.dropLast().first { times[$0 + 1] - times[$0] >= pause - 0.0005 }, "no pause of \(pause) s")
-        #expect(at >= 10 && times.count - at > 10, "sample \(at) of \(times.count)")
+        // The pause it names is in the file (to its printed millisecond), with samples on both sides of it. (Other
+        // pauses may be as long: under ThreadSanitizer the first batches came with one.)
+        let named = times.indices.dropLast().filter { abs(times[$0 + 1] - times[$0] - pause) < 0.0006 }
+        #expect(
+            named.contains { $0 >= 10 && times.count - $0 > 10 },
+            "a pause of \(pause) s after samples \(named) of \(times.count)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
         #expect(daemon.standardError.contains("clients are told bye"), "\(daemon.standardError.suffix(3000))")
