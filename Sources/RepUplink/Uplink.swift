@@ -84,10 +84,11 @@ public final class Uplink: Sendable {
     public func notify() { shared.ring() }
 
     /// Says which file at the journal's path the daemon writes (`file`: its device and inode): at start, and each
-    /// time it goes over to another (the one there was deleted or replaced while repd runs). The uplink opens only
-    /// that file, and goes over to a new one once the broker has every event of the file it reads. Never before:
-    /// the old file's write-ahead log, still beside the path until the daemon closed that file, would be applied to
-    /// the new one.
+    /// time it goes over to another (the one there was deleted or replaced while repd runs), after it closed the old
+    /// one. The uplink opens only that file, and only while the path names it: before the daemon closed the old file,
+    /// its write-ahead log, still beside the path, would be applied to the new one. It sends the new file once the
+    /// broker has every event of the files before it, which it keeps open until then (a file deleted in turn, the
+    /// broker still away, is sent all the same).
     public func journalFileChanged(to file: FileIdentity) {
         shared.journalFile.withLock { $0 = file }
         shared.ring()

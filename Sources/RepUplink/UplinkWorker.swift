@@ -17,6 +17,11 @@ final class UplinkWorker {
     private let logger: Logger
     private let shared: Uplink.Shared
     private var journal: EventJournal?
+    /// The files the daemon went over to while `journal` still had events to send (`Uplink.journalFileChanged(to:)`),
+    /// in order, each opened as soon as the daemon wrote it: sent once the broker has the one before whole. Held open
+    /// so that a file deleted or replaced in turn before its events went out stays readable, and is sent all the same.
+    private var queued: [EventJournal] = []
+    private var nextQueueAttempt = ContinuousClock.now
     private var nextJournalAttempt = ContinuousClock.now
     private var journalFailing = false
     private var window = InflightWindow(acked: 0)
@@ -63,7 +68,8 @@ final class UplinkWorker {
 
     private func step() {
         let now = ContinuousClock.now
-        if journal == nil, now >= nextJournalAttempt { openJournal() }
+        if journal == nil, now >= nextJournalAttempt { openNextJournal() }
+        if journal != nil, now >= nextQueueAttempt { queueDaemonFile() }
         if connection == nil, journal != nil, now >= nextAttempt { connect() }
         if connected { pump() }
         var timeout = 1000
@@ -368,22 +374,49 @@ final class UplinkWorker {
 
     // MARK: - The journal
 
-    private func openJournal() {
-        // Only the file the daemon writes (`Uplink.journalFileChanged(to:)`, from its start on): another one at the
-        // path (moved there while repd runs, before the daemon went over to it) would be opened beside the daemon's
-        // write-ahead log and shared memory of its own file, still at the path, and read as if they were its own.
+    /// Opens the next file to send from: the first of `queued`, or else the daemon's.
+    private func openNextJournal() {
+        if let next = queued.first {
+            if use(next) { queued.removeFirst() }
+        } else if let opened = openDaemonFile(retryAfter: .milliseconds(200)), !use(opened) {
+            opened.close()
+        }
+    }
+
+    /// Opens the file the daemon writes (`Uplink.journalFileChanged(to:)`, from its start on), when the journal's
+    /// path names it; nil otherwise, or when it cannot be opened (tried again after `retryAfter`, or 5 s after an
+    /// error). Another file at the path (moved there while repd runs, before the daemon went over to it) would be
+    /// opened beside the daemon's write-ahead log and shared memory of its own file, still at the path, and read as
+    /// if they were its own.
+    private func openDaemonFile(retryAfter: Duration) -> EventJournal? {
         let expected = shared.journalFile.withLock { $0 }
+        let retry = ContinuousClock.now + retryAfter
         if let expected, FileIdentity(journalPath) != expected {
-            nextJournalAttempt = ContinuousClock.now + .milliseconds(200)
-            return
+            nextJournalAttempt = retry
+            nextQueueAttempt = retry
+            return nil
         }
         do {
             let opened = try EventJournal(path: journalPath, station: settings.station, handsOutIDs: false)
             if let expected, opened.openedFile != expected {
                 opened.close()  // the file changed in between
-                nextJournalAttempt = ContinuousClock.now + .milliseconds(200)
-                return
+                nextJournalAttempt = retry
+                nextQueueAttempt = retry
+                return nil
             }
+            return opened
+        } catch {
+            nextJournalAttempt = ContinuousClock.now + .seconds(5)
+            nextQueueAttempt = nextJournalAttempt
+            journalTrouble(error)
+            return nil
+        }
+    }
+
+    /// Sends from `opened` on, after what the broker acknowledged of it; false when that cannot be read (tried again
+    /// after 5 s).
+    private func use(_ opened: EventJournal) -> Bool {
+        do {
             let acked = try opened.ackedID(broker: settings.brokerURL)
             journal = opened
             window = InflightWindow(acked: acked)
@@ -392,20 +425,33 @@ final class UplinkWorker {
             logger.info(
                 "uplink: \(settings.brokerURL), station \(settings.station): the broker has acknowledged events up to id \(acked) (newest \(newest))"
             )
+            return true
         } catch {
             nextJournalAttempt = ContinuousClock.now + .seconds(5)
             journalTrouble(error)
+            return false
         }
     }
 
-    /// Goes over to the file the daemon writes now at the journal's path (`Uplink.journalFileChanged(to:)`: the old
-    /// one was deleted or replaced while repd runs), once the broker has acknowledged every event of the file read so
-    /// far (called when nothing is left to send and nothing is in flight): nothing journaled in the old file is lost
-    /// to the broker. The progress stored in the new file counts from there (0 in a new file: all of it goes out; a
-    /// backup put back: from what it had stored, so some events go out again, with their ids). When the path names
-    /// another file than the daemon's (the one read here, moved away and back: the daemon does not open it again
-    /// while this connection has it open), the connection is closed all the same, and `openJournal()` waits for
-    /// the daemon to go over to the file there.
+    /// While the events of an older file are still to go (`behindDaemon`): opens the file the daemon writes now, once,
+    /// and queues it behind the others. Until 2026-12-07 the uplink opened the daemon's file only when it went over to
+    /// it: a second change before then (the broker away, `rm events.db` twice) lost the events of the file between.
+    private func queueDaemonFile() {
+        guard behindDaemon, let target = shared.journalFile.withLock({ $0 }),
+            !queued.contains(where: { $0.openedFile == target })
+        else { return }
+        guard let opened = openDaemonFile(retryAfter: .milliseconds(200)) else { return }
+        queued.append(opened)
+    }
+
+    /// Goes over to the next file the daemon wrote (`queued`, or else the one it writes now at the journal's path:
+    /// `Uplink.journalFileChanged(to:)`, the old one was deleted or replaced while repd runs), once the broker has
+    /// acknowledged every event of the file read so far (called when nothing is left to send and nothing is in
+    /// flight): nothing journaled in the old file is lost to the broker. The progress stored in the next file counts
+    /// from there (0 in a new file: all of it goes out; a backup put back: from what it had stored, so some events go
+    /// out again, with their ids). When nothing is queued and the path names another file than the daemon's (the one
+    /// read here, moved away and back: the daemon does not open it again while this connection has it open), the
+    /// connection is closed all the same, and `openNextJournal()` waits for the daemon to go over to the file there.
     private func followJournalFile() {
         // A query that fails (the file busy) does not say that nothing is left: wait for the next step.
         guard let journal, behindDaemon, window.count == 0,
@@ -415,9 +461,9 @@ final class UplinkWorker {
         journal.close()
         self.journal = nil
         logger.notice(
-            "uplink: the broker has every event of the journal file repd wrote before (up to id \(window.watermark)); reading the file repd writes now at \(journalPath)"
+            "uplink: the broker has every event of the journal file repd wrote before (up to id \(window.watermark)); reading \(queued.isEmpty ? "the file repd writes now at \(journalPath)" : "the next file repd wrote")"
         )
-        openJournal()
+        openNextJournal()
     }
 
     /// Whether the daemon writes another file than the one read (`Uplink.journalFileChanged(to:)`): once everything
@@ -524,7 +570,7 @@ final class UplinkWorker {
     private func shutdown() {
         let deadline = ContinuousClock.now + .milliseconds(Int(settings.stopGrace * 1000))
         // Between two journal files (`followJournalFile()`): the daemon's new one, with what it journaled at its stop.
-        if journal == nil { openJournal() }
+        if journal == nil { openNextJournal() }
         // One more try: the broker may be back. Not when the last attempt's call took over a second: its name lookup
         // blocks, and would hold the stop past `stopGrace` (DNS unreachable: the resolver's timeouts).
         let mayConnect = connection != nil || lastConnectCall < .seconds(1)
@@ -534,7 +580,9 @@ final class UplinkWorker {
                 "uplink: not trying the broker again at stop: the last attempt spent \(formatSeconds(lastConnectCall)) s looking up \(settings.host)"
             )
         }
-        while ContinuousClock.now < deadline, journal != nil, window.count > 0 || hasBacklog() || canFollow {
+        while ContinuousClock.now < deadline, journal != nil,
+            window.count > 0 || hasBacklog() || canFollow || !queued.isEmpty
+        {
             if connection == nil {
                 guard mayConnect, ContinuousClock.now >= nextAttempt else { break }
                 connect()
@@ -568,6 +616,8 @@ final class UplinkWorker {
         )
         journal?.close()
         journal = nil
+        for file in queued { file.close() }
+        queued = []
         shared.status.withLock { status in
             status.state = .stopped
             status.ackedID = persisted

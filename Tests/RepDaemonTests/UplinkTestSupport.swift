@@ -133,6 +133,22 @@ final class Subscriber {
         return events.compactMap { $0.id.map(Int.init) }.filter { seen.insert($0).inserted }
     }
 
+    /// The ids received per journal file (each message's `journal`: the file's identity), each once, in arrival
+    /// order.
+    var idsByJournal: [String: [Int]] {
+        var seen = Set<String>()
+        var ids: [String: [Int]] = [:]
+        for line in process.standardOutput.split(separator: "\n") {
+            guard let space = line.firstIndex(of: " "),
+                let message = try? JSONParser.parse(String(line[line.index(after: space)...])),
+                let journal = message["journal"]?.stringValue, let id = message["id"]?.int,
+                seen.insert("\(journal) \(id)").inserted
+            else { continue }
+            ids[journal, default: []].append(id)
+        }
+        return ids
+    }
+
     deinit {
         process.signal(SIGKILL)  // mosquitto_sub takes its time over SIGTERM
         _ = process.waitForExit()

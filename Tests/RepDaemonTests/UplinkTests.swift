@@ -607,6 +607,66 @@ struct UplinkTests {
     }
 
     @Test(
+        "the journal deleted twice while the broker is away (rm events.db, then again before the broker is back): the broker gets every event of all three files once, each file's from id 1 up to its last, in order"
+    )
+    func journalDeletedTwiceWhileBrokerAway() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let subscriber = try Subscriber(port: broker.port)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: broker.port), "--demo", "--loop", "--speed", "20", "--socket",
+            socketPath, "--journal", journalPath, "--station", "bench-7", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 30) { subscriber.events.contains { $0.kind == .rep } })
+        broker.stop()
+        let first = try #require(journalNow(socketPath))
+        #expect(
+            eventually(timeout: 30) { (journalNow(socketPath)?.newest ?? 0) >= first.newest + 3 }, "events while away")
+        // Each file deleted once it holds events: the middle one before the uplink could send any of it.
+        var files = [first.journal]
+        for n in 2...3 {
+            #expect(unlink(journalPath) == 0)
+            var now: (journal: String?, newest: Int64)?
+            #expect(
+                eventually(timeout: 30) {
+                    now = journalNow(socketPath)
+                    return now.map { !files.contains($0.journal) && $0.newest >= 2 } ?? false
+                }, "events in file \(n) while the broker is away")
+            files.append(now?.journal)
+        }
+        try broker.start()
+        let after = uplinkCaughtUp(socketPath, timeout: 60)
+        #expect(after?.backlog == 0, "\(String(describing: after))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
+        // The last id of each deleted file, as repd logged it when it went over to the next.
+        let lastIDs = daemon.standardError.split(separator: "\n").compactMap { line -> Int? in
+            guard line.contains("was deleted while repd runs (at event id "),
+                let tail = line.split(separator: "(at event id ").last
+            else { return nil }
+            return Int(tail.prefix { $0.isNumber })
+        }
+        try #require(lastIDs.count == 2, "\(daemon.standardError.suffix(3000))")
+        let thirdNewest = try newestID(journalPath)
+        let expected = [lastIDs[0], lastIDs[1]]
+        #expect(
+            eventually(timeout: 10) {
+                let ids = subscriber.idsByJournal
+                return zip(files.prefix(2), expected).allSatisfy { ids[$0 ?? ""]?.count == $1 }
+            }, "every event of the two deleted files at the broker")
+        let ids = subscriber.idsByJournal
+        #expect(ids.count == 3, "three files' events: \(ids.keys.sorted()) for \(files)")
+        for (file, last) in zip(files.prefix(2), expected) {
+            #expect(ids[file ?? ""] == Array(1...last), "file \(file ?? "?"), up to id \(last)")
+        }
+        let third = ids[files[2] ?? ""] ?? []
+        #expect(third.count >= 2 && third == Array(1...third.count) && third.count <= thirdNewest, "\(third)")
+    }
+
+    @Test(
         "the journal moved away and back while the broker is away (the uplink still reads it): repd does not open it again beside the uplink's connection and status says why; once the broker has its last events, repd goes over to it; the file stays whole, the broker gets all of it, and a restart uses it"
     )
     func journalMovedAwayAndBack() throws {
@@ -628,9 +688,11 @@ struct UplinkTests {
         #expect(
             eventually(timeout: 30) { (journalNow(socketPath)?.newest ?? 0) >= first.newest + 3 }, "events while away")
         #expect(rename(journalPath, journalPath + ".away") == 0)
+        var second: (journal: String?, newest: Int64)?
         #expect(
             eventually(timeout: 30) {
-                journalNow(socketPath).map { $0.journal != first.journal && $0.newest >= 2 } ?? false
+                second = journalNow(socketPath)
+                return second.map { $0.journal != first.journal && $0.newest >= 2 } ?? false
             },
             "repd went over to a new file")
         #expect(rename(journalPath + ".away", journalPath) == 0)
@@ -660,6 +722,18 @@ struct UplinkTests {
         #expect(
             eventually(timeout: 10) { subscriber.ids.count >= newest }, "\(subscriber.ids.count) of \(newest)")
         #expect(subscriber.ids == Array(1...newest), "every event of the first file at the broker, once, in order")
+        // The file repd wrote while the first was away went out too, whole (from 2026-12-07: the uplink opens each
+        // file the daemon goes over to at once, and sends it after the one before).
+        let secondLast = daemon.standardError.split(separator: "\n").compactMap { line -> Int? in
+            guard line.contains("was replaced by another file while repd runs (at event id "),
+                let tail = line.split(separator: "(at event id ").last
+            else { return nil }
+            return Int(tail.prefix { $0.isNumber })
+        }.first
+        let secondIDs = second?.journal.flatMap { subscriber.idsByJournal[$0] } ?? []
+        #expect(
+            secondLast.map { secondIDs == Array(1...$0) } == true,
+            "the second file's events at the broker: \(secondIDs), its last id \(String(describing: secondLast))")
 
         let restarted = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
