@@ -166,7 +166,9 @@ struct Record: ParsableCommand {
         }
         /// Connects again after repd's bye, trying for up to 30 s (and not past the recording's end); nil when that
         /// did not succeed or Ctrl-C came, with what to end on.
-        func reconnect() -> (RepConnection?, String?) {
+        /// A new subscription after repd went over to another journal file, or the last line when none could be
+        /// made (Ctrl-C, the duration reached, repd out of reach for 30 s).
+        func reconnect() -> Result<RepConnection, Ended> {
             var delay = 0.2
             var lastError = ""
             let giveUp = min(monotonicNow() + 30, start + limit)
@@ -175,7 +177,7 @@ struct Record: ParsableCommand {
                 if left <= 0 { break }
                 do {
                     guard let next = try subscribed(wait: min(helloTimeout, left)) else { break }
-                    return (next, nil)
+                    return .success(next)
                 } catch {
                     lastError = "\(error)"
                     guard error.transient else { break }
@@ -183,14 +185,15 @@ struct Record: ParsableCommand {
                 sleepInterruptibly(min(delay, max(0, giveUp - monotonicNow())))
                 delay = min(delay * 2, 2)
             }
-            if interrupted.load(ordering: .relaxed) { return (nil, ending("stopped (Ctrl-C)")) }
-            if monotonicNow() - start >= limit { return (nil, ending("recorded \(format(limit, decimals: 1)) s")) }
-            return (
-                nil,
-                ending(
-                    "repd closed the connection (its journal file was deleted or replaced) and could "
-                        + "not be reached again: \(lastError)")
-            )
+            if interrupted.load(ordering: .relaxed) { return .failure(Ended(ending("stopped (Ctrl-C)"))) }
+            if monotonicNow() - start >= limit {
+                return .failure(Ended(ending("recorded \(format(limit, decimals: 1)) s")))
+            }
+            return .failure(
+                Ended(
+                    ending(
+                        "repd closed the connection (its journal file was deleted or replaced) and could "
+                            + "not be reached again: \(lastError)")))
         }
         while true {
             let elapsed = monotonicNow() - start
@@ -214,9 +217,10 @@ struct Record: ParsableCommand {
                     guard reason == "journal replaced" else { return ending("repd stopped") }
                     replaced += 1
                     lastBeforeFollow = lastBeforeFollow ?? progress.last
-                    let (next, end) = reconnect()
-                    guard let next else { return end ?? ending("stopped") }
-                    connection = next
+                    switch reconnect() {
+                    case .success(let next): connection = next
+                    case .failure(let ended): return ended.line
+                    }
                     progress.note(
                         "repd went over to a new journal file (the old one was deleted or replaced); connected "
                             + "again, recording on")
@@ -267,6 +271,12 @@ struct Record: ParsableCommand {
             if elapsed >= limit { return "recorded \(format(limit, decimals: 1)) s" }
         }
     }
+}
+
+/// How a recording ended when repd could not be subscribed to again: its last line.
+struct Ended: Error {
+    let line: String
+    init(_ line: String) { self.line = line }
 }
 
 /// The progress line on stderr: elapsed, samples, rate, reps seen.
