@@ -40,6 +40,9 @@ public final class Uplink: Sendable {
         /// The journal file the daemon writes since it went over to the file at the journal's path (its device and
         /// inode); nil until it did (`Uplink.journalFileChanged(to:)`).
         let journalFile = Locked<FileIdentity?>(nil)
+        /// Connections to the files the daemon went over to, opened on its journal's thread before it journaled
+        /// anything in them (`Uplink.journalFileChanged(to:)`), for the uplink's thread to take.
+        let handedFiles = Locked<[HandedJournal]>([])
 
         init(broker: String) { status = Locked(UplinkStatus(state: .connecting, broker: broker)) }
 
@@ -90,6 +93,16 @@ public final class Uplink: Sendable {
     /// broker has every event of the files before it, which it keeps open until then (a file deleted in turn, the
     /// broker still away, is sent all the same).
     public func journalFileChanged(to file: FileIdentity) {
+        // The uplink's connection to it is opened here, on the daemon's journal thread, before any event goes into
+        // it: a file deleted or replaced again before the uplink's thread came to open it would be lost to the
+        // broker. (When it is not at the path any more, or cannot be opened, the uplink's thread tries later.)
+        if let opened = try? EventJournal(path: journalPath, station: session.station, handsOutIDs: false) {
+            if opened.openedFile == file {
+                shared.handedFiles.withLock { $0.append(HandedJournal(opened)) }
+            } else {
+                opened.close()
+            }
+        }
         shared.journalFile.withLock { $0 = file }
         shared.ring()
     }
@@ -105,6 +118,13 @@ public final class Uplink: Sendable {
 
     /// A snapshot for `status`.
     public var status: UplinkStatus { shared.status.withLock { $0 } }
+
+    /// A journal connection opened on one thread and handed, once, to the uplink's thread, the only one to use it
+    /// from then on (SQLite's multi-thread mode allows that); the lock it passes through orders the two.
+    final class HandedJournal: @unchecked Sendable {
+        let journal: EventJournal
+        init(_ journal: EventJournal) { self.journal = journal }
+    }
 
     /// What the new thread needs (handed over once).
     private final class WorkerStart: Sendable {

@@ -22,7 +22,9 @@ public struct UplinkStatus: Sendable, Equatable {
     public var lastError: String?
     /// The newest id up to which the broker acknowledged every event (stored in the journal).
     public var ackedID: Int64 = 0
-    /// The newest journaled id the uplink has seen (the backlog is this minus `ackedID`).
+    /// The newest journaled id the uplink has seen (the backlog is this minus `ackedID`); while it still sends a file
+    /// repd wrote before the one it writes now, at least one more, and the events of the files queued behind it
+    /// added.
     public var newestID: Int64 = 0
     /// Events sent and not yet acknowledged.
     public var inFlight = 0

@@ -68,13 +68,15 @@ final class UplinkWorker {
 
     private func step() {
         let now = ContinuousClock.now
+        takeHandedFiles()
         if journal == nil, now >= nextJournalAttempt { openNextJournal() }
         if journal != nil, now >= nextQueueAttempt { queueDaemonFile() }
         if connection == nil, journal != nil, now >= nextAttempt { connect() }
         if connected { pump() }
         var timeout = 1000
         if connection == nil {
-            let until = (journal == nil ? nextJournalAttempt : nextAttempt) - now
+            var until = (journal == nil ? nextJournalAttempt : nextAttempt) - now
+            if journal != nil, behindDaemon { until = min(until, nextQueueAttempt - now) }
             timeout = max(
                 0,
                 min(1000, Int(until.components.seconds * 1000 + until.components.attoseconds / 1_000_000_000_000_000)))
@@ -378,38 +380,40 @@ final class UplinkWorker {
     private func openNextJournal() {
         if let next = queued.first {
             if use(next) { queued.removeFirst() }
-        } else if let opened = openDaemonFile(retryAfter: .milliseconds(200)), !use(opened) {
-            opened.close()
+            return
+        }
+        switch openDaemonFile(shared.journalFile.withLock { $0 }) {
+        case .success(let opened): if !use(opened) { opened.close() }
+        case .failure(.notAtPath): nextJournalAttempt = ContinuousClock.now + .milliseconds(200)
+        case .failure(.error(let error)):
+            nextJournalAttempt = ContinuousClock.now + .seconds(5)
+            journalTrouble(error)
         }
     }
 
-    /// Opens the file the daemon writes (`Uplink.journalFileChanged(to:)`, from its start on), when the journal's
-    /// path names it; nil otherwise, or when it cannot be opened (tried again after `retryAfter`, or 5 s after an
-    /// error). Another file at the path (moved there while repd runs, before the daemon went over to it) would be
-    /// opened beside the daemon's write-ahead log and shared memory of its own file, still at the path, and read as
-    /// if they were its own.
-    private func openDaemonFile(retryAfter: Duration) -> EventJournal? {
-        let expected = shared.journalFile.withLock { $0 }
-        let retry = ContinuousClock.now + retryAfter
-        if let expected, FileIdentity(journalPath) != expected {
-            nextJournalAttempt = retry
-            nextQueueAttempt = retry
-            return nil
-        }
+    /// Why `openDaemonFile(_:)` opened nothing.
+    private enum DaemonFileUnopened: Error {
+        /// The journal's path names another file (or none) just now.
+        case notAtPath
+        /// SQLite could not open it, or it is no journal.
+        case error(JournalError)
+    }
+
+    /// Opens the file at the journal's path when it is `expected` (the daemon's, `Uplink.journalFileChanged(to:)`;
+    /// nil: whatever is there, before the daemon said). Another file at the path (moved there while repd runs,
+    /// before the daemon went over to it) would be opened beside the daemon's write-ahead log and shared memory of
+    /// its own file, still at the path, and read as if they were its own.
+    private func openDaemonFile(_ expected: FileIdentity?) -> Result<EventJournal, DaemonFileUnopened> {
+        if let expected, FileIdentity(journalPath) != expected { return .failure(.notAtPath) }
         do {
             let opened = try EventJournal(path: journalPath, station: settings.station, handsOutIDs: false)
             if let expected, opened.openedFile != expected {
                 opened.close()  // the file changed in between
-                nextJournalAttempt = retry
-                nextQueueAttempt = retry
-                return nil
+                return .failure(.notAtPath)
             }
-            return opened
+            return .success(opened)
         } catch {
-            nextJournalAttempt = ContinuousClock.now + .seconds(5)
-            nextQueueAttempt = nextJournalAttempt
-            journalTrouble(error)
-            return nil
+            return .failure(.error(error))
         }
     }
 
@@ -433,15 +437,37 @@ final class UplinkWorker {
         }
     }
 
-    /// While the events of an older file are still to go (`behindDaemon`): opens the file the daemon writes now, once,
-    /// and queues it behind the others. Until 2026-12-07 the uplink opened the daemon's file only when it went over to
-    /// it: a second change before then (the broker away, `rm events.db` twice) lost the events of the file between.
+    /// Takes the connections the daemon's journal thread opened to each file it went over to
+    /// (`Uplink.journalFileChanged(to:)`) into `queued`, in order; one to a file read or queued already is closed.
+    private func takeHandedFiles() {
+        let handed = shared.handedFiles.withLock { files in
+            defer { files = [] }
+            return files
+        }
+        for file in handed.map(\.journal) {
+            if file.openedFile == journal?.openedFile || queued.contains(where: { $0.openedFile == file.openedFile }) {
+                file.close()
+            } else {
+                queued.append(file)
+            }
+        }
+    }
+
+    /// While the events of an older file are still to go (`behindDaemon`) and the daemon's journal thread could not
+    /// open the file it writes now for the uplink (`takeHandedFiles()`): opens it here, once, and queues it behind
+    /// the others. Until 2026-12-07 the uplink opened the daemon's file only when it went over to it: a second change
+    /// before then (the broker away, `rm events.db` twice) lost the events of the file between.
     private func queueDaemonFile() {
         guard behindDaemon, let target = shared.journalFile.withLock({ $0 }),
             !queued.contains(where: { $0.openedFile == target })
         else { return }
-        guard let opened = openDaemonFile(retryAfter: .milliseconds(200)) else { return }
-        queued.append(opened)
+        switch openDaemonFile(target) {
+        case .success(let opened): queued.append(opened)
+        case .failure(.notAtPath): nextQueueAttempt = ContinuousClock.now + .milliseconds(200)
+        case .failure(.error(let error)):
+            nextQueueAttempt = ContinuousClock.now + .seconds(5)
+            journalTrouble(error)
+        }
     }
 
     /// Goes over to the next file the daemon wrote (`queued`, or else the one it writes now at the journal's path:
@@ -516,6 +542,8 @@ final class UplinkWorker {
         // Still on the old file of a daemon that went over to another, or waiting to open the daemon's file: what
         // that file holds is still to go, as far as the uplink knows.
         if behindDaemon || journal == nil { newest = max(newest, persisted + 1) }
+        // And the files queued behind it: the backlog (`newestID - ackedID`) counts their events too.
+        newest += queued.reduce(0) { $0 + eventsLeft(in: $1) }
         shared.status.withLock { status in
             status.newestID = newest
             status.state = state
@@ -570,6 +598,7 @@ final class UplinkWorker {
     private func shutdown() {
         let deadline = ContinuousClock.now + .milliseconds(Int(settings.stopGrace * 1000))
         // Between two journal files (`followJournalFile()`): the daemon's new one, with what it journaled at its stop.
+        takeHandedFiles()
         if journal == nil { openNextJournal() }
         // One more try: the broker may be back. Not when the last attempt's call took over a second: its name lookup
         // blocks, and would hold the stop past `stopGrace` (DNS unreachable: the resolver's timeouts).
@@ -610,10 +639,28 @@ final class UplinkWorker {
         persist()
         connection = nil
         connected = false
-        let newest = (try? journal?.newestID).flatMap { $0 } ?? persisted
+        // What is left: of the file repd writes, sent after a restart; of the files it wrote before (deleted or
+        // replaced while the broker was away), never.
+        takeHandedFiles()
+        let daemonFile = shared.journalFile.withLock { $0 }
+        var later: Int64 = 0
+        var lost: (events: Int64, files: Int) = (0, 0)
+        for (n, file) in ((journal.map { [$0] } ?? []) + queued).enumerated() {
+            let left = eventsLeft(in: file, acked: n == 0 && journal != nil ? persisted : nil)
+            if daemonFile == nil || file.openedFile == daemonFile {
+                later += left
+            } else if left > 0 {
+                lost = (lost.events + left, lost.files + 1)
+            }
+        }
         logger.info(
-            "uplink: stopped; the broker has acknowledged every event up to id \(persisted)\(newest > persisted ? " (\(newest - persisted) to send after a restart)" : "")"
+            "uplink: stopped; the broker has acknowledged every event up to id \(persisted)\(later > 0 ? " (\(later) to send after a restart)" : "")"
         )
+        if lost.events > 0 {
+            logger.warning(
+                "uplink: \(lost.events) events of \(lost.files) journal file\(lost.files == 1 ? "" : "s") repd wrote before the one it writes now (deleted or replaced while repd ran) were not sent to the broker, and will not be"
+            )
+        }
         journal?.close()
         journal = nil
         for file in queued { file.close() }
@@ -623,6 +670,14 @@ final class UplinkWorker {
             status.ackedID = persisted
             status.inFlight = 0
         }
+    }
+
+    /// The events of `file` after `acked` (default: what it stores as acknowledged by this broker); 0 when that
+    /// cannot be read.
+    private func eventsLeft(in file: EventJournal, acked: Int64? = nil) -> Int64 {
+        guard let newest = try? file.newestID, let acked = acked ?? (try? file.ackedID(broker: settings.brokerURL))
+        else { return 0 }
+        return max(0, newest - acked)
     }
 
     private func hasBacklog() -> Bool {

@@ -149,6 +149,20 @@ final class Subscriber {
         return ids
     }
 
+    /// The journal file (identity) of each event message in arrival order, a run of the same file taken once: which
+    /// file the broker got events of after which.
+    var journalRuns: [String] {
+        var runs: [String] = []
+        for line in process.standardOutput.split(separator: "\n") {
+            guard let space = line.firstIndex(of: " "),
+                let message = try? JSONParser.parse(String(line[line.index(after: space)...])),
+                let journal = message["journal"]?.stringValue, message["id"]?.int != nil, runs.last != journal
+            else { continue }
+            runs.append(journal)
+        }
+        return runs
+    }
+
     deinit {
         process.signal(SIGKILL)  // mosquitto_sub takes its time over SIGTERM
         _ = process.waitForExit()

@@ -607,7 +607,7 @@ struct UplinkTests {
     }
 
     @Test(
-        "the journal deleted twice while the broker is away (rm events.db, then again before the broker is back): the broker gets every event of all three files once, each file's from id 1 up to its last, in order"
+        "the journal deleted twice while the broker is away (rm events.db, then again before the broker is back): the broker gets every event of all three files, each file's from id 1 up to its last, one file after the other"
     )
     func journalDeletedTwiceWhileBrokerAway() throws {
         let dir = scratchDirectory()
@@ -659,11 +659,50 @@ struct UplinkTests {
             }, "every event of the two deleted files at the broker")
         let ids = subscriber.idsByJournal
         #expect(ids.count == 3, "three files' events: \(ids.keys.sorted()) for \(files)")
+        #expect(subscriber.journalRuns == files.compactMap { $0 }, "one file after the other")
         for (file, last) in zip(files.prefix(2), expected) {
             #expect(ids[file ?? ""] == Array(1...last), "file \(file ?? "?"), up to id \(last)")
         }
         let third = ids[files[2] ?? ""] ?? []
         #expect(third.count >= 2 && third == Array(1...third.count) && third.count <= thirdNewest, "\(third)")
+    }
+
+    @Test(
+        "repd stopped with the broker away after the journal was deleted: the log says how many events of the file it wrote before were not sent, and that they will not be"
+    )
+    func stopWithADeletedFileUnsent() throws {
+        let dir = scratchDirectory()
+        let broker = try Broker(directory: dir)
+        let socketPath = dir + "/events.sock"
+        let journalPath = dir + "/events.db"
+        let daemon = try DaemonProcess(arguments: [
+            "--config", try uplinkConfig(dir, port: broker.port), "--demo", "--loop", "--speed", "20", "--socket",
+            socketPath, "--journal", journalPath, "--station", "bench-6", "--quiet",
+        ])
+        #expect(daemonListens(socketPath))
+        #expect(eventually(timeout: 30) { uplinkCaughtUp(socketPath, timeout: 1)?.state == "connected" })
+        broker.stop()
+        let first = try #require(journalNow(socketPath))
+        #expect(
+            eventually(timeout: 30) { (journalNow(socketPath)?.newest ?? 0) >= first.newest + 3 }, "events while away")
+        #expect(unlink(journalPath) == 0)
+        #expect(
+            eventually(timeout: 30) {
+                journalNow(socketPath).map { $0.journal != first.journal && $0.newest >= 2 } ?? false
+            }, "events in the new file")
+        // Backlog: at least the old file's unsent events and one more (the new file's are counted once it is read).
+        let before = statusNow(socketPath)?.uplink
+        #expect((before?.backlog ?? 0) >= 4, "\(String(describing: before))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
+        let line = daemon.standardError.split(separator: "\n").first {
+            $0.contains("of 1 journal file repd wrote before the one it writes now")
+        }
+        #expect(
+            line?.contains("were not sent to the broker, and will not be") == true,
+            "\(daemon.standardError.suffix(3000))")
+        let unsent = line.flatMap { Int($0.split(separator: "uplink: ").last?.prefix { $0.isNumber } ?? "") }
+        #expect((unsent ?? 0) >= 3, "\(String(describing: line))")
     }
 
     @Test(
@@ -721,7 +760,9 @@ struct UplinkTests {
         let newest = try newestID(journalPath)
         #expect(
             eventually(timeout: 10) { subscriber.ids.count >= newest }, "\(subscriber.ids.count) of \(newest)")
-        #expect(subscriber.ids == Array(1...newest), "every event of the first file at the broker, once, in order")
+        #expect(
+            subscriber.idsByJournal[first.journal ?? ""] == Array(1...newest),
+            "every event of the first file at the broker, in order")
         // The file repd wrote while the first was away went out too, whole (from 2026-12-07: the uplink opens each
         // file the daemon goes over to at once, and sends it after the one before).
         let secondLast = daemon.standardError.split(separator: "\n").compactMap { line -> Int? in
@@ -734,6 +775,9 @@ struct UplinkTests {
         #expect(
             secondLast.map { secondIDs == Array(1...$0) } == true,
             "the second file's events at the broker: \(secondIDs), its last id \(String(describing: secondLast))")
+        // The first file's events up to the move, the second file's, then the first's again.
+        let runs = subscriber.journalRuns
+        #expect(runs.count == 3 && runs.first == first.journal && runs.last == first.journal, "\(runs)")
 
         let restarted = try DaemonProcess(arguments: arguments)
         #expect(daemonListens(socketPath))
