@@ -409,3 +409,70 @@ func pythonProxySource(_ body: String) -> String {
         threading.Thread(target=serve, args=(connection,), daemon=True).start()
     """
 }
+
+/// A broker, optionally a subscriber to it, and a repd replaying the demo workout in a loop at 20 times real time
+/// with its uplink to the broker and its journal at `journalPath`: the setting of the tests that change the journal
+/// file while the broker is away.
+struct LoopingStation {
+    let dir: String
+    let socketPath: String
+    let journalPath: String
+    let broker: Broker
+    let subscriber: Subscriber?
+    let daemon: DaemonProcess
+    /// repd's arguments (to start it again on the same files).
+    let arguments: [String]
+
+    /// Starts them, and waits until the broker has a rep (with a subscriber) or the uplink is connected.
+    init(station: String, subscribed: Bool) throws {
+        dir = scratchDirectory()
+        broker = try Broker(directory: dir)
+        subscriber = subscribed ? try Subscriber(port: broker.port) : nil
+        socketPath = dir + "/events.sock"
+        journalPath = dir + "/events.db"
+        arguments = [
+            "--config", try uplinkConfig(dir, port: broker.port), "--demo", "--loop", "--speed", "20", "--socket",
+            socketPath, "--journal", journalPath, "--station", station, "--quiet",
+        ]
+        daemon = try DaemonProcess(arguments: arguments)
+        let socketPath = socketPath
+        #expect(daemonListens(socketPath))
+        if let subscriber {
+            #expect(eventually(timeout: 30) { subscriber.events.contains { $0.kind == .rep } }, "a rep at the broker")
+        } else {
+            #expect(eventually(timeout: 30) { uplinkCaughtUp(socketPath, timeout: 1)?.state == "connected" })
+        }
+    }
+
+    /// Stops the broker and waits until repd journaled 3 more events; returns the journal as the broker left it.
+    func brokerAwayWithEvents() throws -> (journal: String?, newest: Int64) {
+        broker.stop()
+        let socketPath = socketPath
+        let first = try #require(journalNow(socketPath))
+        #expect(
+            eventually(timeout: 30) { (journalNow(socketPath)?.newest ?? 0) >= first.newest + 3 }, "events while away")
+        return first
+    }
+
+    /// Waits until repd writes a journal file not among `known` and it holds 2 events; returns it.
+    func newFileWithEvents(besides known: [String?]) -> (journal: String?, newest: Int64)? {
+        let socketPath = socketPath
+        var now: (journal: String?, newest: Int64)?
+        #expect(
+            eventually(timeout: 30) {
+                now = journalNow(socketPath)
+                return now.map { !known.contains($0.journal) && $0.newest >= 2 } ?? false
+            }, "repd went over to a new journal file, with events in it")
+        return now
+    }
+
+    /// The last id of each journal file repd left (deleted, or replaced by another file), as it logged them.
+    var lastIDsOfLeftFiles: [Int] {
+        daemon.standardError.split(separator: "\n").compactMap { line -> Int? in
+            guard line.contains(" while repd runs (at event id "),
+                let tail = line.split(separator: "(at event id ").last
+            else { return nil }
+            return Int(tail.prefix { $0.isNumber })
+        }
+    }
+}
