@@ -56,7 +56,8 @@ public enum Daemon {
             uplinkStatus: { UplinkService.info(uplink) })
         let hub = EventHub(
             eventLoop: eventLoop, logger: logger, journal: journal.recorder, journalFailure: journal.failure,
-            onJournaled: { uplink?.notify() }, onNewJournalFile: { uplink?.uplink.journalFileChanged(to: $0) })
+            onJournaled: { uplink?.notify() },
+            onNewJournalFile: { uplink?.uplink.journalFileChanged(to: $0, wentOver: $1) })
         defer { hub.journal?.close() }  // also one opened later by `JournalReopenService`
         // Retention also runs every hour, so an idle station ages its events out (on the journal's thread).
         let fileCheck = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(60), delay: .seconds(60)) { _ in

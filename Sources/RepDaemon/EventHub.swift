@@ -47,12 +47,12 @@ final class EventHub: Sendable {
     private let onJournaled: @Sendable () -> Void
     /// Called with the file the journal writes, at start and when it went over to another file at its path (the
     /// uplink reads only that file, and follows); must not block.
-    private let onNewJournalFile: @Sendable (FileIdentity) -> Void
+    private let onNewJournalFile: @Sendable (_ file: FileIdentity, _ wentOver: Bool) -> Void
 
     init(
         eventLoop: EventLoop, logger: Logger, journal: EventRecorder? = nil,
         journalFailure: ServerMessage.JournalStatus? = nil, onJournaled: @escaping @Sendable () -> Void = {},
-        onNewJournalFile: @escaping @Sendable (FileIdentity) -> Void = { _ in }
+        onNewJournalFile: @escaping @Sendable (_ file: FileIdentity, _ wentOver: Bool) -> Void = { _, _ in }
     ) {
         self.eventLoop = eventLoop
         clients = .makeBoxSendingValue([:], eventLoop: eventLoop)
@@ -75,10 +75,10 @@ final class EventHub: Sendable {
         recorder.onNewFile { [weak self] reason, file in
             guard let self else { return }
             disconnectAll(reason: reason, grace: Self.journalByeGrace)
-            if let file { onNewJournalFile(file) }
+            if let file { onNewJournalFile(file, true) }
         }
         // After the callback is set: a change in between is told by the callback, with the newer file.
-        if let file = recorder.currentFile { onNewJournalFile(file) }
+        if let file = recorder.currentFile { onNewJournalFile(file, false) }
     }
 
     /// Says `bye` (`reason`) to every connected client and closes each connection once its `bye` was written, or

@@ -49,12 +49,9 @@ final class JournalReopenService: Service {
             guard let outcome = tried else { return }  // the thread pool is shutting down
             switch outcome {
             case .success(let recorder):
-                // The uplink first, so that once `status` says the journal is written it no longer says the uplink
-                // waits for it (attaching opens the uplink's connection to the file, `Uplink.journalFileChanged(to:)`,
-                // which takes a moment). Not while repd stops: the uplink would start only to be stopped (its grace
-                // added to the stop).
-                if !Task.isShuttingDownGracefully { uplink?.journalOpened() }
                 hub.attachJournal(recorder)
+                // Not while repd stops: the uplink would start only to be stopped (its grace added to the stop).
+                if !Task.isShuttingDownGracefully { uplink?.journalOpened() }
                 logger.notice(
                     "journal: \(path) opened after \(tries) \(tries == 1 ? "try" : "tries"); events are journaled, with ids, from here on"
                 )

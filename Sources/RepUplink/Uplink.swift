@@ -41,8 +41,9 @@ public final class Uplink: Sendable {
         /// inode); nil until it did (`Uplink.journalFileChanged(to:)`).
         let journalFile = Locked<FileIdentity?>(nil)
         /// Connections to the files the daemon went over to, opened on its journal's thread before it journaled
-        /// anything in them (`Uplink.journalFileChanged(to:)`), for the uplink's thread to take.
-        let handedFiles = Locked<[HandedJournal]>([])
+        /// anything in them (`Uplink.journalFileChanged(to:wentOver:)`), for the uplink's thread to take; only while
+        /// that thread runs and takes them (`accepting`), so none is left open when it does not.
+        let handedFiles = Locked<(accepting: Bool, files: [HandedJournal])>((false, []))
 
         init(broker: String) { status = Locked(UplinkStatus(state: .connecting, broker: broker)) }
 
@@ -87,21 +88,27 @@ public final class Uplink: Sendable {
     public func notify() { shared.ring() }
 
     /// Says which file at the journal's path the daemon writes (`file`: its device and inode): at start, and each
-    /// time it goes over to another (the one there was deleted or replaced while repd runs), after it closed the old
-    /// one. The uplink opens only that file, and only while the path names it: before the daemon closed the old file,
-    /// its write-ahead log, still beside the path, would be applied to the new one. It sends the new file once the
-    /// broker has every event of the files before it, which it keeps open until then (a file deleted in turn, the
-    /// broker still away, is sent all the same).
-    public func journalFileChanged(to file: FileIdentity) {
-        // The uplink's connection to it is opened here, on the daemon's journal thread, before any event goes into
-        // it: a file deleted or replaced again before the uplink's thread came to open it would be lost to the
+    /// time it goes over to another (`wentOver`: the one there was deleted or replaced while repd runs; called on
+    /// the daemon's journal thread, after it closed the old file and before it journals anything in the new one). The
+    /// uplink opens only that file, and only while the path names it: before the daemon closed the old file, its
+    /// write-ahead log, still beside the path, would be applied to the new one. It sends the new file once the broker
+    /// has every event of the files before it, which it keeps open until then (a file deleted in turn, the broker
+    /// still away, is sent all the same).
+    public func journalFileChanged(to file: FileIdentity, wentOver: Bool) {
+        // When the daemon went over, the uplink's connection to the new file is opened here, before any event goes
+        // into it: a file deleted or replaced again before the uplink's thread came to open it would be lost to the
         // broker. (When it is not at the path any more, or cannot be opened, the uplink's thread tries later.)
-        if let opened = try? EventJournal(path: journalPath, station: session.station, handsOutIDs: false) {
-            if opened.openedFile == file {
-                shared.handedFiles.withLock { $0.append(HandedJournal(opened)) }
-            } else {
-                opened.close()
-            }
+        if wentOver, shared.handedFiles.withLock({ $0.accepting }), FileIdentity(journalPath) == file,
+            let opened = try? EventJournal(path: journalPath, station: session.station, handsOutIDs: false)
+        {
+            let handed =
+                opened.openedFile == file
+                && shared.handedFiles.withLock { handed in
+                    guard handed.accepting else { return false }
+                    handed.files.append(HandedJournal(opened))
+                    return true
+                }
+            if !handed { opened.close() }
         }
         shared.journalFile.withLock { $0 = file }
         shared.ring()

@@ -58,6 +58,7 @@ final class UplinkWorker {
     }
 
     func run() {
+        shared.handedFiles.withLock { $0.accepting = true }
         while !shared.stopping.load(ordering: .acquiring) {
             step()
         }
@@ -440,9 +441,9 @@ final class UplinkWorker {
     /// Takes the connections the daemon's journal thread opened to each file it went over to
     /// (`Uplink.journalFileChanged(to:)`) into `queued`, in order; one to a file read or queued already is closed.
     private func takeHandedFiles() {
-        let handed = shared.handedFiles.withLock { files in
-            defer { files = [] }
-            return files
+        let handed = shared.handedFiles.withLock { handed in
+            defer { handed.files = [] }
+            return handed.files
         }
         for file in handed.map(\.journal) {
             if file.openedFile == journal?.openedFile || queued.contains(where: { $0.openedFile == file.openedFile }) {
@@ -663,7 +664,13 @@ final class UplinkWorker {
         }
         journal?.close()
         journal = nil
-        for file in queued { file.close() }
+        // No more connections handed from here on; any handed since the last take is closed.
+        let handed = shared.handedFiles.withLock { handed in
+            handed.accepting = false
+            defer { handed.files = [] }
+            return handed.files
+        }
+        for file in queued + handed.map(\.journal) { file.close() }
         queued = []
         shared.status.withLock { status in
             status.state = .stopped
