@@ -38,7 +38,7 @@ public final class Uplink: Sendable {
         /// Fired to wake the thread (new events, stop).
         let wake = WakeSignal()
         /// The journal file the daemon writes since it went over to the file at the journal's path (its device and
-        /// inode); nil until it did (`Uplink.journalFileChanged(to:)`).
+        /// inode); nil until it did (`Uplink.journalFileChanged(to:wentOver:)`).
         let journalFile = Locked<FileIdentity?>(nil)
         /// Connections to the files the daemon went over to, opened on its journal's thread before it journaled
         /// anything in them (`Uplink.journalFileChanged(to:wentOver:)`), for the uplink's thread to take; only while

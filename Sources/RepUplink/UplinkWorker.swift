@@ -17,9 +17,10 @@ final class UplinkWorker {
     private let logger: Logger
     private let shared: Uplink.Shared
     private var journal: EventJournal?
-    /// The files the daemon went over to while `journal` still had events to send (`Uplink.journalFileChanged(to:)`),
-    /// in order, each opened as soon as the daemon wrote it: sent once the broker has the one before whole. Held open
-    /// so that a file deleted or replaced in turn before its events went out stays readable, and is sent all the same.
+    /// The files the daemon went over to while `journal` still had events to send
+    /// (`Uplink.journalFileChanged(to:wentOver:)`), in order, each opened as soon as the daemon wrote it: sent once the
+    /// broker has the one before whole. Held open so that a file deleted or replaced in turn before its events went
+    /// out stays readable, and is sent all the same.
     private var queued: [EventJournal] = []
     private var nextQueueAttempt = ContinuousClock.now
     private var nextJournalAttempt = ContinuousClock.now
@@ -400,10 +401,10 @@ final class UplinkWorker {
         case error(JournalError)
     }
 
-    /// Opens the file at the journal's path when it is `expected` (the daemon's, `Uplink.journalFileChanged(to:)`;
-    /// nil: whatever is there, before the daemon said). Another file at the path (moved there while repd runs,
-    /// before the daemon went over to it) would be opened beside the daemon's write-ahead log and shared memory of
-    /// its own file, still at the path, and read as if they were its own.
+    /// Opens the file at the journal's path when it is `expected` (the daemon's,
+    /// `Uplink.journalFileChanged(to:wentOver:)`; nil: whatever is there, before the daemon said). Another file at the
+    /// path (moved there while repd runs, before the daemon went over to it) would be opened beside the daemon's
+    /// write-ahead log and shared memory of its own file, still at the path, and read as if they were its own.
     private func openDaemonFile(_ expected: FileIdentity?) -> Result<EventJournal, DaemonFileUnopened> {
         if let expected, FileIdentity(journalPath) != expected { return .failure(.notAtPath) }
         do {
@@ -439,7 +440,8 @@ final class UplinkWorker {
     }
 
     /// Takes the connections the daemon's journal thread opened to each file it went over to
-    /// (`Uplink.journalFileChanged(to:)`) into `queued`, in order; one to a file read or queued already is closed.
+    /// (`Uplink.journalFileChanged(to:wentOver:)`) into `queued`, in order; one to a file read or queued already is
+    /// closed.
     private func takeHandedFiles() {
         let handed = shared.handedFiles.withLock { handed in
             defer { handed.files = [] }
@@ -472,8 +474,8 @@ final class UplinkWorker {
     }
 
     /// Goes over to the next file the daemon wrote (`queued`, or else the one it writes now at the journal's path:
-    /// `Uplink.journalFileChanged(to:)`, the old one was deleted or replaced while repd runs), once the broker has
-    /// acknowledged every event of the file read so far (called when nothing is left to send and nothing is in
+    /// `Uplink.journalFileChanged(to:wentOver:)`, the old one was deleted or replaced while repd runs), once the broker
+    /// has acknowledged every event of the file read so far (called when nothing is left to send and nothing is in
     /// flight): nothing journaled in the old file is lost to the broker. The progress stored in the next file counts
     /// from there (0 in a new file: all of it goes out; a backup put back: from what it had stored, so some events go
     /// out again, with their ids). When nothing is queued and the path names another file than the daemon's (the one
@@ -493,8 +495,8 @@ final class UplinkWorker {
         openNextJournal()
     }
 
-    /// Whether the daemon writes another file than the one read (`Uplink.journalFileChanged(to:)`): once everything
-    /// of this one is acknowledged, the uplink goes over to it.
+    /// Whether the daemon writes another file than the one read (`Uplink.journalFileChanged(to:wentOver:)`): once
+    /// everything of this one is acknowledged, the uplink goes over to it.
     private var behindDaemon: Bool {
         guard let journal, let target = shared.journalFile.withLock({ $0 }) else { return false }
         return journal.openedFile != target

@@ -164,10 +164,9 @@ struct Record: ParsableCommand {
             return "\(what) (repd's journal file was replaced \(times) meanwhile"
                 + (pause.map { ": repctl connected again and recorded on; \($0))" } ?? ")")
         }
-        /// Connects again after repd's bye, trying for up to 30 s (and not past the recording's end); nil when that
-        /// did not succeed or Ctrl-C came, with what to end on.
-        /// A new subscription after repd went over to another journal file, or the last line when none could be
-        /// made (Ctrl-C, the duration reached, repd out of reach for 30 s).
+        /// Connects again after repd's bye (it went over to another journal file), trying for up to 30 s and not
+        /// past the recording's end: the new subscription, or the recording's last line when none could be made
+        /// (Ctrl-C, the duration reached, repd out of reach).
         func reconnect() -> Result<RepConnection, Ended> {
             var delay = 0.2
             var lastError = ""
