@@ -22,9 +22,9 @@ struct ClockSetForwardKernelTests {
         let harness = try #require(kernelHarness)
         let dir = Scratch.directory("clock")
         // The harness's /tmp is a tmpfs mounted over what it copies in: the fixture goes to /fixtures. 10 sets of 105
-        // reps of 1 s at 12.5 Hz, replayed at 30 times real time (a debug repd under qemu's emulated CPU keeps up
-        // with that; at 100 times the ring dropped samples): more than 1000 events, so retention runs again after the
-        // clock was set.
+        // reps of 1 s at 12.5 Hz, replayed at 60 times real time (at 100 times the ring dropped samples): more than
+        // 1000 events, so retention runs again after the clock was set. The script follows the ids with one repctl
+        // subscribe: a repctl status every second took the emulated CPU about 1.5 s each, which repd then lacked.
         var generator = WorkoutGenerator()
         generator.repsPerSet = Array(repeating: 105, count: 10)
         generator.sets = 10
@@ -49,7 +49,10 @@ struct ClockSetForwardKernelTests {
             printf '[journal]\\npath = "/tmp/events.db"\\nmax_age_days = 30\\n[socket]\\npath = "/tmp/repd.sock"\\n' > /tmp/repd.toml
             repd --config /tmp/repd.toml --fixture /fixtures/workout.csv --speed 60 > /tmp/repd.out 2> /tmp/repd.err &
             P=$!
-            newest() { n=$(repctl status --json --socket /tmp/repd.sock 2>/dev/null | sed -n 's/.*"newest_id":\\([0-9]*\\).*/\\1/p'); echo ${n:-0}; }
+            n=0; until [ -S /tmp/repd.sock ]; do sleep 0.2; n=$((n+1)); [ $n -gt 300 ] || ! kill -0 $P && break; done
+            repctl subscribe --json --socket /tmp/repd.sock > /tmp/events.jsonl 2> /tmp/subscribe.err &
+            S=$!
+            newest() { n=$(tail -n 1 /tmp/events.jsonl | sed -n 's/.*"id":\\([0-9]*\\).*/\\1/p'); echo ${n:-0}; }
             n=0; until [ $(newest) -ge 100 ]; do sleep 1; n=$((n+1)); [ $n -gt 120 ] || ! kill -0 $P && break; done
             echo "OLD-CLOCK $(date +%s) $(newest)"
             date -s "\(utc(now))" > /dev/null
@@ -59,6 +62,7 @@ struct ClockSetForwardKernelTests {
             repctl status --json --socket /tmp/repd.sock | sed 's/^/STATUS /'
             repctl history --json --socket /tmp/repd.sock --before 2 | sed 's/^/OLDEST /'
             repctl history --json --socket /tmp/repd.sock --last 1 | sed 's/^/NEWEST /'
+            kill -TERM $S; wait $S
             kill -TERM $P; wait $P; echo "REPD-EXIT $?"
             sed 's/^/REPD-LOG /' /tmp/repd.err
             """
