@@ -22,6 +22,9 @@ final class UplinkWorker {
     /// broker has the one before whole. Held open so that a file deleted or replaced in turn before its events went
     /// out stays readable, and is sent all the same.
     private var queued: [EventJournal] = []
+    /// The most files `queued` holds: each is an open connection to a file that may be deleted, whose disk space is
+    /// freed only once it is closed. Past it, the oldest is let go unsent (`trimQueue()`).
+    static let maxQueuedFiles = 8
     private var nextQueueAttempt = ContinuousClock.now
     private var nextJournalAttempt = ContinuousClock.now
     private var journalFailing = false
@@ -454,6 +457,22 @@ final class UplinkWorker {
                 queued.append(file)
             }
         }
+        trimQueue()
+    }
+
+    /// Lets the oldest queued files go while more than `maxQueuedFiles` wait (a journal deleted again and again while
+    /// the broker is away), each with a warning that names its unsent events: the file read now and the newest go
+    /// out, and the disk holds no more than that many deleted files for the broker. Until 2026-12-07 the queue had no
+    /// bound.
+    private func trimQueue() {
+        while queued.count > Self.maxQueuedFiles {
+            let dropped = queued.removeFirst()
+            let left = eventsLeft(in: dropped)
+            dropped.close()
+            logger.warning(
+                "uplink: \(left) events of a journal file repd wrote before (deleted or replaced while repd ran) were not sent to the broker, and will not be: \(Self.maxQueuedFiles) newer files wait behind the one the uplink reads, the most it keeps open; the oldest of them is let go (its disk space is freed)"
+            )
+        }
     }
 
     /// While the events of an older file are still to go (`behindDaemon`) and the daemon's journal thread could not
@@ -465,7 +484,9 @@ final class UplinkWorker {
             !queued.contains(where: { $0.openedFile == target })
         else { return }
         switch openDaemonFile(target) {
-        case .success(let opened): queued.append(opened)
+        case .success(let opened):
+            queued.append(opened)
+            trimQueue()
         case .failure(.notAtPath): nextQueueAttempt = ContinuousClock.now + .milliseconds(200)
         case .failure(.error(let error)):
             nextQueueAttempt = ContinuousClock.now + .seconds(5)

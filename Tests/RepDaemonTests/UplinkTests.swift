@@ -650,6 +650,62 @@ struct UplinkTests {
     }
 
     @Test(
+        "the journal deleted again and again while the broker is away: more than 8 files waiting behind the one the uplink reads, the oldest waiting is let go with a warning that names its unsent events; the broker gets the file it read and the 8 newest whole, in order"
+    )
+    func journalDeletedPastTheQueueBound() throws {
+        let station = try LoopingStation(station: "bench-9", subscribed: true)
+        let (broker, daemon, socketPath, journalPath) = (
+            station.broker, station.daemon, station.socketPath, station.journalPath
+        )
+        let subscriber = try #require(station.subscriber)
+        let first = try station.brokerAwayWithEvents()
+        // The file read, then 9 more: the last 9 wait behind it, one more than the uplink keeps.
+        var files = [first.journal]
+        for _ in 1...9 {
+            #expect(unlink(journalPath) == 0)
+            files.append(station.newFileWithEvents(besides: files)?.journal)
+        }
+        try #require(files.allSatisfy { $0 != nil }, "\(files)")
+        // The deleted journal files repd holds open (their disk space not freed), told apart by inode (SQLite may hold
+        // several descriptors of a file): the one read and the 7 deleted of the 8 newest (the newest is at the path).
+        let pid = daemon.process.processIdentifier
+        var held = Set<UInt64>()
+        #expect(
+            eventually(timeout: 10) {
+                held = Set(
+                    openDescriptors(pid).filter { $0.value == journalPath + " (deleted)" }.compactMap { fd, _ in
+                        var info = stat()
+                        return stat("/proc/\(pid)/fd/\(fd)", &info) == 0 ? UInt64(info.st_ino) : nil
+                    })
+                return held.count == 8
+            }, "\(held.count) deleted journal files held open")
+        try broker.start()
+        let after = uplinkCaughtUp(socketPath, timeout: 60)
+        #expect(after?.backlog == 0, "\(String(describing: after))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
+        let lastIDs = station.lastIDsOfLeftFiles
+        try #require(lastIDs.count == 9, "\(daemon.standardError.suffix(3000))")
+        // One warning, for the second file (the oldest waiting), naming all its events.
+        let warnings = daemon.standardError.split(separator: "\n").filter {
+            $0.contains("the most it keeps open; the oldest of them is let go")
+        }
+        #expect(warnings.count == 1, "\(daemon.standardError.suffix(3000))")
+        let dropped = warnings.first.flatMap { Int($0.split(separator: "uplink: ").last?.prefix { $0.isNumber } ?? "") }
+        #expect(dropped == lastIDs[1], "\(warnings) for \(lastIDs)")
+        let sent = [files[0]] + files.dropFirst(2)
+        #expect(
+            eventually(timeout: 10) { (subscriber.idsByJournal[files[9] ?? ""]?.count ?? 0) >= 2 },
+            "the newest file's events at the broker")
+        let ids = subscriber.idsByJournal
+        #expect(ids[files[1] ?? ""] == nil, "nothing of the file let go")
+        #expect(subscriber.journalRuns == sent.compactMap { $0 }, "one file after the other, the second left out")
+        for (file, last) in zip([files[0]] + files[2...8], [lastIDs[0]] + lastIDs[2...8]) {
+            #expect(ids[file ?? ""] == Array(1...last), "file \(file ?? "?"), up to id \(last)")
+        }
+    }
+
+    @Test(
         "repd stopped with the broker away after the journal was deleted: the log says how many events of the file it wrote before were not sent, and that they will not be"
     )
     func stopWithADeletedFileUnsent() throws {
