@@ -470,7 +470,7 @@ final class UplinkWorker {
             let left = eventsLeft(in: dropped)
             dropped.close()
             logger.warning(
-                "uplink: \(left) events of a journal file repd wrote before (deleted or replaced while repd ran) were not sent to the broker, and will not be: \(Self.maxQueuedFiles) newer files wait behind the one the uplink reads, the most it keeps open; the oldest of them is let go (its disk space is freed)"
+                "uplink: \(left) events of a journal file repd wrote before (deleted or replaced while repd ran) were not sent to the broker, and will not be: \(Self.maxQueuedFiles) newer files wait to be sent after it, the most the uplink keeps open; the oldest of them is let go (its disk space is freed)"
             )
         }
     }

@@ -688,7 +688,7 @@ struct UplinkTests {
         try #require(lastIDs.count == 9, "\(daemon.standardError.suffix(3000))")
         // One warning, for the second file (the oldest waiting), naming all its events.
         let warnings = daemon.standardError.split(separator: "\n").filter {
-            $0.contains("the most it keeps open; the oldest of them is let go")
+            $0.contains("the most the uplink keeps open; the oldest of them is let go")
         }
         #expect(warnings.count == 1, "\(daemon.standardError.suffix(3000))")
         let dropped = warnings.first.flatMap { Int($0.split(separator: "uplink: ").last?.prefix { $0.isNumber } ?? "") }
