@@ -466,6 +466,26 @@ struct LoopingStation {
         return now
     }
 
+    /// Stops the broker once repd journaled events (`brokerAwayWithEvents()`), then deletes the journal `times` times,
+    /// each once repd writes a new file holding events; returns the files, the first the one the uplink reads.
+    func journalDeletedWhileBrokerAway(times: Int) throws -> [String?] {
+        var files = [try brokerAwayWithEvents().journal]
+        for _ in 0..<times {
+            #expect(unlink(journalPath) == 0)
+            files.append(newFileWithEvents(besides: files)?.journal)
+        }
+        return files
+    }
+
+    /// Starts the broker again, waits until the uplink has sent everything, and stops repd (exit 0).
+    func brokerBackThenStop() throws {
+        try broker.start()
+        let after = uplinkCaughtUp(socketPath, timeout: 60)
+        #expect(after?.backlog == 0, "\(String(describing: after))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
+    }
+
     /// The last id of each journal file repd left (deleted, or replaced by another file), as it logged them.
     var lastIDsOfLeftFiles: [Int] {
         daemon.standardError.split(separator: "\n").compactMap { line -> Int? in

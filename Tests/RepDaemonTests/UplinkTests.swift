@@ -611,22 +611,11 @@ struct UplinkTests {
     )
     func journalDeletedTwiceWhileBrokerAway() throws {
         let station = try LoopingStation(station: "bench-7", subscribed: true)
-        let (broker, daemon, socketPath, journalPath) = (
-            station.broker, station.daemon, station.socketPath, station.journalPath
-        )
+        let (daemon, journalPath) = (station.daemon, station.journalPath)
         let subscriber = try #require(station.subscriber)
-        let first = try station.brokerAwayWithEvents()
         // Each file deleted once it holds events: the middle one before the uplink could send any of it.
-        var files = [first.journal]
-        for _ in 2...3 {
-            #expect(unlink(journalPath) == 0)
-            files.append(station.newFileWithEvents(besides: files)?.journal)
-        }
-        try broker.start()
-        let after = uplinkCaughtUp(socketPath, timeout: 60)
-        #expect(after?.backlog == 0, "\(String(describing: after))")
-        daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
+        let files = try station.journalDeletedWhileBrokerAway(times: 2)
+        try station.brokerBackThenStop()
         // The last id of each deleted file, as repd logged it when it went over to the next.
         let lastIDs = station.lastIDsOfLeftFiles
         try #require(lastIDs.count == 2, "\(daemon.standardError.suffix(3000))")
@@ -654,17 +643,10 @@ struct UplinkTests {
     )
     func journalDeletedPastTheQueueBound() throws {
         let station = try LoopingStation(station: "bench-9", subscribed: true)
-        let (broker, daemon, socketPath, journalPath) = (
-            station.broker, station.daemon, station.socketPath, station.journalPath
-        )
+        let (daemon, journalPath) = (station.daemon, station.journalPath)
         let subscriber = try #require(station.subscriber)
-        let first = try station.brokerAwayWithEvents()
         // The file read, then 9 more: the last 9 wait behind it, one more than the uplink keeps.
-        var files = [first.journal]
-        for _ in 1...9 {
-            #expect(unlink(journalPath) == 0)
-            files.append(station.newFileWithEvents(besides: files)?.journal)
-        }
+        let files = try station.journalDeletedWhileBrokerAway(times: 9)
         try #require(files.allSatisfy { $0 != nil }, "\(files)")
         // The deleted journal files repd holds open (their disk space not freed), told apart by inode (SQLite may hold
         // several descriptors of a file): the one read and the 7 deleted of the 8 newest (the newest is at the path).
@@ -679,11 +661,7 @@ struct UplinkTests {
                     })
                 return held.count == 8
             }, "\(held.count) deleted journal files held open")
-        try broker.start()
-        let after = uplinkCaughtUp(socketPath, timeout: 60)
-        #expect(after?.backlog == 0, "\(String(describing: after))")
-        daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit() == 0, "\(daemon.standardError.suffix(3000))")
+        try station.brokerBackThenStop()
         let lastIDs = station.lastIDsOfLeftFiles
         try #require(lastIDs.count == 9, "\(daemon.standardError.suffix(3000))")
         // One warning, for the second file (the oldest waiting), naming all its events.
