@@ -446,11 +446,7 @@ final class UplinkWorker {
     /// (`Uplink.journalFileChanged(to:wentOver:)`) into `queued`, in order; one to a file read or queued already is
     /// closed.
     private func takeHandedFiles() {
-        let handed = shared.handedFiles.withLock { handed in
-            defer { handed.files = [] }
-            return handed.files
-        }
-        for file in handed.map(\.journal) {
+        for file in handedSinceLastTake() {
             if file.openedFile == journal?.openedFile || queued.contains(where: { $0.openedFile == file.openedFile }) {
                 file.close()
             } else {
@@ -458,6 +454,16 @@ final class UplinkWorker {
             }
         }
         trimQueue()
+    }
+
+    /// The connections handed since the last take (`Uplink.journalFileChanged(to:wentOver:)`); with `stopAccepting`,
+    /// none is handed from then on.
+    private func handedSinceLastTake(stopAccepting: Bool = false) -> [EventJournal] {
+        shared.handedFiles.withLock { handed in
+            if stopAccepting { handed.accepting = false }
+            defer { handed.files = [] }
+            return handed.files.map(\.journal)
+        }
     }
 
     /// Lets the oldest queued files go while more than `maxQueuedFiles` wait (a journal deleted again and again while
@@ -688,12 +694,7 @@ final class UplinkWorker {
         journal?.close()
         journal = nil
         // No more connections handed from here on; any handed since the last take is closed.
-        let handed = shared.handedFiles.withLock { handed in
-            handed.accepting = false
-            defer { handed.files = [] }
-            return handed.files
-        }
-        for file in queued + handed.map(\.journal) { file.close() }
+        for file in queued + handedSinceLastTake(stopAccepting: true) { file.close() }
         queued = []
         shared.status.withLock { status in
             status.state = .stopped
