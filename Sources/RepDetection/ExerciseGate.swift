@@ -309,16 +309,17 @@ public struct ExerciseGateModel: Sendable, Equatable {
     }
 
     /// A model of one leaf that lets everything through (probability 1). `judgement(of:)` still applies the hand rules
-    /// to it (steady repetition passes; motion too small for its pace, gait's signature, the arm swings and a slow
-    /// stride's bounce are refused): a gate of those rules alone.
+    /// to it (steady repetition and a jump rope's rhythm pass; motion too small for its pace, gait's signature, the arm
+    /// swings and a slow stride's bounce are refused): a gate of those rules alone.
     public static let open = ExerciseGateModel(
         feature: [-1], threshold: [0], left: [0], right: [0], score: [0], roots: [0], offset: 50)
 
     /// How the detector judges a moment, in this order: steady repetition (`isSteadyRepetition`) passes (1); motion
     /// too small for its pace to be a rep (`isTooSmallForItsPace`), gait's signature (`isGait`), a smooth arm swing at
     /// a stride's period (`isArmSwing`), a jolted pendulum swing at one (`isStrideSwing`) and a slow stride whose steps
-    /// bounce the wrist alike (`isStrideBounce`) are refused with confidence (0); anything else gets
-    /// `probability(of:)`. A slow, strong moment that also holds gait's signature passes.
+    /// bounce the wrist alike (`isStrideBounce`) are refused with confidence (0); a jump rope's rhythm
+    /// (`isJumpRhythm`) passes (1); anything else gets `probability(of:)`. A slow, strong moment that also holds
+    /// gait's signature passes.
     public func judgement(of features: ExerciseGateFeatures) -> Double {
         if features.isSteadyRepetition { return 1 }
         if features.isTooSmallForItsPace || features.isGait || features.isArmSwing || features.isStrideSwing
@@ -326,6 +327,7 @@ public struct ExerciseGateModel: Sendable, Equatable {
         {
             return 0
         }
+        if features.isJumpRhythm { return 1 }
         return probability(of: features)
     }
 

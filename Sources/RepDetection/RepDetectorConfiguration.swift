@@ -68,7 +68,7 @@ public struct RepDetectorConfiguration: Sendable, Equatable {
     /// 1 mm either way), with gait's signature, with an arm swing at a stride's period without steps (smooth, or
     /// jolted and swinging back like a pendulum), or with a slow stride's two steps bouncing the wrist alike, is
     /// refused with confidence (`isTooSmallForItsPace`, `isGait`, `isArmSwing`, `isStrideSwing`, `isStrideBounce`;
-    /// judged 0).
+    /// judged 0); a jump rope's rhythm that none of them refuses (one landing a turn, `isJumpRhythm`) passes.
     /// Default 0.2 with the sensor on a wrist or arm, chosen held out by `scripts/train-gate` (docs/DETECTOR.md, "The
     /// exercise gate"); 0 with `placement` `bar`, until set: the gate was trained on wrists, a bar never walks, and
     /// the gate dismisses every set of one or two reps (a lifter's heavy doubles).

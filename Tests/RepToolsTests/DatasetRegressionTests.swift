@@ -46,15 +46,15 @@ struct DatasetRegressionTests {
             "clean sets: n \(cleanStatistics.count), MAE \(cleanStatistics.meanAbsoluteError), ±1 \(cleanStatistics.withinOnePercent) %"
         )
         #expect(cleanStatistics.count == 90)
-        // Measured with the defaults (2026-12-06, thirty-sixth session; `repctl eval`): clean sets 90 % within ±1,
-        // MAE 0.71; tbe_main 92 %, MAE 0.42; cara_clean 88 %; mixed MAE 3.42. The floors sit just under them (the
-        // issue's goals are above: clean ±1 93 %, MAE 0.6; mixed 3.5).
-        #expect(cleanStatistics.withinOnePercent >= 88)
-        #expect(cleanStatistics.meanAbsoluteError <= 0.8)
+        // Measured with the defaults (2026-12-07, forty-third session, after "A jump rope's rhythm passes"; `repctl
+        // eval`): clean sets 91 % within ±1, MAE 0.63; tbe_main 92 %, MAE 0.42; cara_clean 90 %, MAE 0.88; mixed MAE
+        // 3.09. The floors sit just under them (the goals are above: clean ±1 93 %, MAE 0.6; mixed 3.5).
+        #expect(cleanStatistics.withinOnePercent >= 90)
+        #expect(cleanStatistics.meanAbsoluteError <= 0.7)
         #expect((folders["tbe_main"]?.withinOnePercent ?? 0) >= 88)
         #expect((folders["tbe_main"]?.meanAbsoluteError ?? .infinity) <= 0.47)
-        #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 85)
-        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 3.55)
+        #expect((folders["cara_clean"]?.withinOnePercent ?? 0) >= 88)
+        #expect((folders["cara_mixed"]?.meanAbsoluteError ?? .infinity) <= 3.2)
         let sitting = report.results.first {
             $0.entry.file.hasPrefix("tbe_rest/") && $0.entry.exercise == "rest_sitting"
         }
