@@ -77,14 +77,15 @@ extension ExerciseGateFeatures {
     /// (`logVerticalSharpness` at most 0.35), where a stride's two steps bounce the wrist twice a period (about ln 2 =
     /// 0.69: the moments of WISDM's jogs that hold the rest of this measure 0.53–0.70 from the 5th to the 95th
     /// percentile). The hands turn the rope with every jump, so the motion across gravity repeats one period later
-    /// (`acrossFull` at least 0.6), and it is strong (at least 0.4 g RMS) and periodic (at least 0.8). The tree put
-    /// rope skipping under 1.15 g RMS with jogging, in its leaf of motion with a step rhythm along gravity that does not
-    /// reverse half a period later, and refused it there: a clean set of 7 counted 0 (5 live, taken back) and a mixed
-    /// set of 40 counted 16. Of the judged moments of ../shared's recordings without exercise, 4588 (jogs and stair
-    /// climbs) hold all but the smoothness along gravity, and 30 all of it (WISDM jogs of three people and stair climbs
-    /// of two), with no count, final or live, changing for them; of the exercise recordings, 1011 moments of rope
-    /// skipping (95 % of those that hold the rest at most 0.22 sharp along gravity) and 4 others (docs/DETECTOR.md, "A
-    /// jump rope's rhythm passes").
+    /// (`acrossFull` at least 0.6), and it is strong (at least 0.4 g RMS of the smoothed motion) and periodic (at least
+    /// 0.8). The step rhythm is looked for at lags of 0.24–0.72 s, so only periods up to about 0.79 s can hold this
+    /// (rope turns are 0.4–0.7 s). The tree put rope skipping under 1.15 g RMS with jogging, in its leaf of motion with
+    /// a step rhythm along gravity that does not reverse half a period later, and refused it there: a clean set of 7
+    /// counted 0 (5 live, taken back) and a mixed set of 40 counted 16. Of the judged moments of ../shared's recordings
+    /// without exercise, 4588 (jogs and stair climbs) hold all but the smoothness along gravity, and 30 all of it
+    /// (WISDM jogs of three people and stair climbs of two), with no count, final or live, changing for them; of the
+    /// exercise recordings, 1011 moments of rope skipping (95 % of those that hold the rest at most 0.22 sharp along
+    /// gravity) and 4 others (docs/DETECTOR.md, "A jump rope's rhythm passes").
     public var isJumpRhythm: Bool {
         stepPeriod > 0 && abs(log(stepPeriod) - logPeriod) <= Self.jumpRhythmLogStepTolerance
             && logVerticalSharpness <= Self.jumpRhythmMaximumLogVerticalSharpness
