@@ -486,6 +486,13 @@ public struct RepDetector: Sendable {
                     } else {
                         offPaceSinceRep.add(p, refused: refused)
                     }
+                    // The judgement that makes the set's first `gateDismissalMinimumJudgements` sends the reps held
+                    // since its start when they keep it; later, only a rep's judgements send held reps (`countCycle`).
+                    if setPaceGate.count == Self.gateDismissalMinimumJudgements, held.holding, !pairedLive,
+                        gateKeepsSet
+                    {
+                        held.release(into: &events)
+                    }
                 }
             }
         }
@@ -824,15 +831,17 @@ public struct RepDetector: Sendable {
         setPaceGate.add(offPaceSinceRep)
         offPaceSinceRep = SetGateTally()
         // With the gate on, the judgements up to this rep decide whether it goes out (after any held before it) or
-        // waits (`HeldSetEvents`). Holding a set until it also had `minimumSetReps` reps was tried: its first reps
-        // then came 0.8 s later on average in tbe's clean sets, for 36 → 32 live false reps an hour in WISDM
-        // (docs/DETECTOR.md, "Live reps the set's end would take back"). Once a cycle of the set was a pair of reps,
+        // waits (`HeldSetEvents`): it goes out when they keep the set (`gateKeepsSet`), so the reps a set counts at
+        // its start, before any judgement of it, wait for its first judgements (`step`). Holding a set until it also
+        // had `minimumSetReps` reps was tried: its first reps then came 0.8 s later on average in tbe's clean sets,
+        // for 36 → 32 live false reps an hour in WISDM (docs/DETECTOR.md, "Live reps the set's end would take back"
+        // and "A set's first reps wait for its first judgements"). Once a cycle of the set was a pair of reps,
         // nothing more is held: the gate does not dismiss such a set (`endSet`). A set only the set-end recount finds
         // paired is kept at its end, its held reps sent then.
         let paired = isPaired(endingAt: reps)
         if paired { pairedLive = true }
         if gateThreshold > 0 {
-            if gateDismissesSet && !pairedLive {
+            if !gateKeepsSet && !pairedLive {
                 held.hold()
             } else {
                 held.release(into: &events)
@@ -887,6 +896,12 @@ public struct RepDetector: Sendable {
                 threshold: gateThreshold, minimumCount: Self.gateDismissalMinimumJudgements,
                 multiple: Self.gateDismissalMultiple, refusedMultiple: Self.gateRefusedDismissalMultiple,
                 refusedShare: Self.gateDismissalRefusedShare)
+    }
+
+    /// Whether the gate's judgements of the open set keep it: at least `gateDismissalMinimumJudgements` of them (with
+    /// fewer, a set is not dismissed at its end, but nor is it judged yet), and they do not dismiss it.
+    private var gateKeepsSet: Bool {
+        setPaceGate.count >= Self.gateDismissalMinimumJudgements && !gateDismissesSet
     }
 
     /// Whether the template is a pair of like reps: a period of at least `pairedRepPeriod` whose second half repeats

@@ -11,7 +11,8 @@ import Testing
 #endif
 
 /// What a subscriber receives of a set the gate's judgements would dismiss (docs/DETECTOR.md, "Live reps the set's end
-/// would take back"): with the gate on, a set's events wait while its judgements so far would dismiss it.
+/// would take back"): with the gate on, a set's events wait until its judgements so far keep it (the reps it counts
+/// at its start, for its first judgements).
 @Suite("Live reps the set's end would take back are held")
 struct HeldSetEventsTests {
     /// The default detector with a gate whose tree judges every moment `probability` (the hand rules still decide
@@ -84,15 +85,14 @@ struct HeldSetEventsTests {
     }
 
     @Test(
-        "a set the gate judges 0.21 (above the 0.2 threshold; with its steady moments, which pass unjudged, below the 0.4 a kept set must average) holds its reps once its judgements would dismiss it and drops them at its end, which takes back only the reps it sent"
+        "a set the gate judges 0.21 (above the 0.2 threshold, below the 0.4 a kept set must average) sends no rep: the reps it counts at its start wait for its first judgements, which would dismiss it, and its end drops every one"
     )
-    func dismissedSetHoldsItsLaterReps() {
+    func dismissedSetSendsNoRep() {
         let events = detect(Self.set, configuration: Self.gated(0.21))
         Self.expectConsistent(events)
-        let sent = reps(events).count
-        #expect(sent >= 1 && sent < 12, "sent \(sent)")
+        #expect(reps(events).isEmpty, "sent \(reps(events).count)")
         #expect(setCounts(events).map(\.final) == [0])
-        #expect(setCounts(events).map(\.live) == [sent])
+        #expect(setCounts(events).map(\.live) == [0])
         // While reps are held, the detector's total counts only those sent.
         var detector = RepDetector(configuration: Self.gated(0.21))
         var streamed: [WorkoutEvent] = []
@@ -121,6 +121,30 @@ struct HeldSetEventsTests {
         let sent = reps(all).count
         #expect(sent >= 3 && sent < 12, "sent \(sent)")
         #expect(setCounts(all).map(\.live) == [sent])
+    }
+
+    @Test(
+        "a set the gate judges 0.5 sends the reps it counted at its start once its first four judgements keep it, before its next rep ends"
+    )
+    func firstRepsGoOutAtTheFirstJudgements() {
+        let batches = Self.batches(Self.set, configuration: Self.gated(0.5))
+        let isStart: (WorkoutEvent) -> Bool = { if case .setStarted = $0 { true } else { false } }
+        guard let start = batches.first(where: { $0.events.contains(where: isStart) }),
+            let first = batches.first(where: { !reps($0.events).isEmpty })
+        else {
+            Issue.record("no set started, or no rep sent: \(batches.map(\.events))")
+            return
+        }
+        let all = batches.flatMap(\.events)
+        let counted = reps(first.events).count
+        #expect(counted >= 2, "the reps counted at the set's start go out together: \(counted)")
+        // Sent at a judgement (one every 160 ms: four take 0.64 s) after the set's start went out, not held until the
+        // set's next rep, which ends after this batch.
+        #expect(first.time > start.time && first.time - start.time < 1.5, "start \(start.time), reps \(first.time)")
+        if counted < reps(all).count {
+            #expect(first.time < reps(all)[counted].timestamp, "sent at \(first.time)")
+        }
+        #expect(setCounts(all).map(\.live) == [12])
     }
 
     @Test("with the gate off nothing is held: a set of two reps sends both and keeps them")
