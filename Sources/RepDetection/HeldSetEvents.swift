@@ -1,7 +1,9 @@
 /// The open set's events that wait. With the exercise gate on, a rep at which the gate's judgements of the set would
-/// dismiss it if it ended then is held; the held reps go out together (each with its own time) at the first rep whose
-/// judgements keep the set, or when the set ends kept, and when the set is dismissed at its end they are dropped: its
-/// `setEnded` then takes back only the reps it sent (docs/DETECTOR.md, "Live reps the set's end would take back").
+/// not keep it if it ended then (fewer than 4, or dismissing it) is held; the held reps go out together (each with its
+/// own time) at the set's fourth judgement when the four keep it, at the first rep whose judgements keep the set, or
+/// when the set ends kept, and when the set is dismissed at its end they are dropped: its `setEnded` then takes back
+/// only the reps it sent (docs/DETECTOR.md, "Live reps the set's end would take back" and "A set's first reps wait for
+/// its first judgements").
 ///
 /// Appending to the held events allocates only when a set holds more events than any before (32 are reserved).
 struct HeldSetEvents {
