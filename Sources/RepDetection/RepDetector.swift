@@ -488,9 +488,8 @@ public struct RepDetector: Sendable {
                     }
                     // The judgement that makes the set's first `gateDismissalMinimumJudgements` sends the reps held
                     // since its start when they keep it; later, only a rep's judgements send held reps (`countCycle`).
-                    if setPaceGate.count == Self.gateDismissalMinimumJudgements, held.holding, !pairedLive,
-                        gateKeepsSet
-                    {
+                    // (A set counted in pairs holds nothing: `countCycle`.)
+                    if setPaceGate.count == Self.gateDismissalMinimumJudgements, held.holding, gateKeepsSet {
                         held.release(into: &events)
                     }
                 }
